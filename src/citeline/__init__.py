@@ -1,0 +1,1 @@
+"""citeline: answers from your own documents, with every citation verified by code."""

@@ -1,0 +1,299 @@
+"""The bounded agent as a LangGraph StateGraph:
+
+    guard -> plan -> act <-> tools
+                      |
+                      v
+                   validate -> (reprompt) act | finalize
+
+Every path ends in `finalize`, which sets exactly one exit reason. A node that raises does not
+escape: `_guarded` turns the exception into an exit reason and routes to `finalize`.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from typing import Any, TypedDict
+
+from langgraph.graph import END, START, StateGraph
+
+from citeline.agent import grounding, planning
+from citeline.agent.exits import DECLINE_MESSAGE, EXIT_SPECS, ExitReason
+from citeline.agent.result import Insufficiency, Step, Strategy
+from citeline.agent.state import RunState
+from citeline.agent.tools import InvalidToolCall, run_tool
+from citeline.errors import CitelineError, ContextOverflowError, RetrievalError
+from citeline.llm.base import FinalAnswer, Policy, ProviderError, ToolCall, Unusable
+from citeline.retrieval import Retriever
+
+MODEL_RETRIES = 2
+MAX_UNUSABLE = 2  # unusable outputs tolerated (re-asked) before LLM_GENERATION_FAILURE
+Synthesizer = Callable[[RunState], FinalAnswer]
+
+
+class GraphState(TypedDict):
+    run: RunState
+    route: str
+
+
+class AgentGraph:
+    """Compiles the graph once; `invoke(run)` drives one run to its single exit."""
+
+    def __init__(self, policy: Policy, retriever: Retriever, synthesize: Synthesizer) -> None:
+        self.policy = policy
+        self.retriever = retriever
+        self.synthesize = synthesize
+        graph = StateGraph(GraphState)
+        for name, node in (("guard", self._guard), ("plan", self._plan), ("act", self._act),
+                           ("tools", self._tools), ("validate", self._validate)):
+            graph.add_node(name, _guarded(node))
+        graph.add_node("finalize", self._finalize)
+        graph.add_edge(START, "guard")
+        for name in ("guard", "plan", "act", "tools", "validate"):
+            graph.add_conditional_edges(name, _route)
+        graph.add_edge("finalize", END)
+        self.compiled = graph.compile()
+
+    def invoke(self, run: RunState) -> RunState:
+        # Each node is one super-step; the bound is generous and only guards against a bug.
+        limit = 6 + 4 * (run.settings.max_turns + run.settings.max_tool_calls + run.settings.max_reprompts)
+        final = self.compiled.invoke({"run": run, "route": "guard"}, {"recursion_limit": limit})
+        return final["run"]
+
+    # --- nodes ---------------------------------------------------------------------------
+    def _guard(self, run: RunState) -> str:
+        if not run.question.strip():
+            return _exit(run, ExitReason.EMPTY_INPUT)
+        if len(run.question) > run.settings.max_question_chars:
+            return _exit(run, ExitReason.INPUT_TOO_LONG)
+        return "plan"
+
+    def _plan(self, run: RunState) -> str:
+        started = time.perf_counter()
+        run.constraints = planning.analyze_constraints(run.question)
+        run.standalone_query = planning.standalone_query(run.question, run.history)
+        fallback = planning.default_plan(run.standalone_query, run.constraints)
+        proposer = getattr(self.policy, "propose_plan", None)
+        proposal = proposer(run) if callable(proposer) else None
+        run.plan = planning.parse_plan(proposal, fallback) if proposal else fallback
+        run.strategy = Strategy(**planning.choose_strategy(run.question, run.constraints))
+        run.record("plan", steps=run.plan, constraints=run.constraints.as_dict(), strategy=run.strategy.name,
+                   standalone_query=run.standalone_query)
+        run.event("plan", steps=run.plan, strategy=run.strategy.model_dump())
+        run.steps.append(Step(step="validation", duration_ms=_ms(started), success=True))
+        return "act"
+
+    def _act(self, run: RunState) -> str:
+        if (stop := _interrupted(run)) is not None:
+            return stop
+        if run.turns >= run.settings.max_turns:
+            return _exit(run, ExitReason.MAX_TURNS_REACHED)
+        run.turns += 1
+        started = time.perf_counter()
+        action = self._decide(run)
+        run.generation_ms += _ms(started)
+        if isinstance(action, str):  # an exit decided while calling the model
+            return action
+        run.pending = action
+        if isinstance(action, ToolCall):
+            if run.force_final:  # the budget is spent: no more tools, synthesise from evidence
+                return self._synthesise(run, "the model asked for another tool after its budget was spent")
+            return "tools"
+        if isinstance(action, FinalAnswer):
+            run.draft = action
+            return "validate"
+        run.unusable_outputs += 1
+        run.record("error", kind="unusable_output", reason=action.reason, raw=action.raw[:500])
+        if run.unusable_outputs > MAX_UNUSABLE:
+            run.limit_hit = ExitReason.LLM_GENERATION_FAILURE
+            return self._synthesise(run, "the model produced no usable output")
+        run.validation_errors = [f"Your last output was not a valid action ({action.reason}). Output exactly one "
+                                 "JSON object."]
+        return "act"
+
+    def _decide(self, run: RunState) -> Any:
+        """Ask the policy, retrying transient provider failures (never counted as tool calls)."""
+        for attempt in range(MODEL_RETRIES + 1):
+            try:
+                return self.policy.decide(run)
+            except ProviderError as exc:
+                run.record("error", kind=f"provider_{exc.kind}", message=str(exc)[:300], attempt=attempt + 1)
+                if exc.kind == "context_length":
+                    return _exit(run, ExitReason.MAX_CONTEXT_REACHED)
+                if not exc.retryable or attempt == MODEL_RETRIES:
+                    if exc.kind == "rate_limit":
+                        return _exit(run, ExitReason.RATE_LIMITED)
+                    if exc.kind == "timeout" and _remaining_s(run) <= 0:
+                        return _exit(run, ExitReason.TIMEOUT)
+                    return _exit(run, ExitReason.LLM_ERROR)
+                delay = exc.retry_after if exc.retry_after is not None else 0.25 * (2**attempt)
+                delay = min(delay, 30.0) + random.uniform(0, 0.1)
+                if delay >= _remaining_s(run):
+                    return _exit(run, ExitReason.TIMEOUT)
+                time.sleep(delay)
+                if (stop := _interrupted(run)) is not None:
+                    return stop
+        raise AssertionError("unreachable")
+
+    def _tools(self, run: RunState) -> str:
+        call = run.pending
+        assert isinstance(call, ToolCall)
+        if run.tool_calls >= run.settings.max_tool_calls:
+            run.limit_hit = ExitReason.MAX_TOOL_CALLS_REACHED
+            run.force_final = True
+            run.record("error", kind="tool_budget_exhausted", requested=call.tool)
+            run.validation_errors = ["TOOL BUDGET EXHAUSTED: answer now from the passages you have, citing [n]."]
+            return "act"
+        run.event("tool_start", tool=call.tool, input=call.input)
+        started = time.perf_counter()
+        try:
+            summary = run_tool(run, call, self.retriever)
+        except InvalidToolCall as exc:
+            run.invalid_calls += 1
+            run.record("tool_call", tool=call.tool, input=call.input, error=str(exc))
+            run.event("tool_end", tool=call.tool, error=str(exc))
+            if run.invalid_calls > 1:
+                return _exit(run, ExitReason.INVALID_TOOL_CALL)
+            run.validation_errors = [f"Invalid tool call: {exc}."]
+            return "act"
+        run.tool_calls += 1
+        run.steps.append(Step(step="retrieval", duration_ms=_ms(started), success=True))
+        run.record("tool_call", tool=call.tool, input=call.input, output=summary)
+        run.event("tool_end", tool=call.tool, output=summary)
+        run.validation_errors = []
+        return "act"
+
+    def _validate(self, run: RunState) -> str:
+        draft = run.draft
+        assert draft is not None
+        started = time.perf_counter()
+        evidence = run.evidence()
+        check = grounding.validate(
+            draft.answer, evidence, question=run.standalone_query or run.question, constraints=run.constraints,
+            searches_done=len(run.searches), opened_count=len(run.opened), insufficiencies=draft.insufficiencies,
+            threshold=run.settings.support_threshold,
+        )
+        run.record("validation", ok=check.ok, errors=check.errors, stripped_refs=check.stripped_refs,
+                   removed_sentences=check.removed_sentences, attempt=run.reprompts + 1)
+        run.event("validation", ok=check.ok, errors=check.errors)
+        run.steps.append(Step(step="reasoning", duration_ms=_ms(started), success=check.ok,
+                              error="; ".join(check.codes) or None))
+        _collect_insufficiencies(run, draft)
+        if check.ok:
+            if grounding.is_decline(check.cleaned_answer) and not grounding.CITE.search(check.cleaned_answer):
+                return _exit(run, run.limit_hit or ExitReason.INSUFFICIENT_CONTEXT)
+            run.answer = check.cleaned_answer
+            return _exit(run, run.limit_hit or ExitReason.COMPLETED)
+        if run.reprompts < run.settings.max_reprompts and not run.force_final:
+            run.reprompts += 1
+            run.validation_errors = check.errors
+            run.record("reprompt", codes=check.codes, remaining_tool_budget=run.tool_budget_left,
+                       attempt=run.reprompts)
+            run.event("reprompt", errors=check.errors, remaining_tool_budget=run.tool_budget_left)
+            return "act"
+        grounded = check.grounded_answer if grounding.CITE.search(check.grounded_answer) else ""
+        run.answer = grounded or DECLINE_MESSAGE
+        return _exit(run, run.limit_hit or ExitReason.VALIDATION_FAILED)
+
+    def _synthesise(self, run: RunState, why: str) -> str:
+        run.force_final = True
+        run.record("error", kind="synthesis", reason=why)
+        run.draft = self.synthesize(run)
+        return "validate"
+
+    def _finalize(self, state: GraphState) -> GraphState:
+        run = state["run"]
+        finalize_run(run)
+        return {"run": run, "route": END}
+
+
+# --- helpers ---------------------------------------------------------------------------------
+def _route(state: GraphState) -> str:
+    return state["route"]
+
+
+def _guarded(node: Callable[[RunState], str]) -> Callable[[GraphState], GraphState]:
+    def wrapper(state: GraphState) -> GraphState:
+        run = state["run"]
+        try:
+            route = node(run)
+        except RetrievalError as exc:
+            run.record("error", kind="retrieval", message=str(exc))
+            route = _exit(run, ExitReason.RETRIEVAL_ERROR)
+        except ContextOverflowError as exc:
+            run.record("error", kind="context", message=str(exc))
+            route = _exit(run, ExitReason.MAX_CONTEXT_REACHED)
+        except (CitelineError, Exception) as exc:  # single termination: nothing escapes a node
+            run.record("error", kind="internal", message=f"{exc.__class__.__name__}: {str(exc)[:200]}")
+            route = _exit(run, ExitReason.LLM_ERROR)
+        return {"run": run, "route": route}
+
+    wrapper.__name__ = node.__name__
+    return wrapper
+
+
+def _exit(run: RunState, reason: ExitReason) -> str:
+    if run.exit_reason is None:
+        run.exit_reason = reason
+    return "finalize"
+
+
+def _remaining_s(run: RunState) -> float:
+    return run.settings.timeout_s - run.elapsed_ms / 1000
+
+
+def _interrupted(run: RunState) -> str | None:
+    if run.cancelled is not None and run.cancelled():
+        return _exit(run, ExitReason.CANCELLED)
+    if _remaining_s(run) <= 0:
+        return _exit(run, ExitReason.TIMEOUT)
+    return None
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 3)
+
+
+def _collect_insufficiencies(run: RunState, draft: FinalAnswer) -> None:
+    run.insufficiencies = []
+    for item in draft.insufficiencies:
+        missing = item.get("missing") or item.get("detail") or ""
+        if not missing:
+            continue
+        queries = item.get("queries_tried") or item.get("queriesTried") or run.queries_tried
+        run.insufficiencies.append(Insufficiency(section=str(item.get("section") or "answer"), missing=str(missing),
+                                                 queries_tried=[str(q) for q in queries]))
+
+
+def finalize_run(run: RunState) -> None:
+    """Set the user-facing answer, citations and insufficiencies for the run's exit reason."""
+    reason = run.exit_reason or ExitReason.LLM_ERROR
+    run.exit_reason = reason
+    spec = EXIT_SPECS[reason]
+    if reason in {ExitReason.COMPLETED, ExitReason.MAX_TOOL_CALLS_REACHED, ExitReason.VALIDATION_FAILED,
+                  ExitReason.LLM_GENERATION_FAILURE} and run.answer and grounding.CITE.search(run.answer):
+        run.citations = grounding.build_citations(run.answer, run.evidence())
+    elif reason in {ExitReason.EMPTY_INPUT, ExitReason.CANCELLED}:
+        run.answer = ""
+    elif reason == ExitReason.INPUT_TOO_LONG:
+        run.answer = (spec.message or "").format(limit=run.settings.max_question_chars)
+    elif reason == ExitReason.TIMEOUT:
+        run.answer = (spec.message or "").format(limit=run.settings.timeout_s)
+    elif spec.message is not None and reason != ExitReason.INSUFFICIENT_CONTEXT:
+        run.answer = spec.message
+    else:  # declined: the canned message plus the searches that were tried
+        tried = run.queries_tried
+        run.answer = DECLINE_MESSAGE + (f"\n\nSearches tried: {'; '.join(tried)}." if tried else "")
+        if reason == ExitReason.COMPLETED:
+            run.exit_reason = reason = ExitReason.INSUFFICIENT_CONTEXT
+        if not run.insufficiencies:
+            run.insufficiencies = [Insufficiency(section="answer", missing=run.question.strip()[:300],
+                                                 queries_tried=tried)]
+    if reason in {ExitReason.COMPLETED, ExitReason.MAX_TOOL_CALLS_REACHED} and not run.citations:
+        # Never report success without verified evidence (grounding rule 4).
+        run.exit_reason = ExitReason.INSUFFICIENT_CONTEXT
+        finalize_run(run)
+        return
+    run.steps.append(Step(step="response", duration_ms=0.0, success=run.exit_reason == ExitReason.COMPLETED))
+    run.record("final", exit_reason=run.exit_reason.value, citations=len(run.citations))

@@ -1,0 +1,226 @@
+"""The validator: grounding enforced in code (DESIGN.md §3 grounding rules, seed-004 gate).
+
+A prompt can ask a model to cite; only this module decides what reaches the user. It strips
+references to passages that were never retrieved, checks every cited sentence against the
+passage it cites, checks quoted text verbatim, and removes what it cannot support.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from citeline.agent.planning import Constraints
+from citeline.agent.result import Citation
+from citeline.index.store import Passage
+from citeline.text import collapse_ws, content_terms, fold, segments
+
+CITE = re.compile(r"\s?\[(\d{1,3})\]")
+_QUOTED = re.compile(r"[\"“]([^\"”\n]{8,}?)[\"”]|`([^`\n]{4,}?)`")
+_SENTENCE = re.compile(r"[^\n]+?(?:[.!?](?:\s*\[\d{1,3}\])*(?=\s|$)|$)", re.MULTILINE)
+_DECLINE = re.compile(
+    r"(don't|do not|does not|doesn't) have enough information|insufficient documentation|"
+    r"(is|are) not (covered|mentioned|documented)|(documentation|documents) (do|does) not (say|cover|mention)|"
+    r"i don't know based on the provided documents",
+    re.IGNORECASE,
+)
+
+Similarity = Callable[[str, str], float]
+
+
+def is_decline(text: str) -> bool:
+    return bool(_DECLINE.search(text))
+
+
+@dataclass
+class SentenceCheck:
+    text: str
+    start: int
+    end: int
+    refs: list[int]
+    support: float = 0.0
+    supported: bool = True
+    reason: str | None = None
+
+
+@dataclass
+class Validation:
+    errors: list[str] = field(default_factory=list)
+    codes: list[str] = field(default_factory=list)
+    stripped_refs: list[int] = field(default_factory=list)
+    removed_sentences: list[str] = field(default_factory=list)
+    cleaned_answer: str = ""
+    grounded_answer: str = ""
+    sentences: list[SentenceCheck] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def fail(self, code: str, message: str) -> None:
+        self.codes.append(code)
+        self.errors.append(message)
+
+
+def _norm(text: str) -> str:
+    return collapse_ws(fold(text.replace("`", "").replace("*", "")))
+
+
+def support_score(claim: str, passage_text: str) -> float:
+    """Share of the claim's content terms that occur in the passage (0-1)."""
+    claim_terms = content_terms(CITE.sub("", claim))
+    if not claim_terms:
+        return 1.0
+    source = set(content_terms(passage_text))
+    return sum(1 for t in claim_terms if t in source) / len(claim_terms)
+
+
+def _passage_context(passage: Passage) -> str:
+    return f"{passage.document_name}\n{passage.section or ''}\n{passage.text}"
+
+
+def split_sentences(answer: str) -> list[tuple[str, int, int]]:
+    result = []
+    for match in _SENTENCE.finditer(answer):
+        text = match.group(0).strip()
+        if text:
+            lead = match.group(0).find(text)
+            result.append((text, match.start() + lead, match.start() + lead + len(text)))
+    return result
+
+
+def _is_claim(sentence: str, question_terms: set[str]) -> bool:
+    """A sentence states a technical claim when it says something the question did not."""
+    bare = CITE.sub("", sentence)
+    if is_decline(bare):
+        return False
+    novel = [t for t in content_terms(bare) if t not in question_terms]
+    return len(novel) >= 2 or any(ch.isdigit() for ch in bare) or "`" in bare
+
+
+def validate(
+    answer: str,
+    evidence: Sequence[Passage],
+    *,
+    question: str,
+    constraints: Constraints,
+    searches_done: int,
+    opened_count: int,
+    insufficiencies: Sequence[object] = (),
+    threshold: float = 0.6,
+    similarity: Similarity | None = None,
+) -> Validation:
+    result = Validation()
+    if searches_done < constraints.min_searches:
+        result.fail("MIN_SEARCHES_UNMET", f"Required at least {constraints.min_searches} separate searches, "
+                    f"but only {searches_done} were performed.")
+    if opened_count < constraints.min_open_citations:
+        result.fail("MIN_OPEN_CITATIONS_UNMET", f"Required to open at least {constraints.min_open_citations} "
+                    f"citation(s), but only {opened_count} were opened.")
+
+    # Rule 1: references to passages that do not exist in this run are stripped.
+    def strip_invalid(match: re.Match[str]) -> str:
+        n = int(match.group(1))
+        if 1 <= n <= len(evidence):
+            return match.group(0)
+        result.stripped_refs.append(n)
+        return ""
+
+    cleaned = CITE.sub(strip_invalid, answer).strip()
+    result.cleaned_answer = cleaned
+    question_terms = set(content_terms(question))
+    kept: list[str] = []
+    any_citation = False
+    for text, start, end in split_sentences(cleaned):
+        refs = [int(n) for n in CITE.findall(text)]
+        check = SentenceCheck(text, start, end, refs)
+        body = CITE.sub("", text)
+        if refs:
+            any_citation = True
+            scores = [support_score(body, _passage_context(evidence[n - 1])) for n in refs]
+            check.support = max(scores)
+            if check.support < threshold and similarity is not None and check.support >= threshold - 0.2:
+                # Rule 2's embedding half: a paraphrase with most terms present and close meaning.
+                best = refs[scores.index(check.support)]
+                if similarity(body, evidence[best - 1].text) >= 0.75:
+                    check.support = threshold
+            if check.support < threshold:
+                check.supported, check.reason = False, "not supported by the cited passage"
+        elif _is_claim(text, question_terms):
+            best = max((support_score(body, _passage_context(p)) for p in evidence), default=0.0)
+            check.support = best
+            if best < threshold:
+                check.supported, check.reason = False, "a claim with no citation and no supporting passage"
+        # Rule 2, second half: quoted text must be verbatim in what the sentence cites.
+        cited_texts = [_norm(evidence[n - 1].text) for n in refs] or [_norm(p.text) for p in evidence]
+        for quote in _QUOTED.finditer(body):
+            quoted = _norm(quote.group(1) or quote.group(2))
+            if quoted and not any(quoted in source for source in cited_texts):
+                check.supported, check.reason = False, f'quoted text "{quoted[:60]}" is not verbatim in the source'
+        result.sentences.append(check)
+        if check.supported:
+            kept.append(text)
+        else:
+            result.removed_sentences.append(text)
+            result.fail("UNGROUNDED_CLAIM", f'Unsupported: "{text[:160]}" ({check.reason}).')
+
+    if constraints.requires_exact_quote:
+        opened_norm = [_norm(p.text) for p in evidence]
+        quotes = [_norm(m.group(1) or m.group(2)) for m in _QUOTED.finditer(cleaned)]
+        blocks = [_norm(b) for b in re.findall(r"```[^\n]*\n(.*?)```", cleaned, re.DOTALL)]
+        if not any(q and any(q in src for src in opened_norm) for q in quotes + blocks):
+            result.fail("EXACT_QUOTE_MISSING", "The question requires an exact quote from an opened passage; "
+                        "quote it verbatim in quotation marks or a code block.")
+    if constraints.requires_insufficiency_disclosure and not insufficiencies:
+        phrase = constraints.disclosure_phrase
+        if phrase.casefold() not in cleaned.casefold():
+            result.fail("INSUFFICIENCY_NOT_DISCLOSED", f'State "{phrase}" for any part the documents do not cover.')
+    if evidence and not any_citation and not is_decline(cleaned):
+        result.fail("NO_CITATIONS", "The answer cites no passage; cite each claim with [n].")
+    if not evidence and not is_decline(cleaned) and any(
+        _is_claim(text, question_terms) for text, _, _ in split_sentences(cleaned)
+    ):
+        result.fail("NO_EVIDENCE", "No passage was retrieved, so no claim can be supported.")
+    result.grounded_answer = " ".join(kept) if result.removed_sentences else cleaned
+    return result
+
+
+def best_quote(fragment: str, passage: Passage) -> tuple[str, float]:
+    """The span of the passage that best supports a fragment, verbatim, with its support score."""
+    best_text, best_score = passage.text[:300], -1.0
+    fragment_terms = content_terms(CITE.sub("", fragment))
+    for span in segments(passage.text):
+        span_terms = set(content_terms(span.text))
+        if not fragment_terms or not span_terms:
+            continue
+        overlap = sum(1 for t in fragment_terms if t in span_terms) / len(fragment_terms)
+        if overlap > best_score:
+            best_text, best_score = span.text, overlap
+    if best_score < 0:
+        best_score = support_score(fragment, passage.text)
+    return best_text, round(max(0.0, best_score), 4)
+
+
+def build_citations(answer: str, evidence: Sequence[Passage]) -> list[Citation]:
+    """One Citation per distinct `[n]` in the (already validated) answer, in order of appearance."""
+    citations: list[Citation] = []
+    seen: set[int] = set()
+    for text, start, _ in split_sentences(answer):
+        for match in CITE.finditer(text):
+            n = int(match.group(1))
+            if n in seen or not 1 <= n <= len(evidence):
+                continue
+            seen.add(n)
+            passage = evidence[n - 1]
+            fragment = CITE.sub("", text).strip()
+            quote, overlap = best_quote(fragment, passage)
+            citations.append(Citation(
+                id=n, document_id=passage.document_id, document_name=passage.document_name,
+                source=passage.source, chunk_id=passage.chunk_id, chunk_index=passage.chunk_index,
+                page=passage.page, section=passage.section, quote=quote, response_fragment=fragment,
+                position_in_response=start + match.start() + (1 if match.group(0).startswith(" ") else 0),
+                score=round(passage.score, 4), confidence=round(support_score(fragment, passage.text) * 0.5
+                                                                 + overlap * 0.5, 4),
+            ))
+    return citations

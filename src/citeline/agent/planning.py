@@ -1,0 +1,151 @@
+"""Before acting: what the question demands (constraints), how to go about it (plan, strategy),
+and what to search for (parts of a multi-part question, standalone follow-ups)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from citeline.text import content_terms, terms
+
+_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+_NUM = r"(\d+|" + "|".join(_NUMBER_WORDS) + r")"
+
+
+def _number(token: str) -> int:
+    return int(token) if token.isdigit() else _NUMBER_WORDS[token]
+
+
+@dataclass
+class Constraints:
+    """Requirements stated in the question itself (seed 004's constraint analysis)."""
+
+    min_searches: int = 1
+    min_open_citations: int = 0
+    requires_exact_quote: bool = False
+    exact_quote_indicators: list[str] = field(default_factory=list)
+    requires_conflict_resolution: bool = False
+    conflict_resolution_rule: str | None = None
+    required_sections: list[str] = field(default_factory=list)
+    requires_insufficiency_disclosure: bool = False
+    disclosure_phrase: str = "Insufficient documentation"
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def analyze_constraints(question: str) -> Constraints:
+    q = question.casefold()
+    found = Constraints()
+    if m := re.search(rf"at least {_NUM} (?:separate )?(?:tool )?(?:searches|search calls|tool calls)", q):
+        found.min_searches = _number(m.group(1))
+    elif m := re.search(rf"{_NUM} separate (?:tool )?searches", q):
+        found.min_searches = _number(m.group(1))
+    elif "separate tool searches" in q or "separate searches" in q:
+        found.min_searches = max(2, len(split_parts(question)))
+    if m := re.search(rf"open(?:_citation| citations?)?\b[^.]*?at least {_NUM}", q) or re.search(
+        rf"at least {_NUM} (?:opened )?citations?", q
+    ):
+        found.min_open_citations = _number(m.group(1))
+    elif "open_citation" in q or "read full text" in q or "read the full text" in q:
+        found.min_open_citations = 1
+    quote_patterns = [r"quote (?:one |an |the )?exact ([\w\s-]{2,30}?)(?:[.,;]|$| from| for)",
+                      r"verbatim", r"exact (?:line|wording|text)", r"quote exactly"]
+    for pattern in quote_patterns:
+        if m := re.search(pattern, q):
+            found.requires_exact_quote = True
+            found.exact_quote_indicators.append(m.group(1).strip() if m.groups() else m.group(0))
+    if re.search(r"newest(?: dated)? document|most recent document|latest document|resolve conflicts", q):
+        found.requires_conflict_resolution = True
+        found.conflict_resolution_rule = "newest_dated_document_wins"
+    if m := re.search(r"sections?(?: titled| named| called)?:?\s*((?:[\"'][^\"']+[\"'][,\s]*(?:and\s*)?)+)", question,
+                      re.IGNORECASE):
+        found.required_sections = re.findall(r"[\"']([^\"']+)[\"']", m.group(1))
+    if m := re.search(r"explicitly say ['\"]([^'\"]+)['\"]", question, re.IGNORECASE):
+        found.requires_insufficiency_disclosure = True
+        found.disclosure_phrase = m.group(1)
+    elif "insufficient documentation" in q or "say what is missing" in q:
+        found.requires_insufficiency_disclosure = True
+    return found
+
+
+_SPLIT = re.compile(r"\?\s+(?=\S)|;\s+|,?\s+and\s+(?=(?:how|what|which|when|where|why|who|is|are|does|do|"
+                    r"can|should|will)\b)|,?\s+and\s+what about\s+", re.IGNORECASE)
+
+
+def split_parts(question: str) -> list[str]:
+    """The sub-questions of a multi-part question ("Is X on by default, and how do I set it?")."""
+    parts = [p.strip(" ?.,") for p in _SPLIT.split(question) if p and p.strip(" ?.,")]
+    meaningful = [p for p in parts if len(content_terms(p)) >= 1]
+    return meaningful if len(meaningful) > 1 else [question.strip()]
+
+
+_FOLLOW_UP = re.compile(r"^\s*(and|also|what about|how about|then|so)\b|\b(it|its|they|them|their|this|that|"
+                        r"those|these|there)\b", re.IGNORECASE)
+
+
+def standalone_query(question: str, history: Sequence[Any]) -> str:
+    """Rewrite a follow-up ("and what about its timeout?") into a self-contained search query by
+    carrying over the key terms of the previous user question."""
+    previous = next((m.content for m in reversed(history) if getattr(m, "role", "") == "user"), None)
+    if not previous or not _FOLLOW_UP.search(question):
+        return question
+    carried = [t for t in dict.fromkeys(terms(previous)) if t not in set(terms(question))]
+    carried = [t for t in carried if t in set(content_terms(previous)) or "_" in t or "." in t][:6]
+    return f"{question.strip()} ({' '.join(carried)})" if carried else question
+
+
+def default_plan(question: str, constraints: Constraints) -> list[str]:
+    parts = split_parts(question)
+    plan = [f"Search the documents for: {part}" for part in parts[:3]]
+    if constraints.min_searches > len(plan):
+        plan.append(f"Run at least {constraints.min_searches} separate searches")
+    opens = max(constraints.min_open_citations, 1)
+    plan.append(f"Open the {opens if opens > 1 else 'most relevant'} passage{'s' if opens > 1 else ''} to read "
+                "the full text")
+    plan.append("Answer only from the opened passages, citing each claim with [n]")
+    return plan[:5] if len(plan) >= 2 else [*plan, "Answer with citations"]
+
+
+def parse_plan(text: str, fallback: list[str]) -> list[str]:
+    """A 2-5 step plan from a JSON array, a numbered list or bullets; else the fallback."""
+    steps: list[str] = []
+    stripped = text.strip()
+    try:
+        data = json.loads(stripped[stripped.find("[") : stripped.rfind("]") + 1]) if "[" in stripped else None
+        if isinstance(data, list):
+            steps = [str(s).strip() for s in data if str(s).strip()]
+    except json.JSONDecodeError:
+        steps = []
+    if not steps:
+        steps = [m.group(1).strip() for m in re.finditer(r"^\s*(?:\d+[.)]|[-*•])\s+(.+)$", text, re.MULTILINE)]
+    return steps[:5] if len(steps) >= 2 else fallback
+
+
+_DEEP_HINTS = re.compile(r"\b(compare|difference|differences|versus|vs\.?|trade-?offs?|all|every|runbook|"
+                         r"explain|why)\b", re.IGNORECASE)
+
+
+def choose_strategy(question: str, constraints: Constraints) -> dict[str, Any]:
+    """Seed-003 adaptive strategy from the question's shape."""
+    parts = len(split_parts(question))
+    words = len(question.split())
+    demanding = (constraints.min_searches > 1 or constraints.min_open_citations > 1
+                 or constraints.requires_exact_quote or constraints.requires_insufficiency_disclosure)
+    if demanding or parts >= 3:
+        name, depth, complexity, length, verify = "deep-research", "deep", "complex", "detailed", "extensive"
+        reason = "the question states explicit requirements or has three or more parts"
+    elif parts == 2 or _DEEP_HINTS.search(question) or words > 30:
+        name, depth, complexity, length, verify = "multi-part", "medium", "moderate", "medium", "thorough"
+        reason = "the question has several parts or asks for a comparison or explanation"
+    else:
+        name, depth, complexity, length, verify = "focused-lookup", "shallow", "simple", "short", "thorough"
+        reason = "a single, direct question"
+    return {
+        "name": name, "retrieval_depth": depth, "reasoning_complexity": complexity,
+        "citation_style": "detailed" if verify == "extensive" else "minimal", "response_length": length,
+        "verification_level": verify, "confidence": 0.8 if name != "multi-part" else 0.7, "reasoning": reason,
+    }

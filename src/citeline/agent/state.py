@@ -1,0 +1,117 @@
+"""The state of one run: everything the nodes, the policy and the finaliser read and write."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from citeline.agent.exits import ExitReason
+from citeline.agent.planning import Constraints
+from citeline.agent.result import Citation, Insufficiency, Step, Strategy, TraceEntry, Usage
+from citeline.config import Settings
+from citeline.index.store import Passage
+from citeline.llm.base import Action, FinalAnswer
+
+EventSink = Callable[[str, dict[str, Any]], None]
+
+
+@dataclass
+class Message:
+    role: str  # "user" | "assistant"
+    content: str
+
+
+@dataclass
+class SearchRecord:
+    query: str
+    passages: list[Passage]
+    cached: bool = False
+
+
+@dataclass
+class RunState:
+    query_id: str
+    question: str
+    owner: str
+    settings: Settings
+    history: list[Message] = field(default_factory=list)
+    standalone_query: str = ""
+    constraints: Constraints = field(default_factory=Constraints)
+    plan: list[str] = field(default_factory=list)
+    strategy: Strategy | None = None
+
+    searches: list[SearchRecord] = field(default_factory=list)
+    opened: list[Passage] = field(default_factory=list)
+    turns: int = 0
+    tool_calls: int = 0
+    reprompts: int = 0
+    invalid_calls: int = 0
+    unusable_outputs: int = 0
+    validation_errors: list[str] = field(default_factory=list)
+    pending: Action | None = None
+    draft: FinalAnswer | None = None
+    force_final: bool = False
+    limit_hit: ExitReason | None = None
+
+    answer: str = ""
+    exit_reason: ExitReason | None = None
+    citations: list[Citation] = field(default_factory=list)
+    insufficiencies: list[Insufficiency] = field(default_factory=list)
+    trace: list[TraceEntry] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    retrieval_ms: float = 0.0
+    generation_ms: float = 0.0
+    started: float = field(default_factory=time.monotonic)
+    model_cached: bool = False
+    emit: EventSink | None = None
+    cancelled: Callable[[], bool] | None = None
+
+    # --- evidence ------------------------------------------------------------------------
+    def evidence(self) -> list[Passage]:
+        """The passages `[n]` refers to: opened passages in order of opening, or, when nothing
+        was opened, the distinct search results in order of first appearance (seed 004)."""
+        if self.opened:
+            return self.opened
+        seen: set[tuple[str, str]] = set()
+        ordered: list[Passage] = []
+        for record in self.searches:
+            for passage in record.passages:
+                key = (passage.document_id, passage.chunk_id)
+                if key not in seen:
+                    seen.add(key)
+                    ordered.append(passage)
+        return ordered
+
+    def retrieved(self) -> list[Passage]:
+        """Every distinct passage seen in this run (searched or opened)."""
+        seen: set[tuple[str, str]] = set()
+        result: list[Passage] = []
+        for passage in [p for r in self.searches for p in r.passages] + self.opened:
+            key = (passage.document_id, passage.chunk_id)
+            if key not in seen:
+                seen.add(key)
+                result.append(passage)
+        return result
+
+    @property
+    def queries_tried(self) -> list[str]:
+        return [record.query for record in self.searches]
+
+    @property
+    def tool_budget_left(self) -> int:
+        return max(0, self.settings.max_tool_calls - self.tool_calls)
+
+    @property
+    def elapsed_ms(self) -> float:
+        return (time.monotonic() - self.started) * 1000
+
+    # --- observability -------------------------------------------------------------------
+    def record(self, entry_type: str, /, **data: Any) -> None:
+        self.trace.append(TraceEntry(type=entry_type, data=data, elapsed_ms=round(self.elapsed_ms, 2)))  # type: ignore[arg-type]
+
+    def event(self, event_type: str, /, **payload: Any) -> None:
+        if self.emit is not None:
+            self.emit(event_type, payload)

@@ -1,0 +1,158 @@
+"""`Citeline`: the library's front door. The CLI, the HTTP service and MCP server all use it."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from citeline.agent.events import Event, EventSink
+from citeline.agent.result import AgentResult
+from citeline.cache import Cache, MemoryCache
+from citeline.config import Settings
+from citeline.index.embedder import Embedder, get_embedder
+from citeline.index.store import DocumentRecord, Store, open_store
+from citeline.ingest import IngestReport, ProgressCallback, ingest_paths
+from citeline.llm.base import Policy, create_policy
+from citeline.retrieval import Retriever, SearchOutcome
+
+
+class Citeline:
+    """One configured instance: a store, an embedder, caches and the answerers.
+
+    >>> app = Citeline(Settings(home=tmp_path))
+    >>> app.ingest([Path("docs")])
+    >>> result = app.ask("How do I set a timeout?")
+    """
+
+    def __init__(self, settings: Settings | None = None, *, cache: Cache | None = None, **overrides: Any) -> None:
+        base = settings or Settings()
+        self.settings = base.with_overrides(**overrides) if overrides else base
+        self._store: Store | None = None
+        self._embedder: Embedder | None = None
+        self._retriever: Retriever | None = None
+        self._policies: dict[str, Policy] = {}
+        self._lock = threading.Lock()
+        self.cache: Cache = cache if cache is not None else MemoryCache()
+
+    # --- lazily built parts (a CLI `ask ""` must not load a model or open the index) -----
+    @property
+    def store(self) -> Store:
+        with self._lock:
+            if self._store is None:
+                self._store = open_store(self.settings.store_url)
+            return self._store
+
+    @property
+    def embedder(self) -> Embedder:
+        with self._lock:
+            if self._embedder is None:
+                self._embedder = get_embedder(
+                    self.settings.embedder, self.settings.embed_batch_size, self.settings.embed_threads
+                )
+            return self._embedder
+
+    @property
+    def retriever(self) -> Retriever:
+        if self._retriever is None:
+            self._retriever = Retriever(self.store, self.embedder, self.settings, self.cache)
+        return self._retriever
+
+    def policy(self, spec: str | None = None) -> Policy:
+        spec = spec or self.settings.model
+        if spec.startswith("scripted"):
+            return create_policy(spec, self.settings, self.retriever)  # a script replays per run
+        with self._lock:
+            cached = self._policies.get(spec)
+        if cached is None:
+            cached = create_policy(spec, self.settings, self.retriever)
+            with self._lock:
+                self._policies[spec] = cached
+        return cached
+
+    # --- documents -----------------------------------------------------------------------
+    def ingest(
+        self,
+        paths: Iterable[Path | str],
+        *,
+        owner: str | None = None,
+        include: Sequence[str] = (),
+        exclude: Sequence[str] = (),
+        progress: ProgressCallback | None = None,
+    ) -> IngestReport:
+        return ingest_paths(
+            [Path(p) for p in paths], store=self.store, embedder=self.embedder, settings=self.settings,
+            owner=owner or self.settings.owner, include=include, exclude=exclude, progress=progress,
+        )
+
+    def documents(self, owner: str | None = None) -> list[DocumentRecord]:
+        return self.store.list_documents(owner or self.settings.owner)
+
+    def delete_document(self, document_id: str, owner: str | None = None) -> bool:
+        return self.store.delete_document(owner or self.settings.owner, document_id)
+
+    def search(
+        self,
+        query: str,
+        *,
+        top_k: int | None = None,
+        owner: str | None = None,
+        document_ids: Sequence[str] | None = None,
+        filters: Mapping[str, Any] | None = None,
+        with_vector: bool = False,
+    ) -> SearchOutcome:
+        return self.retriever.search(owner or self.settings.owner, query, top_k=top_k,
+                                     document_ids=document_ids, filters=filters, with_vector=with_vector)
+
+    # --- answering -----------------------------------------------------------------------
+    def ask(
+        self,
+        question: str,
+        *,
+        owner: str | None = None,
+        model: str | None = None,
+        history: Sequence[Mapping[str, str]] | None = None,
+        on_event: EventSink | None = None,
+        cancelled: Callable[[], bool] | None = None,
+        query_id: str | None = None,
+    ) -> AgentResult:
+        from citeline.agent.runner import run_agent
+
+        return run_agent(
+            self, question, owner=owner or self.settings.owner, model=model, history=history or [],
+            on_event=on_event, cancelled=cancelled, query_id=query_id or uuid.uuid4().hex,
+        )
+
+    async def aask(self, question: str, **kwargs: Any) -> AgentResult:
+        return await asyncio.to_thread(self.ask, question, **kwargs)
+
+    async def astream(self, question: str, **kwargs: Any) -> AsyncIterator[Event]:
+        """Events as they happen; the last one is always `final` (carrying the AgentResult).
+        Closing the iterator early cancels the run (exit CANCELLED)."""
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[Event | None] = asyncio.Queue()
+        stop = threading.Event()
+
+        def sink(event: Event) -> None:
+            loop.call_soon_threadsafe(queue.put_nowait, event)
+
+        task = loop.run_in_executor(
+            None, lambda: self.ask(question, on_event=sink, cancelled=stop.is_set, **kwargs)
+        )
+        task.add_done_callback(lambda _: loop.call_soon_threadsafe(queue.put_nowait, None))
+        try:
+            while True:
+                event = await queue.get()
+                if event is None:
+                    break
+                yield event
+            await task  # surfaces an unexpected crash instead of a silent end
+        finally:
+            stop.set()
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()

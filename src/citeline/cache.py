@@ -1,0 +1,56 @@
+"""Caches behind one interface: in memory (per process) or persistent (the store's own database).
+
+Keys are SHA-256 digests built by the callers from everything that determines the value,
+including the corpus version, so an entry can never be served for a changed corpus.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Protocol, runtime_checkable
+
+from citeline.index.store import Store
+
+
+@runtime_checkable
+class Cache(Protocol):
+    def get(self, namespace: str, key: str) -> str | None: ...
+
+    def put(self, namespace: str, key: str, value: str) -> None: ...
+
+
+class MemoryCache:
+    """A bounded LRU, safe to share between threads."""
+
+    def __init__(self, max_entries: int = 2048) -> None:
+        self._data: OrderedDict[tuple[str, str], str] = OrderedDict()
+        self._max = max_entries
+        self._lock = threading.Lock()
+
+    def get(self, namespace: str, key: str) -> str | None:
+        with self._lock:
+            value = self._data.get((namespace, key))
+            if value is not None:
+                self._data.move_to_end((namespace, key))
+            return value
+
+    def put(self, namespace: str, key: str, value: str) -> None:
+        with self._lock:
+            self._data[(namespace, key)] = value
+            self._data.move_to_end((namespace, key))
+            while len(self._data) > self._max:
+                self._data.popitem(last=False)
+
+
+class StoreCache:
+    """Persistent cache in the store's key/value table: survives restarts, shared by processes."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def get(self, namespace: str, key: str) -> str | None:
+        return self._store.kv_get(f"cache:{namespace}", key)
+
+    def put(self, namespace: str, key: str, value: str) -> None:
+        self._store.kv_put(f"cache:{namespace}", key, value)

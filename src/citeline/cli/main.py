@@ -1,0 +1,217 @@
+"""The `citeline` command line.
+
+Exit codes: 0 answered (or the command succeeded), 1 declined, a limit was hit or some files
+failed, 2 usage or configuration error. Data goes to stdout (`--json` for scripts); errors go to
+stderr and say how to fix them. Heavy modules are imported inside commands to keep start-up fast.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+
+import typer
+
+from citeline.errors import CitelineError
+
+if TYPE_CHECKING:
+    from citeline.agent.result import AgentResult
+    from citeline.app import Citeline
+
+EXIT_OK, EXIT_NOT_ANSWERED, EXIT_USAGE = 0, 1, 2
+EXIT_CODES_HELP = "Exit codes: 0 answered/succeeded, 1 declined, limit hit or files failed, 2 usage/configuration error."
+
+app = typer.Typer(
+    name="citeline",
+    help="Answers questions from your own documents and proves every citation. " + EXIT_CODES_HELP,
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+docs_app = typer.Typer(help="List or remove indexed documents. " + EXIT_CODES_HELP, no_args_is_help=True)
+app.add_typer(docs_app, name="docs")
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+OwnerOpt = Annotated[str | None, typer.Option("--owner", help="Owner id (default: the `owner` setting).")]
+ModelOpt = Annotated[
+    str | None,
+    typer.Option("--model", help="extractive | scripted:PATH | local | gguf:PATH | openai:MODEL"),
+]
+
+
+def _fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def _app(**overrides: Any) -> Citeline:
+    from citeline.app import Citeline
+    from citeline.config import Settings
+
+    try:
+        return Citeline(Settings(), **overrides)
+    except CitelineError as exc:
+        _fail(str(exc))
+    except ValueError as exc:  # pydantic validation of env vars / citeline.toml
+        _fail(f"invalid configuration: {exc}")
+
+
+def _print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=None, default=str) + "\n")
+
+
+@app.command(epilog=EXIT_CODES_HELP)
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Files or directories (searched recursively).")],
+    owner: OwnerOpt = None,
+    include: Annotated[list[str], typer.Option("--include", help="Glob of files to take (repeatable).")] = [],  # noqa: B006
+    exclude: Annotated[list[str], typer.Option("--exclude", help="Glob of files to skip (repeatable).")] = [],  # noqa: B006
+    as_json: JsonOpt = False,
+) -> None:
+    """Index documents. Unchanged files are skipped without re-embedding."""
+    citeline = _app()
+    try:
+        if as_json:
+            report = citeline.ingest(paths, owner=owner, include=include, exclude=exclude)
+        else:
+            from citeline.cli.render import ingest_progress
+
+            with ingest_progress() as progress:
+                report = citeline.ingest(paths, owner=owner, include=include, exclude=exclude, progress=progress)
+    except CitelineError as exc:
+        _fail(str(exc))
+    if as_json:
+        _print_json(report.to_dict())
+    else:
+        from citeline.cli.render import print_ingest_report
+
+        print_ingest_report(report)
+    raise typer.Exit(EXIT_OK if report.ok else EXIT_NOT_ANSWERED)
+
+
+def _exit_code(result: AgentResult) -> int:
+    return EXIT_OK if result.answered else EXIT_NOT_ANSWERED
+
+
+@app.command(epilog=EXIT_CODES_HELP)
+def ask(
+    question: Annotated[str, typer.Argument(help="The question, in quotes.")],
+    model: ModelOpt = None,
+    owner: OwnerOpt = None,
+    as_json: JsonOpt = False,
+    stream: Annotated[bool, typer.Option("--stream", help="Print events as they happen.")] = False,
+) -> None:
+    """Answer a question from the indexed documents, with verified citations."""
+    citeline = _app()
+    if question.strip() and len(question) <= citeline.settings.max_question_chars:
+        try:
+            documents, _ = citeline.store.counts(owner or citeline.settings.owner)
+        except CitelineError as exc:
+            _fail(str(exc))
+        if documents == 0:
+            _fail("no documents indexed: run `citeline ingest PATH`")
+    try:
+        if stream:
+            from citeline.cli.render import stream_answer
+
+            result = stream_answer(citeline, question, model=model, owner=owner, as_json=as_json)
+        else:
+            result = citeline.ask(question, model=model, owner=owner)
+    except CitelineError as exc:
+        _fail(str(exc))
+    if as_json and not stream:
+        _print_json(result.model_dump(mode="json"))
+    elif not as_json and not stream:
+        from citeline.cli.render import print_result
+
+        print_result(result)
+    raise typer.Exit(_exit_code(result))
+
+
+@app.command(epilog=EXIT_CODES_HELP)
+def search(
+    query: Annotated[str, typer.Argument(help="Search text; any characters are safe.")],
+    top_k: Annotated[int, typer.Option("--top-k", min=1, max=100, help="Passages to return.")] = 5,
+    owner: OwnerOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Hybrid (BM25 + dense) search over the indexed passages."""
+    citeline = _app()
+    try:
+        outcome = citeline.search(query, top_k=top_k, owner=owner)
+    except CitelineError as exc:
+        _fail(str(exc))
+    if as_json:
+        from citeline.retrieval import retrieval_payload
+
+        _print_json(retrieval_payload(outcome))
+        return
+    from citeline.cli.render import print_passages
+
+    print_passages(outcome.passages, outcome.elapsed_ms)
+
+
+@docs_app.command("list", epilog=EXIT_CODES_HELP)
+def docs_list(owner: OwnerOpt = None, as_json: JsonOpt = False) -> None:
+    """List indexed documents."""
+    from dataclasses import asdict
+
+    citeline = _app()
+    records = citeline.documents(owner)
+    if as_json:
+        _print_json([asdict(r) for r in records])
+        return
+    from citeline.cli.render import print_documents
+
+    print_documents(records)
+
+
+@docs_app.command("rm", epilog=EXIT_CODES_HELP)
+def docs_rm(
+    document_ids: Annotated[list[str], typer.Argument(help="Document ids (see `citeline docs list`).")],
+    owner: OwnerOpt = None,
+) -> None:
+    """Remove documents from the index."""
+    citeline = _app()
+    missing = [d for d in document_ids if not citeline.delete_document(d, owner)]
+    for document_id in missing:
+        typer.echo(f"error: no document {document_id}: see `citeline docs list`", err=True)
+    raise typer.Exit(EXIT_NOT_ANSWERED if missing else EXIT_OK)
+
+
+@app.command("eval", epilog=EXIT_CODES_HELP)
+def evaluate(
+    qa_file: Annotated[Path, typer.Argument(help="JSONL of questions (see shared/eval/README.md).")],
+    corpus: Annotated[Path | None, typer.Option("--corpus", help="Ingest this folder first.")] = None,
+    model: ModelOpt = None,
+    as_json: JsonOpt = False,
+    details: Annotated[Path | None, typer.Option("--details", help="Write per-question results here.")] = None,
+) -> None:
+    """Run a QA set and print retrieval, answer and refusal metrics."""
+    from citeline.evaluation import run_eval
+
+    citeline = _app()
+    try:
+        report = run_eval(citeline, qa_file, corpus=corpus, model=model, details_path=details)
+    except CitelineError as exc:
+        _fail(str(exc))
+    if as_json:
+        _print_json(report)
+    else:
+        from citeline.cli.render import print_eval
+
+        print_eval(report)
+
+
+def run() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        typer.echo("interrupted", err=True)
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    run()

@@ -1,0 +1,127 @@
+"""The one settings tree: `CITELINE_*` environment variables, then `citeline.toml`, then defaults.
+
+Precedence (highest first): explicit keyword arguments, environment variables, `./citeline.toml`,
+`$CITELINE_HOME/citeline.toml`, field defaults. Every field is described so `citeline doctor`
+and the README can print the whole tree.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+from pydantic import AliasChoices, Field, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+APP_NAME = "citeline"
+
+
+def default_home() -> Path:
+    """Where data lives when neither `CITELINE_HOME` nor a setting says otherwise."""
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def _toml_candidates() -> list[Path]:
+    home = os.environ.get("CITELINE_HOME")
+    candidates = [Path.cwd() / "citeline.toml"]
+    candidates.append((Path(home) if home else default_home()) / "citeline.toml")
+    return [path for path in candidates if path.is_file()]
+
+
+class Settings(BaseSettings):
+    """All of citeline's configuration. Field names map to `CITELINE_<NAME>` env vars."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="CITELINE_", extra="ignore", validate_default=True, populate_by_name=True
+    )
+
+    # --- where things live ---------------------------------------------------------------
+    home: Path = Field(default_factory=default_home, description="Data directory (index, caches, logs).")
+    store: str = Field(
+        default="",
+        description="Store URL: empty for the embedded SQLite file under `home`, `sqlite:PATH`, "
+        "or `postgresql://...` once that engine is installed.",
+    )
+    owner: str = Field(default="local", description="Owner id used by the CLI and library by default.")
+
+    # --- ingestion -----------------------------------------------------------------------
+    chunk_tokens: int = Field(default=200, ge=32, le=2000, description="Target chunk size in word tokens.")
+    chunk_overlap: int = Field(default=40, ge=0, le=500, description="Overlap between chunks in word tokens.")
+    max_file_bytes: int = Field(default=50 * 1024 * 1024, description="Files larger than this are refused.")
+    embed_batch_size: int = Field(default=32, ge=1, le=1024, description="Texts per embedding batch.")
+    embedder: str = Field(default="minilm-onnx", description="Embedder name (see `citeline.index.embedder`).")
+    embed_threads: int = Field(default=0, ge=0, description="ONNX Runtime intra-op threads; 0 = all cores.")
+
+    # --- retrieval -----------------------------------------------------------------------
+    top_k: int = Field(default=5, ge=1, le=100, description="Passages returned per search.")
+    candidate_pool: int = Field(default=50, ge=5, le=1000, description="Candidates per ranker before fusion.")
+    rrf_k: int = Field(default=60, ge=1, description="Reciprocal rank fusion constant.")
+
+    # --- the agent -----------------------------------------------------------------------
+    model: str = Field(
+        default="extractive",
+        description="Answerer: `extractive`, `scripted:PATH`, `local`, `gguf:PATH`, `openai:MODEL`.",
+    )
+    max_turns: int = Field(default=10, ge=1, description="Model/tool cycles before MAX_TURNS_REACHED.")
+    max_tool_calls: int = Field(default=5, ge=1, description="Tool calls before MAX_TOOL_CALLS_REACHED.")
+    max_reprompts: int = Field(default=3, ge=0, description="Validation reprompts before VALIDATION_FAILED.")
+    max_question_chars: int = Field(default=1000, ge=1, description="Longer questions end INPUT_TOO_LONG.")
+    system_tokens: int = Field(default=500, description="Token budget of the system prompt.")
+    evidence_tokens: int = Field(default=4000, description="Token budget of retrieved evidence.")
+    history_tokens: int = Field(default=2500, description="Token budget of conversation history.")
+    response_tokens: int = Field(default=1200, description="Tokens reserved for the model's response.")
+    citation_chars: int = Field(default=2000, description="Characters of one passage shown to the model.")
+    timeout_s: float = Field(default=120.0, gt=0, description="Wall-clock budget of one run, seconds.")
+    support_threshold: float = Field(
+        default=0.6, ge=0, le=1, description="Minimum lexical support of a cited sentence by its passage."
+    )
+    answer_threshold: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description="Minimum share of the question's key terms the evidence must cover before answering.",
+    )
+
+    # --- model providers -----------------------------------------------------------------
+    openai_base_url: str | None = Field(default=None, description="Base URL of an OpenAI-compatible API.")
+    openai_api_key: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("CITELINE_OPENAI_API_KEY", "OPENAI_API_KEY", "openai_api_key"),
+        description="API key for the `openai` provider (OPENAI_API_KEY also works).",
+    )
+    llm_threads: int = Field(default=0, ge=0, description="llama.cpp threads; 0 = all cores.")
+    llm_context: int = Field(default=8192, ge=512, description="llama.cpp context size in tokens.")
+
+    @field_validator("home", mode="after")
+    @classmethod
+    def _expand_home(cls, value: Path) -> Path:
+        return value.expanduser()
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        toml_sources = [TomlConfigSettingsSource(settings_cls, toml_file=path) for path in _toml_candidates()]
+        return (init_settings, env_settings, *toml_sources)
+
+    @property
+    def store_url(self) -> str:
+        return self.store or f"sqlite:{self.home / 'index.sqlite3'}"
+
+    def with_overrides(self, **changes: Any) -> Settings:
+        """A copy with some fields replaced (validated), e.g. from CLI flags."""
+        values = self.model_dump()
+        values.update({key: value for key, value in changes.items() if value is not None})
+        return Settings(**values)

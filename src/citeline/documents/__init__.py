@@ -1,0 +1,1 @@
+"""Loading files into text with structure, and cutting them into chunks."""

@@ -1,0 +1,82 @@
+"""The exception tree (DESIGN.md §3 Errors) and the seed-002 `handle_error` conversion."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class CitelineError(Exception):
+    """Base of every error citeline raises on purpose. `hint` tells the user the fix."""
+
+    error_type = "api_error"
+    recoverable = False
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return f"{self.message}: {self.hint}" if self.hint else self.message
+
+
+class ConfigurationError(CitelineError):
+    """Invalid or missing configuration; nothing was attempted."""
+
+    error_type = "validation_error"
+
+
+class RetrievalError(CitelineError):
+    """The store or embedder failed."""
+
+    error_type = "retrieval_error"
+    recoverable = True
+
+
+class GenerationError(CitelineError):
+    """A model provider failed or produced nothing usable."""
+
+    error_type = "reasoning_error"
+    recoverable = True
+
+
+class ContextOverflowError(CitelineError):
+    """The prompt cannot fit the token budget even after trimming."""
+
+    error_type = "reasoning_error"
+
+
+class IngestError(CitelineError):
+    """One file could not be ingested; the message says why."""
+
+    error_type = "validation_error"
+
+
+AgentError = CitelineError  # seed-002 name
+
+
+@dataclass(frozen=True)
+class ErrorResponse:
+    """A user-facing rendering of an exception (seed 002)."""
+
+    error_type: str
+    message: str
+    user_message: str
+    recoverable: bool
+
+
+def handle_error(error: BaseException) -> ErrorResponse:
+    """Convert any exception into a message fit for a user: no stack traces, no internals."""
+    if isinstance(error, CitelineError):
+        return ErrorResponse(
+            error_type=error.error_type,
+            message=repr(error),
+            user_message=str(error),
+            recoverable=error.recoverable,
+        )
+    return ErrorResponse(
+        error_type="api_error",
+        message=repr(error),
+        user_message="an internal error occurred; see the log for details",
+        recoverable=False,
+    )

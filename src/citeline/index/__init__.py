@@ -1,0 +1,1 @@
+"""Embedding and storage: the Store interface, its engines, and ranking."""

@@ -1,0 +1,55 @@
+"""Engine-independent ranking pieces: full-text query building and reciprocal rank fusion."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from citeline.text import STOPWORDS, terms
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+MAX_QUERY_TERMS = 32
+
+
+def query_phrases(text: str) -> list[list[str]]:
+    """The user's text as phrases of plain words, stopwords dropped, duplicates removed.
+
+    An identifier such as `follow_redirects` becomes the phrase ["follow", "redirects"], which
+    matches the same adjacent tokens the index stores for it.
+    """
+    seen: set[tuple[str, ...]] = set()
+    phrases: list[list[str]] = []
+    for term in terms(text):
+        words = _WORD.findall(term)
+        if not words or (len(words) == 1 and (words[0] in STOPWORDS or len(words[0]) < 2)):
+            continue
+        key = tuple(words)
+        if key not in seen:
+            seen.add(key)
+            phrases.append(words)
+        if len(phrases) >= MAX_QUERY_TERMS:
+            break
+    return phrases
+
+
+def fts5_match(text: str) -> str | None:
+    """A safe FTS5 MATCH expression for any user string, or None if nothing is searchable.
+
+    Every word is double-quoted (quotes inside cannot occur: words are alphanumeric), so FTS5
+    operators in the input (`NEAR(`, `-`, `"`, `@`, `AND`, `*`) are only ever literal text.
+    """
+    phrases = query_phrases(text)
+    if not phrases:
+        return None
+    return " OR ".join('"' + " ".join(words) + '"' for words in phrases)
+
+
+def reciprocal_rank_fusion(rankings: Sequence[Sequence[int]], k: int) -> list[tuple[int, float]]:
+    """Fuse ranked id lists; scores are normalised so an id ranked first everywhere scores 1.0."""
+    scores: dict[int, float] = {}
+    for ranking in rankings:
+        for rank, item in enumerate(ranking):
+            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank + 1)
+    best_possible = len(rankings) / (k + 1) if rankings else 1.0
+    fused = sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
+    return [(item, score / best_possible) for item, score in fused]

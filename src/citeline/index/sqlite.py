@@ -1,0 +1,353 @@
+"""The embedded engine: one SQLite file with FTS5 for BM25 and float32 vectors searched exactly.
+
+Vectors live in the database (atomic with their chunks) and are searched with numpy: the
+matrix for an owner is loaded once and reused until the corpus version changes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from citeline.documents.models import Chunk
+from citeline.errors import ConfigurationError, RetrievalError
+from citeline.index.ranking import fts5_match, reciprocal_rank_fusion
+from citeline.index.store import DocumentRecord, Passage, SearchRequest, register_engine
+
+SCHEMA_VERSION = 1
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS documents (
+    id TEXT NOT NULL, owner TEXT NOT NULL, source TEXT NOT NULL, title TEXT NOT NULL,
+    content_hash TEXT NOT NULL, status TEXT NOT NULL, metadata TEXT NOT NULL DEFAULT '{}',
+    chunk_count INTEGER NOT NULL DEFAULT 0, size_bytes INTEGER NOT NULL DEFAULT 0,
+    created_at REAL NOT NULL, updated_at REAL NOT NULL,
+    PRIMARY KEY (owner, id)
+);
+CREATE UNIQUE INDEX IF NOT EXISTS documents_source ON documents(owner, source);
+CREATE TABLE IF NOT EXISTS chunks (
+    rowid INTEGER PRIMARY KEY,
+    owner TEXT NOT NULL, document_id TEXT NOT NULL, chunk_id TEXT NOT NULL,
+    chunk_index INTEGER NOT NULL, text TEXT NOT NULL, section TEXT, page INTEGER,
+    start_char INTEGER NOT NULL, end_char INTEGER NOT NULL, embedding BLOB NOT NULL,
+    UNIQUE (owner, document_id, chunk_id)
+);
+CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(owner, document_id, chunk_index);
+CREATE INDEX IF NOT EXISTS chunks_chunk_id ON chunks(owner, chunk_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+    text, section, title, tokenize = 'porter unicode61 remove_diacritics 2'
+);
+CREATE TABLE IF NOT EXISTS kv (
+    namespace TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, created_at REAL NOT NULL,
+    PRIMARY KEY (namespace, key)
+);
+"""
+_FILTER_KEY = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+
+
+class SQLiteStore:
+    """`sqlite:PATH` — WAL mode, one connection per thread, writes in IMMEDIATE transactions."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self._matrix_lock = threading.Lock()
+        self._matrices: dict[tuple[str, int], tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]] = {}
+        conn = self._conn()
+        # executescript commits on its own; every statement is idempotent, so a crash here is harmless.
+        conn.executescript(_SCHEMA)
+        conn.execute("INSERT OR IGNORE INTO meta VALUES ('version', '0')")
+        conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+
+    # --- connections ---------------------------------------------------------------------
+    def _conn(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            try:
+                conn = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
+            except sqlite3.Error as exc:
+                raise ConfigurationError(f"cannot open the index at {self.path}: {exc}") from exc
+            conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA busy_timeout=60000")
+            self._local.conn = conn
+        return conn
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        conn = self._conn()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+            conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'version'")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def close(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+    # --- documents -----------------------------------------------------------------------
+    def replace_document(
+        self, record: DocumentRecord, chunks: Sequence[Chunk], vectors: npt.NDArray[np.float32]
+    ) -> None:
+        if len(chunks) != len(vectors):
+            raise ValueError("one vector per chunk is required")
+        now = time.time()
+        with self._write() as conn:
+            existing = conn.execute(
+                "SELECT created_at FROM documents WHERE owner = ? AND id = ?", (record.owner, record.id)
+            ).fetchone()
+            self._delete_rows(conn, record.owner, record.id)
+            created = existing["created_at"] if existing else now
+            conn.execute(
+                "INSERT INTO documents VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    record.id, record.owner, record.source, record.title, record.content_hash,
+                    record.status, json.dumps(record.metadata, sort_keys=True, default=str),
+                    len(chunks), record.size_bytes, created, now,
+                ),
+            )
+            for chunk, vector in zip(chunks, vectors, strict=True):
+                cursor = conn.execute(
+                    "INSERT INTO chunks (owner, document_id, chunk_id, chunk_index, text, section, page,"
+                    " start_char, end_char, embedding) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                    (
+                        record.owner, record.id, chunk.chunk_id, chunk.chunk_index, chunk.text,
+                        chunk.section, chunk.page, chunk.start, chunk.end,
+                        np.asarray(vector, dtype=np.float32).tobytes(),
+                    ),
+                )
+                conn.execute(
+                    "INSERT INTO chunks_fts (rowid, text, section, title) VALUES (?,?,?,?)",
+                    (cursor.lastrowid, chunk.text, chunk.section or "", record.title),
+                )
+
+    @staticmethod
+    def _delete_rows(conn: sqlite3.Connection, owner: str, document_id: str) -> int:
+        conn.execute(
+            "DELETE FROM chunks_fts WHERE rowid IN "
+            "(SELECT rowid FROM chunks WHERE owner = ? AND document_id = ?)",
+            (owner, document_id),
+        )
+        conn.execute("DELETE FROM chunks WHERE owner = ? AND document_id = ?", (owner, document_id))
+        return conn.execute(
+            "DELETE FROM documents WHERE owner = ? AND id = ?", (owner, document_id)
+        ).rowcount
+
+    def delete_document(self, owner: str, document_id: str) -> bool:
+        with self._write() as conn:
+            return self._delete_rows(conn, owner, document_id) > 0
+
+    @staticmethod
+    def _record(row: sqlite3.Row) -> DocumentRecord:
+        return DocumentRecord(
+            id=row["id"], owner=row["owner"], source=row["source"], title=row["title"],
+            content_hash=row["content_hash"], status=row["status"], metadata=json.loads(row["metadata"]),
+            chunk_count=row["chunk_count"], size_bytes=row["size_bytes"],
+            created_at=row["created_at"], updated_at=row["updated_at"],
+        )
+
+    def get_document(self, owner: str, document_id: str) -> DocumentRecord | None:
+        row = self._conn().execute(
+            "SELECT * FROM documents WHERE owner = ? AND id = ?", (owner, document_id)
+        ).fetchone()
+        return self._record(row) if row else None
+
+    def find_document(self, owner: str, source: str) -> DocumentRecord | None:
+        row = self._conn().execute(
+            "SELECT * FROM documents WHERE owner = ? AND source = ?", (owner, source)
+        ).fetchone()
+        return self._record(row) if row else None
+
+    def list_documents(self, owner: str) -> list[DocumentRecord]:
+        rows = self._conn().execute(
+            "SELECT * FROM documents WHERE owner = ? ORDER BY source", (owner,)
+        ).fetchall()
+        return [self._record(row) for row in rows]
+
+    def counts(self, owner: str) -> tuple[int, int]:
+        row = self._conn().execute(
+            "SELECT COUNT(*), COALESCE(SUM(chunk_count), 0) FROM documents WHERE owner = ?", (owner,)
+        ).fetchone()
+        return int(row[0]), int(row[1])
+
+    def corpus_version(self) -> int:
+        row = self._conn().execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+        return int(row[0])
+
+    # --- passages ------------------------------------------------------------------------
+    _PASSAGE_SQL = (
+        "SELECT c.rowid AS rowid, c.chunk_id, c.document_id, c.chunk_index, c.text, c.section, c.page,"
+        " c.start_char, c.end_char, d.title, d.source, d.metadata"
+        " FROM chunks c JOIN documents d ON d.owner = c.owner AND d.id = c.document_id"
+    )
+
+    @staticmethod
+    def _passage(row: sqlite3.Row) -> Passage:
+        return Passage(
+            chunk_id=row["chunk_id"], document_id=row["document_id"], document_name=row["title"],
+            source=row["source"], chunk_index=row["chunk_index"], text=row["text"],
+            section=row["section"], page=row["page"], start=row["start_char"], end=row["end_char"],
+            metadata=json.loads(row["metadata"]),
+        )
+
+    def get_passage(self, owner: str, document_id: str | None, chunk_id: str) -> Passage | None:
+        sql = self._PASSAGE_SQL + " WHERE c.owner = ? AND c.chunk_id = ?"
+        params: list[Any] = [owner, chunk_id]
+        if document_id is not None:
+            sql += " AND c.document_id = ?"
+            params.append(document_id)
+        row = self._conn().execute(sql + " ORDER BY c.rowid LIMIT 1", params).fetchone()
+        return self._passage(row) if row else None
+
+    # --- search --------------------------------------------------------------------------
+    def _scope_sql(self, request: SearchRequest) -> tuple[str, list[Any]]:
+        """Owner, document-id and metadata conditions on aliases `c` (chunks) and `d` (documents)."""
+        clauses = ["c.owner = ?"]
+        params: list[Any] = [request.owner]
+        if request.document_ids is not None:
+            ids = list(request.document_ids)
+            clauses.append(f"c.document_id IN ({','.join('?' * len(ids))})" if ids else "0")
+            params.extend(ids)
+        for key, value in (request.filters or {}).items():
+            if not _FILTER_KEY.match(key):
+                raise RetrievalError(f"invalid metadata filter key {key!r}")
+            clauses.append("json_extract(d.metadata, ?) = ?")
+            params.extend([f'$."{key}"', value if isinstance(value, int | float) else str(value)])
+        return " AND ".join(clauses), params
+
+    def _lexical(self, request: SearchRequest, limit: int) -> list[int]:
+        match = fts5_match(request.text)
+        if match is None:
+            return []
+        scope, params = self._scope_sql(request)
+        rows = self._conn().execute(
+            "SELECT c.rowid FROM chunks_fts f"
+            " JOIN chunks c ON c.rowid = f.rowid"
+            " JOIN documents d ON d.owner = c.owner AND d.id = c.document_id"
+            f" WHERE chunks_fts MATCH ? AND {scope}"
+            " ORDER BY bm25(chunks_fts, 1.0, 0.5, 0.3), c.rowid LIMIT ?",
+            [match, *params, limit],
+        ).fetchall()
+        return [int(row[0]) for row in rows]
+
+    def _matrix(self, owner: str) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+        version = self.corpus_version()
+        key = (owner, version)
+        with self._matrix_lock:
+            cached = self._matrices.get(key)
+            if cached is not None:
+                return cached
+        rows = self._conn().execute(
+            "SELECT rowid, embedding FROM chunks WHERE owner = ? ORDER BY rowid", (owner,)
+        ).fetchall()
+        rowids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
+        blob = b"".join(row[1] for row in rows)
+        matrix = np.frombuffer(blob, dtype=np.float32).reshape(len(rows), -1) if rows else np.zeros(
+            (0, 0), dtype=np.float32
+        )
+        with self._matrix_lock:
+            # Keep only the newest version per owner: older ones can never be asked for again.
+            for stale in [k for k in self._matrices if k[0] == owner]:
+                del self._matrices[stale]
+            self._matrices[key] = (rowids, matrix)
+        return rowids, matrix
+
+    def _dense(
+        self, request: SearchRequest, limit: int, allowed: set[int] | None
+    ) -> tuple[list[int], dict[int, float]]:
+        if request.vector is None:
+            return [], {}
+        rowids, matrix = self._matrix(request.owner)
+        if len(rowids) == 0:
+            return [], {}
+        scores = matrix @ np.asarray(request.vector, dtype=np.float32)
+        if allowed is not None:
+            mask = np.isin(rowids, np.fromiter(allowed, dtype=np.int64, count=len(allowed)))
+            scores = np.where(mask, scores, -np.inf)
+        take = min(limit, len(scores))
+        top = np.argpartition(-scores, take - 1)[:take]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        ranked = [int(rowids[i]) for i in top if np.isfinite(scores[i])]
+        return ranked, {int(rowids[i]): float(scores[i]) for i in top if np.isfinite(scores[i])}
+
+    def _allowed_rowids(self, request: SearchRequest) -> set[int] | None:
+        if request.document_ids is None and not request.filters:
+            return None
+        scope, params = self._scope_sql(request)
+        rows = self._conn().execute(
+            "SELECT c.rowid FROM chunks c JOIN documents d ON d.owner = c.owner AND d.id = c.document_id"
+            f" WHERE {scope}",
+            params,
+        ).fetchall()
+        return {int(row[0]) for row in rows}
+
+    def search(self, request: SearchRequest) -> list[Passage]:
+        try:
+            pool = max(request.candidate_pool, request.top_k)
+            lexical = self._lexical(request, pool)
+            dense, dense_scores = self._dense(request, pool, self._allowed_rowids(request))
+        except sqlite3.Error as exc:
+            raise RetrievalError(f"search failed: {exc.__class__.__name__}") from exc
+        rankings = [ranking for ranking in (lexical, dense) if ranking]
+        fused = reciprocal_rank_fusion(rankings, request.rrf_k)[: request.top_k]
+        if not fused:
+            return []
+        lexical_rank = {rowid: rank for rank, rowid in enumerate(lexical)}
+        ids = [rowid for rowid, _ in fused]
+        rows = self._conn().execute(
+            self._PASSAGE_SQL + f" WHERE c.rowid IN ({','.join('?' * len(ids))})", ids
+        ).fetchall()
+        by_id = {int(row["rowid"]): row for row in rows}
+        passages: list[Passage] = []
+        for rowid, score in fused:
+            row = by_id.get(rowid)
+            if row is None:  # deleted between the rankers and this read
+                continue
+            passage = self._passage(row)
+            passage.score = round(score, 6)
+            passage.dense_score = dense_scores.get(rowid)
+            passage.lexical_rank = lexical_rank.get(rowid)
+            passages.append(passage)
+        return passages
+
+    # --- key/value (persistent caches, users) -------------------------------------------
+    def kv_get(self, namespace: str, key: str) -> str | None:
+        row = self._conn().execute(
+            "SELECT value FROM kv WHERE namespace = ? AND key = ?", (namespace, key)
+        ).fetchone()
+        return str(row[0]) if row else None
+
+    def kv_put(self, namespace: str, key: str, value: str) -> None:
+        conn = self._conn()
+        # Cache writes do not bump the corpus version: they do not change what can be retrieved.
+        conn.execute(
+            "INSERT OR REPLACE INTO kv VALUES (?,?,?,?)", (namespace, key, value, time.time())
+        )
+
+
+def _open(url: str) -> SQLiteStore:
+    path = url.split(":", 1)[1]
+    if not path:
+        raise ConfigurationError("a sqlite store URL needs a path", hint="use `sqlite:/path/to/index.sqlite3`")
+    return SQLiteStore(Path(path).expanduser())
+
+
+register_engine("sqlite", _open)

@@ -1,0 +1,277 @@
+"""The `extractive` answerer: code decides every action and the answer quotes the documents.
+
+It searches the question and its parts, opens the passages that cover the question best, and
+answers with the most relevant sentences verbatim, each cited. It declines when the passages
+do not cover the question's informative terms: retrieval always returns *something*, so the
+decision to answer is made on what the passages actually contain.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from citeline.agent.exits import DECLINE_MESSAGE
+from citeline.agent.planning import split_parts
+from citeline.agent.state import RunState
+from citeline.config import Settings
+from citeline.index.embedder import Embedder
+from citeline.index.store import Passage
+from citeline.llm.base import Action, FinalAnswer, ToolCall, register_policy
+from citeline.retrieval import Retriever
+from citeline.text import STOPWORDS, Span, stem, collapse_ws, fold, segments, terms
+
+# Words that say what kind of answer is wanted, not what it is about.
+_GENERIC = frozenset(
+    """default defaults value values support supports supported enable enabled configure configured
+    configuration set setting settings change work works need needs install way ways possible option
+    options happen happens happening mean means meaning get send sends sent make turn check exactly
+    difference different able try tell know provide going keep stop start problem error errors issue
+    doc docs documentation say says said correct right best good recommended recommend specify
+    specific specifically allow allows allowed happen call called calling whats"""
+    .split()
+)
+_IDENTIFIER = re.compile(r"[._/=-]|\d|[a-z][A-Z]")
+MAX_OPEN = 3
+MAX_PART_SEARCHES = 2
+
+
+@dataclass(frozen=True)
+class KeyTerm:
+    term: str
+    weight: float  # 2 for identifiers and acronyms, 1 for words
+
+
+def key_terms(question: str) -> list[KeyTerm]:
+    """The informative terms of a question: identifiers whole, words stemmed, generic words out."""
+    raw_tokens = {fold(m): m for m in re.findall(r"[^\W_](?:\w|[._/-](?=\w))*", question)}
+    result: dict[str, KeyTerm] = {}
+    for term in terms(question):
+        original = raw_tokens.get(term, term)
+        identifier = bool(_IDENTIFIER.search(original)) or (original.isupper() and len(original) > 1)
+        if identifier:
+            result.setdefault(term, KeyTerm(term, 2.0))
+            continue
+        if term in STOPWORDS or term in _GENERIC or len(term) < 3:
+            continue
+        stemmed = stem(term)
+        if stemmed not in _GENERIC:
+            result.setdefault(stemmed, KeyTerm(stemmed, 1.0))
+    return list(result.values())
+
+
+def _vocabulary(text: str) -> set[str]:
+    words = terms(text)
+    vocab = set(words)
+    for word in words:
+        vocab.add(stem(word))
+        if _IDENTIFIER.search(word):
+            vocab.update(stem(part) for part in re.split(r"[._/=-]", word) if part)
+    return vocab
+
+
+def _edit_distance_at_most(a: str, b: str, limit: int) -> bool:
+    if abs(len(a) - len(b)) > limit:
+        return False
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        if min(current) > limit:
+            return False
+        previous = current
+    return previous[-1] <= limit
+
+
+def _present(term: str, vocab: set[str]) -> bool:
+    if term in vocab:
+        return True
+    if "-" in term and all(part in vocab or stem(part) in vocab for part in term.split("-")):
+        return False  # "rate-limit" is not covered by "rate" and "limit" apart; keep it strict
+    if len(term) >= 5 and term.isalpha():  # tolerate typos: "certifcate", "reqeust"
+        limit = 2 if len(term) >= 8 else 1
+        return any(v[:1] == term[:1] and _edit_distance_at_most(term, v, limit) for v in vocab if v.isalpha())
+    return False
+
+
+def _passage_text(passage: Passage) -> str:
+    return f"{passage.document_name}\n{passage.section or ''}\n{passage.text}"
+
+
+class Coverage:
+    """How much of a question the retrieved passages cover, weighting rare terms up."""
+
+    def __init__(self, passages: Sequence[Passage]) -> None:
+        self.vocabs = [_vocabulary(_passage_text(p)) for p in passages]
+
+    def weights(self, keys: Sequence[KeyTerm]) -> dict[str, float]:
+        n = len(self.vocabs)
+        weights = {}
+        for key in keys:
+            df = sum(1 for vocab in self.vocabs if _present(key.term, vocab))
+            weights[key.term] = key.weight * math.log(1 + (n + 1) / (1 + df))
+        return weights
+
+    def best(self, keys: Sequence[KeyTerm]) -> tuple[float, int]:
+        """(coverage 0-1, index of the passage) for the single passage covering most weight."""
+        if not keys or not self.vocabs:
+            return (1.0 if not keys else 0.0), 0
+        weights = self.weights(keys)
+        total = sum(weights.values())
+        scores = [sum(weights[k.term] for k in keys if _present(k.term, vocab)) / total for vocab in self.vocabs]
+        index = int(np.argmax(scores))
+        return scores[index], index
+
+
+class ExtractiveAnswerer:
+    name = "extractive"
+
+    def __init__(self, settings: Settings, embedder: Embedder) -> None:
+        self.settings = settings
+        self.embedder = embedder
+
+    # --- actions -------------------------------------------------------------------------
+    def decide(self, run: RunState) -> Action:
+        if run.force_final:
+            return self.compose(run)
+        question = run.standalone_query or run.question
+        parts = split_parts(question)
+        wanted = [question] + (parts[:MAX_PART_SEARCHES] if len(parts) > 1 else [])
+        while len(wanted) < run.constraints.min_searches and len(wanted) < len(parts) + 1:
+            wanted.append(parts[len(wanted) - 1])
+        done = set(run.queries_tried)
+        for query in wanted:
+            if query not in done and run.tool_budget_left > 1:
+                return ToolCall("search_docs", {"query": query})
+        opened = {(p.document_id, p.chunk_id) for p in run.opened}
+        want_open = max(run.constraints.min_open_citations, min(MAX_OPEN, len(parts) + 1))
+        for passage in self._choose(run, parts)[:want_open]:
+            if (passage.document_id, passage.chunk_id) not in opened and run.tool_budget_left > 0:
+                return ToolCall("open_citation", {"document_id": passage.document_id, "chunk_id": passage.chunk_id})
+        return self.compose(run)
+
+    def _choose(self, run: RunState, parts: list[str]) -> list[Passage]:
+        """Passages to open: the best for the whole question, then the best for each part."""
+        pool = run.retrieved()
+        if not pool:
+            return []
+        coverage = Coverage(pool)
+        question = run.standalone_query or run.question
+
+        def rank(keys: list[KeyTerm]) -> list[Passage]:
+            weights = coverage.weights(keys)
+            total = sum(weights.values()) or 1.0
+            scored = []
+            for passage, vocab in zip(pool, coverage.vocabs, strict=True):
+                covered = sum(weights[k.term] for k in keys if _present(k.term, vocab)) / total
+                scored.append((0.6 * covered + 0.4 * passage.score, passage))
+            scored.sort(key=lambda pair: -pair[0])
+            return [p for _, p in scored]
+
+        chosen: list[Passage] = []
+        for keys in [key_terms(question)] + [key_terms(part) for part in parts if len(parts) > 1]:
+            for passage in rank(keys)[:2]:
+                if passage not in chosen:
+                    chosen.append(passage)
+                    break
+        for passage in rank(key_terms(question)):
+            if passage not in chosen:
+                chosen.append(passage)
+        return chosen
+
+    # --- the answer ----------------------------------------------------------------------
+    def compose(self, run: RunState) -> FinalAnswer:
+        evidence = run.evidence()
+        question = run.standalone_query or run.question
+        keys = key_terms(question)
+        pool = run.retrieved()
+        if not evidence or not pool:
+            return self._decline(run)
+        coverage, _ = Coverage(pool).best(keys)
+        if coverage < self.settings.answer_threshold:
+            return self._decline(run, f"the documents do not mention: {self._missing(keys, pool)}")
+        parts = split_parts(question)
+        units = self._units(evidence)
+        if not units:
+            return self._decline(run)
+        vectors = self.embedder.embed([question, *parts, *[u[1].text for u in units]])
+        q_vec, part_vecs, unit_vecs = vectors[0], vectors[1 : 1 + len(parts)], vectors[1 + len(parts) :]
+        unit_vocab = [_vocabulary(u[1].text) for u in units]
+
+        def score(query_vec: np.ndarray, query_keys: list[KeyTerm]) -> np.ndarray:
+            total = sum(k.weight for k in query_keys) or 1.0
+            lexical = np.array([sum(k.weight for k in query_keys if _present(k.term, v)) / total for v in unit_vocab])
+            return 0.55 * (unit_vecs @ query_vec) + 0.45 * lexical
+
+        overall = score(q_vec, keys)
+        picked: list[int] = []
+        insufficiencies = []
+        if len(parts) > 1:
+            for part, part_vec in zip(parts, part_vecs, strict=True):
+                part_keys = key_terms(part)
+                part_cov, _ = Coverage(pool).best(part_keys)
+                if part_cov < self.settings.answer_threshold:
+                    insufficiencies.append({"section": part, "missing": f"no passage covers: {part}",
+                                            "queries_tried": run.queries_tried})
+                    continue
+                for index in np.argsort(-score(part_vec, part_keys), kind="stable")[:2]:
+                    if int(index) not in picked:
+                        picked.append(int(index))
+                        break
+        for index in np.argsort(-overall, kind="stable"):
+            if len(picked) >= 3:
+                break
+            if int(index) not in picked and overall[index] >= 0.35:
+                picked.append(int(index))
+        picked = self._with_followers(picked, units)
+        lines = []
+        for index in sorted(picked, key=lambda i: (units[i][0], units[i][1].start)):
+            number, span = units[index]
+            text = f"`{span.text}`" if span.code and "`" not in span.text else collapse_ws(span.text)
+            lines.append(f"- {text} [{number}]")
+        if not lines:
+            return self._decline(run)
+        return FinalAnswer("\n".join(lines), insufficiencies)
+
+    @staticmethod
+    def _units(evidence: Sequence[Passage]) -> list[tuple[int, Span]]:
+        units: list[tuple[int, Span]] = []
+        for number, passage in enumerate(evidence, 1):
+            for span in segments(passage.text):
+                if len(span.text) >= 12 and not span.text.startswith(("```", "~~~")):
+                    units.append((number, span))
+        return units
+
+    @staticmethod
+    def _with_followers(picked: list[int], units: list[tuple[int, Span]]) -> list[int]:
+        """A sentence that introduces an example ("...like so:") brings its first lines along."""
+        result = list(picked)
+        for index in picked:
+            if units[index][1].text.rstrip().endswith(":"):
+                for follower in range(index + 1, min(index + 3, len(units))):
+                    if units[follower][0] == units[index][0] and follower not in result:
+                        result.append(follower)
+        return result
+
+    @staticmethod
+    def _missing(keys: Sequence[KeyTerm], pool: Sequence[Passage]) -> str:
+        vocab: set[str] = set().union(*(_vocabulary(_passage_text(p)) for p in pool))
+        missing = [k.term for k in keys if not _present(k.term, vocab)]
+        return ", ".join(missing) or "a passage that answers the question"
+
+    @staticmethod
+    def _decline(run: RunState, missing: str = "a passage that answers the question") -> FinalAnswer:
+        return FinalAnswer(DECLINE_MESSAGE, [{"section": "answer", "missing": missing,
+                                              "queries_tried": run.queries_tried}])
+
+
+def _factory(argument: str, settings: Settings, retriever: Retriever) -> ExtractiveAnswerer:
+    return ExtractiveAnswerer(settings, retriever.embedder)
+
+
+register_policy("extractive", _factory)

@@ -1,0 +1,95 @@
+"""The `scripted` answerer: replays a JSONL file of model turns, one line per decision.
+
+Lines use the strict action format of seed 004, plus two test-only kinds:
+`{"type": "text", "content": "..."}` (raw, possibly unparsable output) and
+`{"type": "error", "kind": "rate_limit" | "server" | "timeout" | "bad_request"}`.
+`{"type": "sleep", "seconds": N}` pauses (to exercise time limits) and then reads the next line.
+When the file runs out, the "model" returns empty output.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from citeline.agent.state import RunState
+from citeline.config import Settings
+from citeline.errors import ConfigurationError
+from citeline.llm.base import Action, ProviderError, Unusable, parse_action, register_policy
+from citeline.retrieval import Retriever
+
+_ERROR_KINDS = {"rate_limit", "server", "timeout", "bad_request", "context_length", "auth"}
+
+
+class ScriptedAnswerer:
+    def __init__(self, turns: list[dict[str, Any]], name: str = "scripted") -> None:
+        self.name = name
+        self._turns = turns
+        self._position = 0
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_file(cls, path: Path) -> ScriptedAnswerer:
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except OSError as exc:
+            raise ConfigurationError(f"cannot read the script {path}: {exc.strerror}") from exc
+        turns = []
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                turn = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ConfigurationError(f"{path}:{number}: not JSON ({exc.msg})") from exc
+            if not isinstance(turn, dict):
+                raise ConfigurationError(f"{path}:{number}: each line must be a JSON object")
+            turns.append(turn)
+        return cls(turns, name=f"scripted:{path.name}")
+
+    def reset(self) -> None:
+        with self._lock:
+            self._position = 0
+
+    def _next(self) -> dict[str, Any] | None:
+        with self._lock:
+            if self._position >= len(self._turns):
+                return None
+            turn = self._turns[self._position]
+            self._position += 1
+            return turn
+
+    def decide(self, run: RunState) -> Action:
+        while True:
+            turn = self._next()
+            if turn is None:
+                return Unusable("", "the script has no more turns")
+            kind = turn.get("type")
+            if kind == "sleep":
+                time.sleep(float(turn.get("seconds", 0)))
+                continue
+            if kind == "error":
+                error_kind = turn.get("kind", "server")
+                if error_kind not in _ERROR_KINDS:
+                    error_kind = "server"
+                raise ProviderError(error_kind, turn.get("message", f"scripted {error_kind} error"),
+                                    retry_after=turn.get("retry_after"))
+            if kind == "text":
+                content = str(turn.get("content", ""))
+                run.event("token", text=content)
+                return parse_action(content)
+            if kind == "final":
+                run.event("token", text=str(turn.get("answer", "")))
+            return parse_action(json.dumps(turn))
+
+
+def _factory(argument: str, settings: Settings, retriever: Retriever) -> ScriptedAnswerer:
+    if not argument:
+        raise ConfigurationError("`scripted` needs a file", hint="use --model scripted:PATH/TO/actions.jsonl")
+    return ScriptedAnswerer.from_file(Path(argument).expanduser())
+
+
+register_policy("scripted", _factory)

@@ -1,0 +1,111 @@
+"""Search as a service: embed the query, ask the store, cache by corpus version."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from citeline.cache import Cache
+from citeline.config import Settings
+from citeline.errors import CitelineError, RetrievalError
+from citeline.index.embedder import Embedder
+from citeline.index.store import Passage, SearchRequest, Store
+
+
+@dataclass
+class SearchOutcome:
+    query: str
+    passages: list[Passage]
+    elapsed_ms: float
+    cached: bool = False
+    query_vector: list[float] = field(default_factory=list)
+
+
+class Retriever:
+    def __init__(self, store: Store, embedder: Embedder, settings: Settings, cache: Cache | None = None) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.settings = settings
+        self.cache = cache
+
+    def _cache_key(self, owner: str, query: str, top_k: int, document_ids: Sequence[str] | None,
+                   filters: Mapping[str, Any] | None) -> str:
+        payload = {
+            "owner": owner, "query": query, "top_k": top_k,
+            "document_ids": sorted(document_ids) if document_ids is not None else None,
+            "filters": dict(filters or {}), "pool": self.settings.candidate_pool,
+            "rrf_k": self.settings.rrf_k, "embedder": self.embedder.name,
+            "corpus": self.store.corpus_version(),
+        }
+        return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
+    def search(
+        self,
+        owner: str,
+        query: str,
+        *,
+        top_k: int | None = None,
+        document_ids: Sequence[str] | None = None,
+        filters: Mapping[str, Any] | None = None,
+        with_vector: bool = False,
+    ) -> SearchOutcome:
+        started = time.perf_counter()
+        top_k = top_k or self.settings.top_k
+        if not query.strip():
+            return SearchOutcome(query, [], 0.0)
+        key = self._cache_key(owner, query, top_k, document_ids, filters)
+        if self.cache is not None and not with_vector:
+            hit = self.cache.get("retrieval", key)
+            if hit is not None:
+                passages = [Passage(**item) for item in json.loads(hit)]
+                return SearchOutcome(query, passages, (time.perf_counter() - started) * 1000, cached=True)
+        try:
+            vector = self.embedder.embed([query])[0]
+            passages = self.store.search(
+                SearchRequest(
+                    owner=owner, text=query, vector=vector, top_k=top_k, document_ids=document_ids,
+                    filters=filters, candidate_pool=self.settings.candidate_pool, rrf_k=self.settings.rrf_k,
+                )
+            )
+        except CitelineError:
+            raise
+        except Exception as exc:  # an engine bug must still end as RETRIEVAL_ERROR, not a crash
+            raise RetrievalError(f"search failed: {exc.__class__.__name__}") from exc
+        if self.cache is not None and passages:  # empty results are never cached
+            self.cache.put("retrieval", key, json.dumps([asdict(p) for p in passages]))
+        return SearchOutcome(
+            query, passages, (time.perf_counter() - started) * 1000,
+            query_vector=np.round(vector, 6).tolist() if with_vector else [],
+        )
+
+    def open(self, owner: str, document_id: str | None, chunk_id: str) -> Passage | None:
+        try:
+            return self.store.get_passage(owner, document_id, chunk_id)
+        except CitelineError:
+            raise
+        except Exception as exc:
+            raise RetrievalError(f"open failed: {exc.__class__.__name__}") from exc
+
+
+def retrieval_payload(outcome: SearchOutcome) -> dict[str, Any]:
+    """The seed-003 retrieval output contract (camelCase keys)."""
+    return {
+        "retrievedPassages": [
+            {
+                "passageId": p.chunk_id, "text": p.text, "documentId": p.document_id,
+                "documentName": p.document_name, "score": p.score,
+                "metadata": {**p.metadata, "source": p.source, "section": p.section, "start": p.start,
+                             "end": p.end},
+                "page": p.page, "chunkIndex": p.chunk_index,
+            }
+            for p in outcome.passages
+        ],
+        "retrievalTime": round(outcome.elapsed_ms, 3),
+        "queryEmbedding": outcome.query_vector,
+    }

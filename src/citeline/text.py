@@ -1,0 +1,150 @@
+"""Small text utilities shared by chunking, search and grounding.
+
+One definition of "a word" everywhere matters: the validator's support score, the FTS query
+and the extractive answerer must agree on what counts as the same term.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+# Identifiers such as `follow_redirects=True`, `httpx.Client`, `HTTP/2` stay one term, so a
+# question about `max_redirects` does not match a passage that only says "redirects".
+_TERM = re.compile(r"[^\W_](?:[\w]|[._/-](?=\w))*", re.UNICODE)
+_WORD_SPAN = re.compile(r"\S+")
+
+STOPWORDS = frozenset(
+    """a about above after again against all also am an and any are aren't as at be because been
+    before being below between both but by can can't cannot could couldn't did didn't do does
+    doesn't doing don't down during each either else etc even ever every few for from further get
+    gets getting got had hadn't has hasn't have haven't having he her here hers herself him himself
+    his how however i i'd i'm i've if in into is isn't it it's its itself just let like make makes
+    me might more most much must my myself need needs no nor not now of off on once one only or other
+    our ours ourselves out over own per please same shall she should shouldn't so some such than
+    that that's the their theirs them themselves then there there's these they this those through
+    thus to too under until up upon us use used uses using very via want was wasn't way we were
+    weren't what what's when where whether which while who whom whose why will with within without
+    won't would wouldn't yes yet you your yours yourself yourselves actually really thing things
+    something anything kind sort i'll you'll we'll it'll""".split()
+)
+
+
+def fold(text: str) -> str:
+    """Casefold and strip accents so "Café" and "cafe" compare equal."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def terms(text: str) -> list[str]:
+    """All terms of a text, folded, in order (identifiers kept whole)."""
+    return [match.group(0) for match in _TERM.finditer(fold(text))]
+
+
+def stem(term: str) -> str:
+    # A light, deterministic plural/verb-form stripper: enough for "redirects"~"redirect"
+    # without a stemming dependency; identifiers are left alone.
+    if not term.isalpha() or len(term) <= 4:
+        return term
+    for suffix in ("ing", "ies", "es", "ed", "s"):
+        if term.endswith(suffix) and len(term) - len(suffix) >= 4:
+            return term[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return term
+
+
+def content_terms(text: str) -> list[str]:
+    """Terms minus stopwords, lightly stemmed: what carries meaning in a sentence."""
+    result: list[str] = []
+    for term in terms(text):
+        if term in STOPWORDS or (len(term) == 1 and not term.isdigit()):
+            continue
+        result.append(stem(term))
+        # An identifier also contributes its parts, so `httpx.Client` supports "client".
+        if any(sep in term for sep in "._/-"):
+            result.extend(
+                stem(part)
+                for part in re.split(r"[._/-]", term)
+                if part and part not in STOPWORDS and len(part) > 1
+            )
+    return result
+
+
+def collapse_ws(text: str) -> str:
+    return " ".join(text.split())
+
+
+@dataclass(frozen=True)
+class Span:
+    """A piece of a larger text, with its character offsets in that text."""
+
+    text: str
+    start: int
+    end: int
+    code: bool = False
+
+
+def word_spans(text: str) -> list[Span]:
+    """Whitespace-delimited words with offsets: the unit chunk sizes are counted in."""
+    return [Span(m.group(0), m.start(), m.end()) for m in _WORD_SPAN.finditer(text)]
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[`*_]*[A-Z0-9])")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
+
+
+def segments(text: str) -> Iterator[Span]:
+    """Split a passage into quotable units: sentences, list items, table rows and code lines.
+
+    Every unit is an exact slice of `text` (offsets included), which is what lets a citation's
+    quote be checked verbatim against its source.
+    """
+    offset = 0
+    in_fence = False
+    paragraph: list[tuple[int, str]] = []
+
+    def flush() -> Iterator[Span]:
+        if not paragraph:
+            return
+        start = paragraph[0][0]
+        end = paragraph[-1][0] + len(paragraph[-1][1])
+        block = text[start:end]
+        pieces = _SENTENCE_END.split(block)
+        cursor = 0
+        for piece in pieces:
+            idx = block.find(piece, cursor)
+            if idx < 0:
+                continue
+            cursor = idx + len(piece)
+            stripped = piece.strip()
+            if len(content_terms(stripped)) >= 1:
+                lead = piece.find(stripped)
+                yield Span(stripped, start + idx + lead, start + idx + lead + len(stripped))
+        paragraph.clear()
+
+    for line in text.splitlines(keepends=True):
+        line_start = offset
+        offset += len(line)
+        body = line.rstrip("\r\n")
+        if _FENCE.match(body):
+            yield from flush()
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            stripped = body.strip()
+            if stripped and content_terms(stripped):
+                lead = body.find(stripped)
+                yield Span(stripped, line_start + lead, line_start + lead + len(stripped), code=True)
+            continue
+        if not body.strip() or body.lstrip().startswith("#") or _TABLE_RULE.match(body):
+            yield from flush()
+            continue
+        if _LIST_ITEM.match(body) or body.lstrip().startswith("|"):
+            yield from flush()
+        paragraph.append((line_start, body))
+        if body.lstrip().startswith("|"):
+            yield from flush()
+    yield from flush()
