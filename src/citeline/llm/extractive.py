@@ -40,6 +40,8 @@ _GENERIC = frozenset(
 )
 _IDENTIFIER = re.compile(r"[._/=]|\d")
 MAX_OPEN = 3
+MAX_UNITS = 4  # sentences quoted in an answer (examples introduced by a sentence come along)
+_LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 SEARCH_TOP_K = 8  # a wider net than the default: coverage is judged on what comes back
 MAX_PART_SEARCHES = 2
 
@@ -242,10 +244,18 @@ class ExtractiveAnswerer:
         q_vec, part_vecs, unit_vecs = vectors[0], vectors[1 : 1 + len(parts)], vectors[1 + len(parts) :]
         unit_vocab = [_vocabulary(u[1].text) for u in units]
 
+        question_vocab = _vocabulary(question)
+        # A unit that only repeats the question (an error message quoted back) answers nothing.
+        novelty = np.array([
+            min(1.0, len([t for t in v if t not in question_vocab]) / max(1, len(v)) * 2) for v in unit_vocab
+        ])
+        code_penalty = np.array([0.9 if u[1].code else 1.0 for u in units])
+
         def score(query_vec: np.ndarray, query_keys: list[KeyTerm]) -> np.ndarray:
             total = sum(k.weight for k in query_keys) or 1.0
-            lexical = np.array([sum(k.weight for k in query_keys if _present(k.term, v)) / total for v in unit_vocab])
-            return 0.55 * (unit_vecs @ query_vec) + 0.45 * lexical
+            lexical = np.array([sum(k.weight * _credit(k.term, v) for k in query_keys) / total for v in unit_vocab])
+            base = 0.55 * (unit_vecs @ query_vec) + 0.45 * lexical
+            return base * (0.5 + 0.5 * novelty) * code_penalty
 
         overall = score(q_vec, keys)
         picked: list[int] = []
@@ -263,7 +273,7 @@ class ExtractiveAnswerer:
                         picked.append(int(index))
                         break
         for index in np.argsort(-overall, kind="stable"):
-            if len(picked) >= 3:
+            if len(picked) >= MAX_UNITS:
                 break
             if int(index) not in picked and overall[index] >= 0.35:
                 picked.append(int(index))
@@ -271,7 +281,7 @@ class ExtractiveAnswerer:
         lines = []
         for index in sorted(picked, key=lambda i: (units[i][0], units[i][1].start)):
             number, span = units[index]
-            text = f"`{span.text}`" if span.code and "`" not in span.text else collapse_ws(span.text)
+            text = f"`{span.text}`" if span.code and "`" not in span.text else collapse_ws(_LIST_MARK.sub("", span.text))
             lines.append(f"- {text} [{number}]")
         if not lines:
             return self._decline(run)
@@ -291,7 +301,7 @@ class ExtractiveAnswerer:
         """A sentence that introduces an example ("...like so:") brings its first lines along."""
         result = list(picked)
         for index in picked:
-            if units[index][1].text.rstrip().endswith(":"):
+            if units[index][1].text.rstrip().endswith((":", "...")):
                 for follower in range(index + 1, min(index + 3, len(units))):
                     if units[follower][0] == units[index][0] and follower not in result:
                         result.append(follower)
