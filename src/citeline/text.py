@@ -48,9 +48,9 @@ def stem(term: str) -> str:
     # without a stemming dependency; identifiers are left alone.
     if not term.isalpha() or len(term) <= 4:
         return term
-    for suffix in ("ing", "ies", "es", "ed", "s"):
-        if term.endswith(suffix) and len(term) - len(suffix) >= 4:
-            return term[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    for suffix in ("ing", "ies", "ied", "es", "ed", "s"):
+        if term.endswith(suffix) and len(term) - len(suffix) >= 3:
+            return term[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
     return term
 
 

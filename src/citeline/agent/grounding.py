@@ -81,12 +81,20 @@ def _passage_context(passage: Passage) -> str:
 
 
 def split_sentences(answer: str) -> list[tuple[str, int, int]]:
-    result = []
+    """Sentences of an answer with offsets. A piece with no words of its own (a stray "| [1]")
+    belongs to the sentence before it, so a citation can never hide behind an empty sentence."""
+    result: list[tuple[str, int, int]] = []
     for match in _SENTENCE.finditer(answer):
         text = match.group(0).strip()
-        if text:
-            lead = match.group(0).find(text)
-            result.append((text, match.start() + lead, match.start() + lead + len(text)))
+        if not text:
+            continue
+        start = match.start() + match.group(0).find(text)
+        end = start + len(text)
+        if result and not content_terms(CITE.sub("", text)):
+            previous_start = result[-1][1]
+            result[-1] = (answer[previous_start:end], previous_start, end)
+        else:
+            result.append((text, start, end))
     return result
 
 

@@ -182,7 +182,9 @@ class ExtractiveAnswerer:
             return self.compose(run)
         question = run.standalone_query or run.question
         parts = split_parts(question)
-        wanted = [question] + (parts[:MAX_PART_SEARCHES] if len(parts) > 1 else [])
+        # A multi-part question is searched part by part (the whole question adds little then),
+        # which leaves budget to open a passage per part.
+        wanted = parts[:MAX_PART_SEARCHES] if len(parts) > 1 else [question]
         while len(wanted) < run.constraints.min_searches and len(wanted) < len(parts) + 1:
             wanted.append(parts[len(wanted) - 1])
         done = set(run.queries_tried)
@@ -281,7 +283,7 @@ class ExtractiveAnswerer:
         lines = []
         for index in sorted(picked, key=lambda i: (units[i][0], units[i][1].start)):
             number, span = units[index]
-            text = f"`{span.text}`" if span.code and "`" not in span.text else collapse_ws(_LIST_MARK.sub("", span.text))
+            text = f"`{span.text}`" if span.code and "`" not in span.text else collapse_ws(_LIST_MARK.sub("", span.text)).strip(" |")
             lines.append(f"- {text} [{number}]")
         if not lines:
             return self._decline(run)
