@@ -24,7 +24,7 @@ from citeline.agent.result import Insufficiency, Step, Strategy
 from citeline.agent.state import RunState
 from citeline.agent.tools import InvalidToolCall, run_tool
 from citeline.errors import CitelineError, ContextOverflowError, RetrievalError
-from citeline.llm.base import FinalAnswer, Policy, ProviderError, ToolCall, Unusable
+from citeline.llm.base import FinalAnswer, Policy, ProviderError, ToolCall
 from citeline.retrieval import Retriever
 
 MODEL_RETRIES = 2

@@ -8,10 +8,10 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from citeline.agent.events import Event, EventSink
+from citeline.agent.exits import EXIT_SPECS, ExitReason
 from citeline.agent.graph import AgentGraph, finalize_run
 from citeline.agent.result import AgentResult, Timings
 from citeline.agent.state import Message, RunState
-from citeline.agent.exits import EXIT_SPECS, ExitReason
 from citeline.llm.extractive import ExtractiveAnswerer
 
 if TYPE_CHECKING:

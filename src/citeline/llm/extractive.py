@@ -144,6 +144,10 @@ def _passage_text(passage: Passage) -> str:
     return f"{passage.document_name}\n{passage.section or ''}\n{passage.text}"
 
 
+def _answer_type_terms(question: str) -> list[KeyTerm]:
+    return [KeyTerm(stem(t), 0.5) for t in dict.fromkeys(terms(question)) if t in _GENERIC]
+
+
 class Coverage:
     """How much of a question the retrieved passages cover, weighting rare terms up."""
 
@@ -259,7 +263,8 @@ class ExtractiveAnswerer:
             base = 0.55 * (unit_vecs @ query_vec) + 0.45 * lexical
             return base * (0.5 + 0.5 * novelty) * code_penalty
 
-        overall = score(q_vec, keys)
+        # For choosing sentences, the answer-type words ("default", "limit") matter too.
+        overall = score(q_vec, keys + _answer_type_terms(question))
         picked: list[int] = []
         insufficiencies = []
         if len(parts) > 1:
@@ -274,10 +279,12 @@ class ExtractiveAnswerer:
                     if int(index) not in picked:
                         picked.append(int(index))
                         break
+        # Relative floor: keep sentences close to the best one, whatever the absolute scale.
+        floor = max(0.25, 0.6 * float(overall.max()))
         for index in np.argsort(-overall, kind="stable"):
             if len(picked) >= MAX_UNITS:
                 break
-            if int(index) not in picked and overall[index] >= 0.35:
+            if int(index) not in picked and overall[index] >= floor:
                 picked.append(int(index))
         picked = self._with_followers(picked, units)
         lines = []
