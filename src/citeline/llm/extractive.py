@@ -26,7 +26,7 @@ from citeline.index.embedder import Embedder
 from citeline.index.store import Passage
 from citeline.llm.base import Action, FinalAnswer, ToolCall, register_policy
 from citeline.retrieval import Retriever
-from citeline.text import STOPWORDS, Span, stem, collapse_ws, fold, segments, terms
+from citeline.text import STOPWORDS, Span, collapse_ws, fold, segments, stem, terms
 
 # Words that say what kind of answer is wanted, not what it is about.
 _GENERIC = frozenset(
