@@ -11,7 +11,7 @@ from typing import Any
 
 from citeline.agent.events import Event, EventSink
 from citeline.agent.result import AgentResult
-from citeline.cache import Cache, MemoryCache
+from citeline.cache import Cache, LayeredCache, MemoryCache, StoreCache
 from citeline.config import Settings
 from citeline.index.embedder import Embedder, get_embedder
 from citeline.index.store import DocumentRecord, Store, open_store
@@ -36,7 +36,7 @@ class Citeline:
         self._retriever: Retriever | None = None
         self._policies: dict[str, Policy] = {}
         self._lock = threading.Lock()
-        self.cache: Cache = cache if cache is not None else MemoryCache()
+        self._cache = cache
 
     # --- lazily built parts (a CLI `ask ""` must not load a model or open the index) -----
     @property
@@ -54,6 +54,14 @@ class Citeline:
                     self.settings.embedder, self.settings.embed_batch_size, self.settings.embed_threads
                 )
             return self._embedder
+
+    @property
+    def cache(self) -> Cache:
+        """Retrieval and answer caches: memory in front of the store's own key/value table, so a
+        second process asking the same question of the same corpus is served from cache."""
+        if self._cache is None:
+            self._cache = LayeredCache(MemoryCache(), StoreCache(self.store))
+        return self._cache
 
     @property
     def retriever(self) -> Retriever:

@@ -18,7 +18,7 @@ from typing import Any, TypedDict
 
 from langgraph.graph import END, START, StateGraph
 
-from citeline.agent import grounding, planning
+from citeline.agent import context, grounding, planning
 from citeline.agent.exits import DECLINE_MESSAGE, EXIT_SPECS, ExitReason
 from citeline.agent.result import Insufficiency, Step, Strategy
 from citeline.agent.state import RunState
@@ -71,6 +71,10 @@ class AgentGraph:
 
     def _plan(self, run: RunState) -> str:
         started = time.perf_counter()
+        system_prompt = getattr(self.policy, "system_prompt", "")
+        context.check_fits(run.settings, system_prompt=system_prompt, question=run.question,
+                           min_evidence_chars=min(run.settings.citation_chars, 1000))
+        run.history = context.trim_history(run.history, run.settings.history_tokens)
         run.constraints = planning.analyze_constraints(run.question)
         run.standalone_query = planning.standalone_query(run.question, run.history)
         fallback = planning.default_plan(run.standalone_query, run.constraints)

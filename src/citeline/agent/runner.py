@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import json
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -63,13 +65,47 @@ def run_agent(
         run.exit_reason = ExitReason.EMPTY_INPUT if not question.strip() else ExitReason.INPUT_TOO_LONG
         run.record("validation", ok=False, errors=[run.exit_reason.value])
         finalize_run(run)
+        result = to_result(run, model_name)
     else:
         graph = _graph_for(app, model)
-        model_name = graph.policy.name
-        run = graph.invoke(run)
-    result = to_result(run, model_name)
+        key = _answer_key(app, graph, run)
+        cached = app.cache.get("answer", key)
+        if cached is not None:
+            result = AgentResult.model_validate_json(cached)
+            result = result.model_copy(update={
+                "query_id": query_id, "cached": True,
+                "timings": Timings(total_ms=round(run.elapsed_ms, 3)),
+            })
+            emit("cached_response", {"answer": result.answer,
+                                     "citations": [c.model_dump(mode="json") for c in result.citations]})
+        else:
+            run = graph.invoke(run)
+            result = to_result(run, graph.policy.name)
+            if result.exit_reason in CACHEABLE:
+                app.cache.put("answer", key, result.model_dump_json())
     emit("final", {"result": result.model_dump(mode="json")})
     return result
+
+
+# Only outcomes that depend on nothing but the question, the corpus and the settings are cached;
+# a rate limit or a timeout must be retried for real.
+CACHEABLE = {ExitReason.COMPLETED, ExitReason.INSUFFICIENT_CONTEXT}
+_ANSWER_SETTINGS = ("top_k", "candidate_pool", "rrf_k", "max_turns", "max_tool_calls", "max_reprompts",
+                    "support_threshold", "answer_threshold", "citation_chars", "chunk_tokens", "embedder")
+
+
+def _answer_key(app: Citeline, graph: AgentGraph, run: RunState) -> str:
+    """SHA-256 of everything that determines the answer, including the corpus version."""
+    payload = {
+        "policy": getattr(graph.policy, "fingerprint", graph.policy.name),
+        "question": run.question,
+        "history": [(m.role, m.content) for m in run.history],
+        "owner": run.owner,
+        "corpus": app.store.corpus_version(),
+        "settings": {name: getattr(app.settings, name) for name in _ANSWER_SETTINGS},
+        "v": 1,
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
 
 def to_result(run: RunState, model: str) -> AgentResult:
