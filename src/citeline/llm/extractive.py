@@ -294,6 +294,8 @@ class ExtractiveAnswerer:
             lines.append(f"- {text} [{number}]")
         if not lines:
             return self._decline(run)
+        for line in lines:  # streamed as composed; the validated `final` event stays authoritative
+            run.event("token", text=line + "\n")
         return FinalAnswer("\n".join(lines), insufficiencies)
 
     @staticmethod
