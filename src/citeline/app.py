@@ -7,9 +7,12 @@ import threading
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from citeline.agent.events import Event, EventSink
+
+if TYPE_CHECKING:
+    from citeline.agent.graph import AgentGraph
 from citeline.agent.result import AgentResult
 from citeline.cache import Cache, LayeredCache, MemoryCache, StoreCache
 from citeline.config import Settings
@@ -35,6 +38,7 @@ class Citeline:
         self._embedder: Embedder | None = None
         self._retriever: Retriever | None = None
         self._policies: dict[str, Policy] = {}
+        self._graphs: dict[str, AgentGraph] = {}
         self._lock = threading.Lock()
         self._cache = cache
 
@@ -80,6 +84,24 @@ class Citeline:
             with self._lock:
                 self._policies[spec] = cached
         return cached
+
+    def graph(self, spec: str | None = None) -> AgentGraph:
+        """The compiled agent graph for an answerer (compiled once per answerer and instance)."""
+        from citeline.agent.graph import AgentGraph
+        from citeline.llm.extractive import ExtractiveAnswerer
+
+        spec = spec or self.settings.model
+        policy = self.policy(spec)
+        with self._lock:
+            graph = self._graphs.get(spec)
+            if graph is not None and graph.policy is policy:
+                return graph
+        synthesiser = ExtractiveAnswerer(self.settings, self.embedder)  # grounded fallback answers
+        graph = AgentGraph(policy, self.retriever, synthesiser.compose)
+        if not spec.startswith("scripted"):
+            with self._lock:
+                self._graphs[spec] = graph
+        return graph
 
     # --- documents -----------------------------------------------------------------------
     def ingest(
@@ -136,6 +158,27 @@ class Citeline:
 
     async def aask(self, question: str, **kwargs: Any) -> AgentResult:
         return await asyncio.to_thread(self.ask, question, **kwargs)
+
+    async def astream_events(
+        self, question: str, *, owner: str | None = None, model: str | None = None,
+        history: Sequence[Mapping[str, str]] | None = None,
+    ) -> AsyncIterator[dict[str, Any]]:
+        """LangGraph/LangChain `astream_events(version="v2")` of one run: `on_chat_model_stream`,
+        `on_tool_start`, `on_tool_end`, `on_custom_event` (`cached_response`) and, last, the
+        `on_chain_end` of the `citeline` runnable whose output is the AgentResult."""
+        from langchain_core.runnables import RunnableConfig, RunnableLambda
+
+        from citeline.agent.runner import arun_agent
+
+        async def execute(text: str, config: RunnableConfig) -> AgentResult:
+            return await arun_agent(
+                self, text, owner=owner or self.settings.owner, model=model, history=history or [],
+                on_event=None, cancelled=None, query_id=uuid.uuid4().hex, config=config,
+            )
+
+        runnable = RunnableLambda(execute, name="citeline")
+        async for event in runnable.astream_events(question, version="v2"):
+            yield dict(event)
 
     async def astream(self, question: str, **kwargs: Any) -> AsyncIterator[Event]:
         """Events as they happen; the last one is always `final` (carrying the AgentResult).

@@ -142,3 +142,25 @@ def test_scripted_runs_are_replayed_per_run(app: Citeline, tmp_path: Path) -> No
     first = app.ask(Q, model=f"scripted:{script}")
     second = app.ask("What is the default timeout for requests?", model=f"scripted:{script}")
     assert first.exit_reason == second.exit_reason == ExitReason.COMPLETED
+
+
+def test_astream_events_v2(home: Path, corpus: Path) -> None:
+    app = Citeline(Settings(home=home), cache=MemoryCache())
+    app.ingest([corpus])
+
+    async def collect() -> list[dict[str, object]]:
+        return [event async for event in app.astream_events(Q)]
+
+    events = asyncio.run(collect())
+    kinds = [e["event"] for e in events]
+    assert {"on_chat_model_stream", "on_tool_start", "on_tool_end"} <= set(kinds)
+    assert kinds[-1] == "on_chain_end" and events[-1]["name"] == "citeline"
+    assert kinds.index("on_tool_start") < kinds.index("on_tool_end")
+    final = events[-1]["data"]["output"]  # type: ignore[index]
+    assert final.exit_reason == ExitReason.COMPLETED and final.answer == app.ask(Q).answer
+    tool_inputs = [e["data"]["input"] for e in events if e["event"] == "on_tool_start"]  # type: ignore[index]
+    assert {"query": Q, "top_k": 8} in tool_inputs
+    cached = asyncio.run(collect())
+    cached_kinds = [e["event"] for e in cached]
+    assert "on_custom_event" in cached_kinds and "on_chat_model_stream" not in cached_kinds
+    assert next(e for e in cached if e["event"] == "on_custom_event")["name"] == "cached_response"
