@@ -30,6 +30,7 @@ run: install
 
 test: install-dev
 	$(BIN)/ruff check src tests
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 lint: install-dev

@@ -15,9 +15,9 @@ import random
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypedDict
+from typing import Any, TypedDict, cast
 
-from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, LLMResult
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import get_callback_manager_for_config
@@ -53,7 +53,7 @@ class AgentGraph:
         graph = StateGraph(GraphState)
         for name, node in (("guard", self._guard), ("plan", self._plan), ("act", self._act),
                            ("tools", self._tools), ("validate", self._validate)):
-            graph.add_node(name, _guarded(node))
+            graph.add_node(name, _guarded(node))  # type: ignore[call-overload]  # (state, config) node
         graph.add_node("finalize", self._finalize)
         graph.add_edge(START, "guard")
         for name in ("guard", "plan", "act", "tools", "validate"):
@@ -63,11 +63,11 @@ class AgentGraph:
 
     def invoke(self, run: RunState, config: RunnableConfig | None = None) -> RunState:
         final = self.compiled.invoke({"run": run, "route": "guard"}, self._config(run, config))
-        return final["run"]
+        return cast(RunState, final["run"])
 
     async def ainvoke(self, run: RunState, config: RunnableConfig | None = None) -> RunState:
         final = await self.compiled.ainvoke({"run": run, "route": "guard"}, self._config(run, config))
-        return final["run"]
+        return cast(RunState, final["run"])
 
     @staticmethod
     def _config(run: RunState, config: RunnableConfig | None) -> RunnableConfig:
@@ -253,7 +253,7 @@ def _model_run(run: RunState, config: RunnableConfig, name: str) -> Iterator[Cal
     if not manager.handlers:
         yield lambda _action: None
         return
-    prompt = [HumanMessage(content=run.standalone_query or run.question)]
+    prompt: list[BaseMessage] = [HumanMessage(content=run.standalone_query or run.question)]
     (model_run,) = manager.on_chat_model_start({"name": name}, [prompt], name=name)
     pieces: list[str] = []
 

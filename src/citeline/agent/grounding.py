@@ -156,9 +156,9 @@ def validate(
             if check.support < threshold:
                 check.supported, check.reason = False, "not supported by the cited passage"
         elif _is_claim(text, question_terms):
-            best = max((support_score(body, _passage_context(p)) for p in evidence), default=0.0)
-            check.support = best
-            if best < threshold:
+            best_support = max((support_score(body, _passage_context(p)) for p in evidence), default=0.0)
+            check.support = best_support
+            if best_support < threshold:
                 check.supported, check.reason = False, "a claim with no citation and no supporting passage"
         # Rule 2, second half: quoted text must be verbatim in what the sentence cites.
         cited_texts = [_norm(evidence[n - 1].text) for n in refs] or [_norm(p.text) for p in evidence]

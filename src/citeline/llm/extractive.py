@@ -261,7 +261,8 @@ class ExtractiveAnswerer:
             total = sum(k.weight for k in query_keys) or 1.0
             lexical = np.array([sum(k.weight * _credit(k.term, v) for k in query_keys) / total for v in unit_vocab])
             base = 0.55 * (unit_vecs @ query_vec) + 0.45 * lexical
-            return base * (0.5 + 0.5 * novelty) * code_penalty
+            scored: np.ndarray = base * (0.5 + 0.5 * novelty) * code_penalty
+            return scored
 
         # For choosing sentences, the answer-type words ("default", "limit") matter too.
         overall = score(q_vec, keys + _answer_type_terms(question))
