@@ -93,3 +93,24 @@ def test_limits_and_provider_failures(app: Citeline, tmp_path: Path) -> None:
     garbage = {"type": "text", "content": "I think the answer is"}
     result = _run(app, tmp_path, "What is the default timeout?", search, garbage, garbage, garbage)
     assert result.exit_reason == ExitReason.LLM_GENERATION_FAILURE
+
+
+def test_tool_retries_do_not_count_against_the_budget(app: Citeline, tmp_path: Path) -> None:
+    from citeline.errors import RetrievalError
+
+    real_search = app.store.search
+    failures = {"left": 2}
+
+    def flaky(request):  # type: ignore[no-untyped-def]
+        if failures["left"]:
+            failures["left"] -= 1
+            raise RetrievalError("transient")
+        return real_search(request)
+
+    app.store.search = flaky  # type: ignore[method-assign]
+    result = _run(app, tmp_path, "What is the default timeout?",
+                  {"type": "tool_call", "tool": "search_docs", "input": {"query": "default timeout"}},
+                  {"type": "tool_call", "tool": "open_citation", "input": {"rank": 1}}, GOOD_FINAL)
+    assert failures["left"] == 0
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert sum(1 for t in result.trace if t.type == "tool_call") == 2  # two calls, not four
