@@ -235,10 +235,10 @@ class PostgresStore:
     ) -> None:
         if len(chunks) != len(vectors):
             raise ValueError("one vector per chunk is required")
-        matrix = np.asarray(vectors, dtype=np.float32).reshape(len(chunks), -1)
-        if len(chunks) and matrix.shape[1] != VECTOR_DIM:
+        matrix = np.asarray(vectors, dtype=np.float32)
+        if chunks and (matrix.ndim != 2 or matrix.shape[1] != VECTOR_DIM):
             raise ConfigurationError(
-                f"the PostgreSQL schema stores {VECTOR_DIM}-dimensional vectors, got {matrix.shape[1]}",
+                f"the PostgreSQL schema stores {VECTOR_DIM}-dimensional vectors, got shape {matrix.shape}",
                 hint="use the default embedder (all-MiniLM-L6-v2) with the PostgreSQL store",
             )
         now = time.time()

@@ -1,0 +1,384 @@
+"""The Store contract, run once per engine: every engine must behave identically here.
+
+Vectors are small and deterministic: chunk k of a document gets basis vector e_{slot}, so the
+dense ranking of a query vector is known exactly without an embedder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from citeline.documents.models import Chunk
+from citeline.errors import RetrievalError
+from citeline.index.store import DocumentRecord, SearchRequest, Store, open_store
+
+DIM = 384
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    if request.param == "sqlite":
+        url = f"sqlite:{tmp_path / 'index.sqlite3'}"
+    else:
+        url = request.getfixturevalue("postgres_url")
+    engine = open_store(url)
+    yield engine
+    engine.close()
+
+
+def basis(*slots: int) -> npt.NDArray[np.float32]:
+    """A unit vector pointing equally at the given basis directions."""
+    vector = np.zeros(DIM, dtype=np.float32)
+    vector[list(slots)] = 1.0
+    return vector / np.linalg.norm(vector)
+
+
+def add(
+    store: Store,
+    doc_id: str,
+    texts: Sequence[str],
+    *,
+    owner: str = "alice",
+    slots: Sequence[int] | None = None,
+    title: str | None = None,
+    metadata: dict[str, object] | None = None,
+    chunk_ids: Sequence[str] | None = None,
+) -> DocumentRecord:
+    record = DocumentRecord(
+        id=doc_id, owner=owner, source=f"/docs/{doc_id}.md", title=title or doc_id.upper(),
+        content_hash=f"hash-{doc_id}-{len(texts)}", metadata=dict(metadata or {}), size_bytes=100,
+    )
+    chunks, offset = [], 0
+    for index, text in enumerate(texts):
+        chunk_id = chunk_ids[index] if chunk_ids else f"{doc_id}-c{index}"
+        chunks.append(Chunk(chunk_id, doc_id, index, text, f"Section {index}", None, offset, offset + len(text)))
+        offset += len(text) + 1
+    slot_list = list(slots) if slots is not None else [hash((doc_id, i)) % DIM for i in range(len(texts))]
+    vectors = np.stack([basis(slot) for slot in slot_list]) if texts else np.zeros((0, DIM), np.float32)
+    store.replace_document(record, chunks, vectors)
+    return record
+
+
+def search(store: Store, text: str, vector: npt.NDArray[np.float32] | None = None, **kwargs: object):  # type: ignore[no-untyped-def]
+    owner = kwargs.pop("owner", "alice")
+    return store.search(SearchRequest(owner=str(owner), text=text, vector=vector, **kwargs))  # type: ignore[arg-type]
+
+
+# --- documents -----------------------------------------------------------------------------
+
+
+def test_replace_get_find_list_delete_roundtrip(store: Store) -> None:
+    add(store, "b", ["beta text"], metadata={"lang": "en", "year": 2024})
+    add(store, "a", ["alpha one", "alpha two"])
+    got = store.get_document("alice", "b")
+    assert got is not None
+    assert (got.id, got.owner, got.source, got.title) == ("b", "alice", "/docs/b.md", "B")
+    assert got.metadata == {"lang": "en", "year": 2024}
+    assert (got.chunk_count, got.size_bytes, got.status) == (1, 100, "indexed")
+    assert got.created_at > 0 and got.updated_at >= got.created_at
+    found = store.find_document("alice", "/docs/a.md")
+    assert found is not None and found.id == "a" and found.chunk_count == 2
+    assert [d.id for d in store.list_documents("alice")] == ["a", "b"]  # ordered by source
+    assert store.counts("alice") == (2, 3)
+    assert store.delete_document("alice", "a") is True
+    assert store.delete_document("alice", "a") is False
+    assert store.get_document("alice", "a") is None
+    assert store.get_passage("alice", "a", "a-c0") is None
+    assert store.counts("alice") == (1, 1)
+
+
+def test_missing_document_and_passage(store: Store) -> None:
+    assert store.get_document("alice", "nope") is None
+    assert store.find_document("alice", "/nope") is None
+    assert store.list_documents("alice") == []
+    assert store.counts("alice") == (0, 0)
+    assert store.get_passage("alice", None, "nope") is None
+    assert search(store, "anything", basis(1)) == []
+
+
+def test_get_passage_fields_and_document_scope(store: Store) -> None:
+    add(store, "a", ["first passage", "second passage"], metadata={"k": "v"})
+    passage = store.get_passage("alice", "a", "a-c1")
+    assert passage is not None
+    assert (passage.chunk_id, passage.document_id, passage.chunk_index) == ("a-c1", "a", 1)
+    assert (passage.text, passage.section, passage.page) == ("second passage", "Section 1", None)
+    assert (passage.start, passage.end) == (14, 28)
+    assert (passage.document_name, passage.source, passage.metadata) == ("A", "/docs/a.md", {"k": "v"})
+    by_chunk_only = store.get_passage("alice", None, "a-c1")
+    assert by_chunk_only is not None and by_chunk_only.text == "second passage"
+    assert store.get_passage("alice", "other-doc", "a-c1") is None
+
+
+def test_replacement_swaps_chunks_and_keeps_created_at(store: Store) -> None:
+    first = add(store, "a", ["obsolete phrasing here", "obsolete second"])
+    before = store.get_document("alice", "a")
+    assert before is not None
+    add(store, "a", ["fresh words"], chunk_ids=["a-new"], title="Renamed")
+    after = store.get_document("alice", first.id)
+    assert after is not None
+    assert after.created_at == pytest.approx(before.created_at)
+    assert after.updated_at >= before.updated_at
+    assert (after.title, after.chunk_count) == ("Renamed", 1)
+    assert store.get_passage("alice", "a", "a-c0") is None
+    assert store.counts("alice") == (1, 1)
+    assert [p.chunk_id for p in search(store, "obsolete")] == []
+    assert [p.chunk_id for p in search(store, "fresh")] == ["a-new"]
+
+
+def test_failed_replacement_leaves_the_old_document_intact(store: Store) -> None:
+    add(store, "a", ["original text"])
+    version = store.corpus_version()
+    with pytest.raises(Exception):  # noqa: B017  (engine-specific integrity error)
+        # The duplicate chunk id fails inside the write, after the old rows were deleted.
+        add(store, "a", ["replacement one", "replacement two"], chunk_ids=["dup", "dup"])
+    doc = store.get_document("alice", "a")
+    assert doc is not None and doc.chunk_count == 1
+    passage = store.get_passage("alice", "a", "a-c0")
+    assert passage is not None and passage.text == "original text"
+    assert store.get_passage("alice", "a", "dup") is None
+    assert store.corpus_version() == version
+    assert [p.chunk_id for p in search(store, "original")] == ["a-c0"]
+
+
+def test_mismatched_vectors_are_refused_before_writing(store: Store) -> None:
+    record = DocumentRecord(id="a", owner="alice", source="/a", title="A", content_hash="h")
+    chunk = Chunk("c", "a", 0, "text", None, None, 0, 4)
+    with pytest.raises(ValueError, match="one vector per chunk"):
+        store.replace_document(record, [chunk], np.zeros((2, DIM), np.float32))
+    assert store.get_document("alice", "a") is None
+
+
+def test_document_without_chunks(store: Store) -> None:
+    add(store, "empty", [])
+    doc = store.get_document("alice", "empty")
+    assert doc is not None and doc.chunk_count == 0
+    assert store.counts("alice") == (1, 0)
+
+
+# --- ownership -----------------------------------------------------------------------------
+
+
+def test_other_owners_ids_behave_exactly_as_missing(store: Store) -> None:
+    add(store, "secret", ["the launch code is zebra"], owner="alice", slots=[7])
+    for owner in ("bob", "", "ALICE", "alice "):
+        assert store.get_document(owner, "secret") is None
+        assert store.find_document(owner, "/docs/secret.md") is None
+        assert store.get_passage(owner, "secret", "secret-c0") is None
+        assert store.get_passage(owner, None, "secret-c0") is None
+        assert store.list_documents(owner) == []
+        assert store.counts(owner) == (0, 0)
+        assert store.delete_document(owner, "secret") is False
+        # Naming the document explicitly, matching its words and its exact vector: still nothing.
+        assert search(store, "launch code zebra", basis(7), owner=owner, document_ids=["secret"]) == []
+        assert search(store, "zebra", None, owner=owner) == []
+        assert search(store, "", basis(7), owner=owner) == []
+    assert store.get_document("alice", "secret") is not None
+    assert [p.chunk_id for p in search(store, "zebra", basis(7))] == ["secret-c0"]
+
+
+def test_same_document_id_for_two_owners_is_independent(store: Store) -> None:
+    add(store, "shared", ["alice words apple"], owner="alice", slots=[1])
+    add(store, "shared", ["bob words banana"], owner="bob", slots=[1])
+    assert store.counts("alice") == (1, 1) and store.counts("bob") == (1, 1)
+    results = search(store, "words apple banana", basis(1), owner="bob")
+    assert [p.text for p in results] == ["bob words banana"]
+    assert store.delete_document("bob", "shared") is True
+    assert store.get_document("alice", "shared") is not None
+    assert [p.text for p in search(store, "words", basis(1))] == ["alice words apple"]
+
+
+# --- filters -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def library(store: Store) -> Store:
+    add(store, "guide", ["retry policy for failed jobs"], slots=[1], metadata={"lang": "en", "year": 2024})
+    add(store, "manual", ["retry budget of the scheduler"], slots=[2], metadata={"lang": "de", "year": 2023})
+    add(store, "notes", ["unrelated gardening notes"], slots=[3], metadata={"lang": "en", "year": "2024"})
+    return store
+
+
+def test_document_id_filter(library: Store) -> None:
+    vector = basis(1, 2, 3)
+    assert {p.document_id for p in search(library, "retry", vector, document_ids=["manual"])} == {"manual"}
+    both = search(library, "retry", vector, document_ids=["manual", "notes"])
+    assert {p.document_id for p in both} == {"manual", "notes"}
+    assert search(library, "retry", vector, document_ids=[]) == []
+    assert search(library, "retry", vector, document_ids=["missing"]) == []
+
+
+def test_metadata_filters(library: Store) -> None:
+    vector = basis(1, 2, 3)
+    assert {p.document_id for p in search(library, "retry", vector, filters={"lang": "en"})} == {"guide", "notes"}
+    # Numbers match numbers only: "2024" (a string) is not 2024.
+    assert {p.document_id for p in search(library, "retry", vector, filters={"year": 2024})} == {"guide"}
+    assert {p.document_id for p in search(library, "x", vector, filters={"year": "2024"})} == {"notes"}
+    assert search(library, "retry", vector, filters={"lang": "fr"}) == []
+    assert search(library, "retry", vector, filters={"missing": "x"}) == []
+    combined = search(library, "retry", vector, filters={"lang": "en"}, document_ids=["notes", "manual"])
+    assert {p.document_id for p in combined} == {"notes"}
+
+
+@pytest.mark.parametrize("key", ["a'b", "x) OR 1=1 --", "", "k" * 65, 'a"b'])
+def test_hostile_metadata_filter_keys_are_refused(library: Store, key: str) -> None:
+    with pytest.raises(RetrievalError, match="invalid metadata filter key"):
+        search(library, "retry", basis(1), filters={key: "en"})
+
+
+# --- full-text safety and matching ---------------------------------------------------------
+
+HOSTILE = [
+    'multi-agent "quoted" NEAR( @x',
+    "'); DROP TABLE chunks; --",
+    "",
+    "   ",
+    "!!! ??? ... ---",
+    "\"'`\\;:|&!<->*()[]{}",
+    "a & b | !c <-> d:* 'e'",
+    "AND OR NOT NEAR",
+    "日本語のテキスト",
+    "Ünïcödé ☃ 💥 ß",
+    "\x00 null byte",
+    "x" * 5000,
+]
+
+
+@pytest.mark.parametrize("query", HOSTILE)
+def test_hostile_queries_are_safe(library: Store, query: str) -> None:
+    lexical_only = search(library, query, None)
+    hybrid = search(library, query, basis(1))
+    assert all(p.document_id in {"guide", "manual", "notes"} for p in lexical_only + hybrid)
+    assert hybrid, "the dense ranker still answers when the text has nothing searchable"
+    assert library.counts("alice") == (3, 3)  # nothing was dropped or altered
+
+
+def test_operators_in_queries_are_literal_words(store: Store) -> None:
+    add(store, "a", ["multi-agent systems quoted in the paper"], slots=[1])
+    add(store, "b", ["tables are dropped nightly"], slots=[2])
+    assert [p.chunk_id for p in search(store, 'multi-agent "quoted" NEAR( @x')] == ["a-c0"]
+    assert [p.chunk_id for p in search(store, "'); DROP TABLE tables; --")] == ["b-c0"]
+    assert store.counts("alice") == (2, 2)
+
+
+def test_lexical_matching_folds_case_accents_and_plurals(store: Store) -> None:
+    add(store, "a", ["Visit the Café for RETRIES"], slots=[1])
+    add(store, "b", ["plain unrelated words"], slots=[2])
+    for query in ("cafe", "CAFÉ", "retry", "retries"):
+        assert [p.chunk_id for p in search(store, query)] == ["a-c0"], query
+
+
+def test_only_stopwords_or_punctuation_find_nothing_lexically(store: Store) -> None:
+    add(store, "a", ["the and of to"], slots=[1])
+    assert search(store, "the and of", None) == []
+    assert search(store, "?!.,;", None) == []
+
+
+# --- ranking -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def ranked(store: Store) -> Store:
+    add(store, "d", [
+        "kubernetes pod scheduling",      # d-c0: lexical hit, dense slot 10
+        "scheduling of kubernetes pods and nodes",  # d-c1: lexical hit, dense slot 11
+        "cooking pasta at home",          # d-c2: no lexical hit, dense slot 12
+        "gardening tomatoes outside",     # d-c3: no lexical hit, dense slot 13
+    ], slots=[10, 11, 12, 13])
+    return store
+
+
+def test_dense_only_ranking_follows_similarity(ranked: Store) -> None:
+    query = basis(12) * 0.8 + basis(13) * 0.6  # closest to c2, then c3; c0/c1 orthogonal
+    results = search(ranked, "", query, top_k=4)
+    assert [p.chunk_id for p in results][:2] == ["d-c2", "d-c3"]
+    assert results[0].dense_score == pytest.approx(0.8, abs=1e-4)
+    assert results[1].dense_score == pytest.approx(0.6, abs=1e-4)
+    assert all(p.lexical_rank is None for p in results)
+
+
+def test_lexical_only_ranking(ranked: Store) -> None:
+    results = search(ranked, "kubernetes scheduling", None, top_k=4)
+    assert {p.chunk_id for p in results} == {"d-c0", "d-c1"}
+    assert [p.lexical_rank for p in results] == [0, 1]
+    assert all(p.dense_score is None for p in results)
+    assert results[0].score == pytest.approx(1.0)
+
+
+def test_hybrid_prefers_agreement_of_both_rankers(ranked: Store) -> None:
+    # Lexically c0/c1 match; densely c1 is nearest. c1 tops both lists -> first, score 1.
+    results = search(ranked, "kubernetes pods nodes", basis(11), top_k=4)
+    assert results[0].chunk_id == "d-c1"
+    assert results[0].score == pytest.approx(1.0)
+    assert results[0].lexical_rank == 0
+    assert results[0].dense_score == pytest.approx(1.0, abs=1e-4)
+    # A chunk found by both rankers outranks one found by the dense ranker alone.
+    order = [p.chunk_id for p in results]
+    assert order.index("d-c0") < order.index("d-c2")
+
+
+def test_scores_are_normalised_and_sorted(ranked: Store) -> None:
+    for text, vector in [("kubernetes", basis(10)), ("pasta", None), ("", basis(13)), ("pods", basis(12))]:
+        results = search(ranked, text, vector, top_k=4)
+        assert results
+        scores = [p.score for p in results]
+        assert all(0.0 <= s <= 1.0 for s in scores)
+        assert scores == sorted(scores, reverse=True)
+
+
+def test_top_k_and_candidate_pool_are_respected(store: Store) -> None:
+    add(store, "many", [f"common word variant {i}" for i in range(12)], slots=list(range(20, 32)))
+    assert len(search(store, "common", basis(20), top_k=3)) == 3
+    assert len(search(store, "common", basis(20), top_k=10, candidate_pool=5)) == 10
+    assert len(search(store, "common", None, top_k=50)) == 12
+
+
+# --- corpus version and key/value ----------------------------------------------------------
+
+
+def test_corpus_version_changes_on_every_write_only(store: Store) -> None:
+    seen = [store.corpus_version()]
+    add(store, "a", ["one"])
+    seen.append(store.corpus_version())
+    add(store, "a", ["one"])  # identical content is still a write
+    seen.append(store.corpus_version())
+    add(store, "b", ["two"], owner="bob")
+    seen.append(store.corpus_version())
+    store.delete_document("alice", "a")
+    seen.append(store.corpus_version())
+    assert seen == sorted(set(seen)), f"not strictly increasing: {seen}"
+    # Reads and cache writes do not change what can be retrieved, so they keep the version.
+    store.get_document("bob", "b")
+    search(store, "two", basis(1), owner="bob")
+    store.kv_put("cache:x", "k", "v")
+    assert store.corpus_version() == seen[-1]
+
+
+def test_corpus_version_is_shared_by_every_connection(store: Store, request: pytest.FixtureRequest) -> None:
+    add(store, "a", ["one"])
+    url = f"sqlite:{store.path}" if hasattr(store, "path") else request.getfixturevalue("postgres_url")
+    other = open_store(url)
+    try:
+        assert other.corpus_version() == store.corpus_version()
+        other.delete_document("alice", "a")
+        assert store.corpus_version() == other.corpus_version()
+        assert store.get_document("alice", "a") is None
+    finally:
+        other.close()
+
+
+def test_kv(store: Store) -> None:
+    assert store.kv_get("ns", "k") is None
+    store.kv_put("ns", "k", "v1")
+    assert store.kv_get("ns", "k") == "v1"
+    store.kv_put("ns", "k", "v2")
+    assert store.kv_get("ns", "k") == "v2"
+    assert store.kv_get("other", "k") is None
+    value = '{"answer": "café ☃", "quote": "\'); DROP TABLE kv; --"}' + "x" * 100_000
+    store.kv_put("other", "k", value)
+    assert store.kv_get("other", "k") == value
+    assert store.kv_get("ns", "k") == "v2"
