@@ -118,8 +118,10 @@ class PostgresServer:
             with socket.socket() as sock:
                 sock.bind(("127.0.0.1", 0))
                 self.port = sock.getsockname()[1]
-            options = (f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.root}"
-                       " -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=100")
+            options = (
+                f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.root} -c max_connections=100"
+                " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+            )
             try:
                 self._run("pg_ctl", "-D", str(self.data), "-l", str(self.root / "server.log"), "-w",
                           "-t", "60", "-o", options, "start")

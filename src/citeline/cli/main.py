@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
+from citeline.cli.db import db_app
 from citeline.errors import CitelineError
 
 if TYPE_CHECKING:
@@ -32,6 +33,7 @@ app = typer.Typer(
 )
 docs_app = typer.Typer(help="List or remove indexed documents. " + EXIT_CODES_HELP, no_args_is_help=True)
 app.add_typer(docs_app, name="docs")
+app.add_typer(db_app, name="db")
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 OwnerOpt = Annotated[str | None, typer.Option("--owner", help="Owner id (default: the `owner` setting).")]

@@ -45,6 +45,7 @@ _DOC_COLUMNS = (
 _CHUNK_COLUMNS = (
     "owner, document_id, chunk_id, chunk_index, text, section, page, start_char, end_char, title, embedding"
 )
+_CHUNK_TYPES = ["text", "text", "text", "int4", "text", "text", "int4", "int4", "int4", "text", "vector"]
 _PASSAGE_SQL = (
     "SELECT c.rowid, c.chunk_id, c.document_id, c.chunk_index, c.text, c.section, c.page,"
     " c.start_char, c.end_char, d.title, d.source, d.metadata"
@@ -260,9 +261,7 @@ class PostgresStore:
             if chunks:
                 # COPY is several times faster than INSERTs for the hundreds of chunks of a book.
                 with conn.cursor().copy(f"COPY chunks ({_CHUNK_COLUMNS}) FROM STDIN (FORMAT BINARY)") as copy:
-                    copy.set_types(
-                        ["text", "text", "text", "int4", "text", "text", "int4", "int4", "int4", "text", "vector"]
-                    )
+                    copy.set_types(_CHUNK_TYPES)
                     for chunk, vector in zip(chunks, matrix, strict=True):
                         copy.write_row((
                             record.owner, record.id, chunk.chunk_id, chunk.chunk_index, chunk.text,
