@@ -41,7 +41,7 @@ def seed(doc_id: str, index: int) -> int:
 def put(store: PostgresStore, doc_id: str, n: int, owner: str = "alice") -> None:
     record = DocumentRecord(id=doc_id, owner=owner, source=f"/{doc_id}", title=doc_id, content_hash="h")
     texts = [f"passage {i} about topic{i}" for i in range(n)]
-    chunks = [Chunk(f"{doc_id}-{i}", doc_id, i, text, None, None, 0, len(text)) for i, text in enumerate(texts)]
+    chunks = [Chunk(f"{doc_id}-{i}", doc_id, i, t, None, None, 0, len(t)) for i, t in enumerate(texts)]
     store.replace_document(record, chunks, np.stack([unit(seed(doc_id, i)) for i in range(n)]))
 
 

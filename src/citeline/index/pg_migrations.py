@@ -9,7 +9,7 @@ each migration. Migrations are append-only: never edit one that has shipped, add
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import psycopg
@@ -86,7 +86,7 @@ CREATE TABLE kv (
 LATEST = MIGRATIONS[-1].version
 
 
-def current_version(conn: psycopg.Connection[tuple[object, ...]]) -> int:
+def current_version(conn: psycopg.Connection[tuple[Any, ...]]) -> int:
     """The highest applied migration, 0 for an empty database."""
     row = conn.execute("SELECT to_regclass('schema_migrations') IS NOT NULL").fetchone()
     if not row or not row[0]:
@@ -95,7 +95,7 @@ def current_version(conn: psycopg.Connection[tuple[object, ...]]) -> int:
     return int(row[0]) if row else 0
 
 
-def upgrade(conn: psycopg.Connection[tuple[object, ...]]) -> list[Migration]:
+def upgrade(conn: psycopg.Connection[tuple[Any, ...]]) -> list[Migration]:
     """Apply every pending migration; returns those applied by this call (maybe none).
 
     `conn` must be in autocommit mode: each migration gets its own transaction.
