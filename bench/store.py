@@ -189,8 +189,10 @@ def exact_top10(corpus: Corpus) -> tuple[list[set[int]], float]:
     return truth, statistics.median(times)
 
 
-def hnsw_recall(url: str, corpus: Corpus, truth: list[set[int]], ef_search: int) -> tuple[float, float, float]:
-    """recall@10 and p50/p95 ms of the engine's dense query shape, at one ef_search."""
+def hnsw_recall(
+    url: str, corpus: Corpus, truth: list[set[int]], ef_search: int
+) -> tuple[float, float, float, bool]:
+    """recall@10, p50/p95 ms of the engine's dense query shape at one ef_search, and HNSW used?"""
     import psycopg
     from pgvector.psycopg import register_vector
 
@@ -203,8 +205,8 @@ def hnsw_recall(url: str, corpus: Corpus, truth: list[set[int]], ef_search: int)
             "EXPLAIN SELECT chunk_id FROM chunks c WHERE c.owner = %s ORDER BY c.embedding <=> %s LIMIT 10",
             (OWNER, corpus.queries[0]),
         ))
-        if "chunks_embedding" not in plan:
-            raise SystemExit(f"the dense query does not use the HNSW index:\n{plan}")
+        # At high ef_search on small tables the planner rightly prefers an exact scan.
+        uses_hnsw = "chunks_embedding" in plan
         for query, expected in zip(corpus.queries, truth, strict=True):
             started = time.perf_counter()
             rows = conn.execute(
@@ -214,7 +216,7 @@ def hnsw_recall(url: str, corpus: Corpus, truth: list[set[int]], ef_search: int)
             times.append((time.perf_counter() - started) * 1000)
             hits += len(expected & {int(row[0][1:]) for row in rows})
     p50, p95 = percentiles(times)
-    return hits / (10 * len(truth)), p50, p95
+    return hits / (10 * len(truth)), p50, p95, uses_hnsw
 
 
 def load(store: Store, corpus: Corpus) -> float:
@@ -268,11 +270,11 @@ def bench_size(n: int, args: argparse.Namespace, pg_url: str | None, out: dict[s
               f" ef_construction={args.ef_construction})   hybrid p50 {p50:6.2f} ms  p95 {p95:6.2f} ms"
               f"  (ef_search={args.default_ef}; p50 = {p50 / numpy_p50:.1f}x numpy)", flush=True)
         for ef in args.ef_search:
-            recall, d50, d95 = hnsw_recall(pg_url, corpus, truth, ef)
+            recall, d50, d95, uses_hnsw = hnsw_recall(pg_url, corpus, truth, ef)
             row["postgres"]["recall"][ef] = {"recall_at_10": round(recall, 4), "p50_ms": round(d50, 2),
-                                             "p95_ms": round(d95, 2)}
+                                             "p95_ms": round(d95, 2), "hnsw": uses_hnsw}
             print(f"          HNSW ef_search={ef:<4d} recall@10 {recall:.3f}   dense-only p50 {d50:5.2f} ms"
-                  f"  p95 {d95:5.2f} ms", flush=True)
+                  f"  p95 {d95:5.2f} ms" + ("" if uses_hnsw else "  (planner chose an exact scan)"), flush=True)
     out["runs"].append(row)
 
 

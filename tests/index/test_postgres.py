@@ -218,3 +218,27 @@ def test_export_returns_what_was_stored(pg: PostgresStore) -> None:
     assert [chunk.chunk_id for chunk in chunks] == ["a-0", "a-1", "a-2"]
     assert vectors.shape == (3, DIM) and vectors.dtype == np.float32
     assert np.allclose(vectors[1], unit(seed("a", 1)))
+
+
+def test_words_common_in_a_large_corpus_are_not_ranked(
+    pg: PostgresStore, postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from citeline.index.postgres import _CommonLexemes
+
+    monkeypatch.setattr(_CommonLexemes, "MAX_ROWS", 5)  # "large" = more than 5 rows here
+    record = DocumentRecord(id="d", owner="alice", source="/d", title="d", content_hash="h")
+    texts = [f"widget number {i}" + (" flange" if i == 7 else "") for i in range(30)]
+    chunks = [Chunk(f"c{i}", "d", i, t, None, None, 0, len(t)) for i, t in enumerate(texts)]
+    pg.replace_document(record, chunks, np.stack([unit(i) for i in range(30)]))
+
+    def lexical(text: str) -> list[str]:
+        return [p.chunk_id for p in pg.search(SearchRequest(owner="alice", text=text, vector=None, top_k=50))]
+
+    assert len(lexical("widget flange")) == 30  # no statistics yet: every match is ranked
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute("ANALYZE chunks")
+    pg._common = _CommonLexemes()  # forget the cached (empty) statistics
+    assert lexical("widget flange") == ["c7"]  # "widget" is in all 30 rows: left out
+    assert lexical("widget") == [f"c{i}" for i in range(30)]  # nothing rarer left: kept
+    assert lexical("widget number") == lexical("widget")  # both common: all kept
+    assert lexical('"widget number" flange') == ["c7"]

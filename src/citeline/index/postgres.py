@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     import psycopg
     from psycopg_pool import ConnectionPool
 
+MIN_PGVECTOR = (0, 8, 0)
 _FILTER_KEY = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 # ts_rank_cd weights for {D, C, B, A}: title (C) 0.3, section (B) 0.5, text (A) 1.0, the same
 # proportions as the SQLite engine's bm25 column weights.
@@ -151,7 +153,65 @@ def migrate(conninfo: str) -> tuple[int, list[int]]:
                 f"the pgvector extension is not installed on this server: {str(exc).strip()}",
                 hint="install pgvector on the server (https://github.com/pgvector/pgvector#installation)",
             ) from exc
+        except psycopg.Error as exc:
+            raise ConfigurationError(
+                f"migrating citeline's schema failed: {exc.__class__.__name__}: {str(exc).strip()}",
+                hint="fix the cause, then run `citeline db upgrade` (each migration is all-or-nothing)",
+            ) from exc
+        _check_pgvector(conn)
     return version, [migration.version for migration in applied]
+
+
+def _check_pgvector(conn: psycopg.Connection[tuple[Any, ...]]) -> None:
+    # Owner-filtered HNSW search relies on iterative index scans (pgvector 0.8): with older
+    # versions a filtered query could silently return fewer neighbours than asked for.
+    row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+    version = tuple(int(part) for part in re.findall(r"\d+", str(row[0]))[:3]) if row else ()
+    if version < MIN_PGVECTOR:
+        found = row[0] if row else "none"
+        raise ConfigurationError(
+            f"citeline needs pgvector >= {'.'.join(map(str, MIN_PGVECTOR))} in this database, found {found}",
+            hint="upgrade pgvector on the server, then run `ALTER EXTENSION vector UPDATE;`",
+        )
+
+
+class _CommonLexemes:
+    """Lexemes in too many chunks to rank, read from the planner's statistics of `chunks.tsv`.
+
+    ts_rank_cd costs ~10 µs per matching row, so a word found in 10% of 100k chunks adds
+    ~100 ms to every query containing it, while separating passages hardly at all (BM25 would
+    give it an IDF near zero). Such single words are left out of the lexical query when rarer
+    words remain. Small corpora are unaffected: the cut is an absolute row count, and without
+    statistics (before the first ANALYZE / autovacuum) nothing is cut.
+    """
+
+    MAX_ROWS = 2000
+    TTL_S = 300.0  # statistics change only on ANALYZE; re-read them now and then
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._loaded_at = -float("inf")
+        self._common: frozenset[str] = frozenset()
+
+    def get(self, conn: psycopg.Connection[Any]) -> frozenset[str]:
+        now = time.monotonic()
+        with self._lock:
+            if now - self._loaded_at < self.TTL_S:
+                return self._common
+        row = conn.execute(
+            "SELECT s.most_common_elems::text::text[], s.most_common_elem_freqs, c.reltuples"
+            " FROM pg_class c LEFT JOIN pg_stats s ON s.schemaname = current_schema()"
+            " AND s.tablename = 'chunks' AND s.attname = 'tsv'"
+            " WHERE c.oid = 'chunks'::regclass"
+        ).fetchone()
+        common: frozenset[str] = frozenset()
+        if row and row[0] and row[1] and row[2] > 0:
+            # The frequency array has 3 extra trailing entries (min, max, null share): zip stops early.
+            pairs = zip(row[0], row[1], strict=False)
+            common = frozenset(lexeme for lexeme, share in pairs if share * row[2] > self.MAX_ROWS)
+        with self._lock:
+            self._common, self._loaded_at = common, now
+        return common
 
 
 def _configure(conn: psycopg.Connection[tuple[Any, ...]]) -> None:
@@ -181,6 +241,7 @@ class PostgresStore:
             name="citeline",
             open=True,
         )
+        self._common = _CommonLexemes()
 
     @property
     def conninfo(self) -> str:
@@ -353,29 +414,41 @@ class PostgresStore:
             params.extend([key, json.dumps(value if isinstance(value, int | float) else str(value))])
         return " AND ".join(clauses), params, bool(request.filters)
 
+    def _phrases(self, conn: psycopg.Connection[Any], text: str) -> list[str]:
+        """The query's phrases, minus single words too common to be worth ranking (if any remain)."""
+        phrases = [" ".join(words) for words in query_phrases(text)]
+        common = self._common.get(conn) if phrases else frozenset()
+        if not common:
+            return phrases
+        rows = conn.execute(
+            "SELECT tsvector_to_array(to_tsvector('citeline', p))"
+            " FROM unnest(%s::text[]) WITH ORDINALITY AS t(p, n) ORDER BY n",
+            (phrases,),
+        ).fetchall()
+        # Multi-word phrases stay: their adjacency makes them selective even when each word is not.
+        kept = [phrase for phrase, (lexemes,) in zip(phrases, rows, strict=True)
+                if len(lexemes) != 1 or lexemes[0] not in common]
+        return kept or phrases
+
     @staticmethod
-    def _tsquery(text: str) -> tuple[str, list[str]] | None:
-        """A tsquery SQL expression OR-ing one `phraseto_tsquery` per phrase, or None.
+    def _tsquery(phrases: Sequence[str]) -> str:
+        """A tsquery SQL expression OR-ing one `phraseto_tsquery` per phrase.
 
         The user's words only ever reach PostgreSQL as bound parameters of phraseto_tsquery,
         which treats its input as plain text: tsquery operators (`&`, `|`, `!`, `<->`, `:*`,
         quotes) in the question can never act as syntax.
         """
-        phrases = [" ".join(words) for words in query_phrases(text)]
-        if not phrases:
-            return None
-        return " || ".join(["phraseto_tsquery('citeline', %s)"] * len(phrases)), phrases
+        return " || ".join(["phraseto_tsquery('citeline', %s)"] * len(phrases))
 
     def _lexical(self, conn: psycopg.Connection[Any], request: SearchRequest, limit: int) -> list[int]:
-        tsquery = self._tsquery(request.text)
-        if tsquery is None:
+        phrases = self._phrases(conn, request.text)
+        if not phrases:
             return []
-        expression, phrases = tsquery
         scope, params, _ = self._scope_sql(request)
         rows = conn.execute(
             "SELECT c.rowid FROM chunks c"
             " JOIN documents d ON d.owner = c.owner AND d.id = c.document_id"
-            f" CROSS JOIN (SELECT {expression} AS query) q"
+            f" CROSS JOIN (SELECT {self._tsquery(phrases)} AS query) q"
             f" WHERE c.tsv @@ q.query AND {scope}"
             f" ORDER BY ts_rank_cd('{_RANK_WEIGHTS}', c.tsv, q.query) DESC, c.rowid LIMIT %s",
             [*phrases, *params, limit],
