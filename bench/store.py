@@ -89,7 +89,9 @@ def make_corpus(n: int, queries: int, seed: int) -> Corpus:
     texts = [" ".join(vocab[row]) for row in rng.permuted(words, axis=1)]
     query_labels = rng.integers(0, clusters, size=queries)
     query_texts = [
-        " ".join(vocab[topics[label][rng.choice(12, size=2, replace=False)]]) + " " + str(vocab[rng.integers(0, 200)])
+        " ".join(vocab[topics[label][rng.choice(12, size=2, replace=False)]])
+        + " "
+        + str(vocab[rng.integers(0, 200)])
         for label in query_labels
     ]
     return Corpus(around(labels), texts, around(query_labels), query_texts)
@@ -99,7 +101,11 @@ def documents(corpus: Corpus) -> Iterator[tuple[DocumentRecord, list[Chunk], npt
     for start in range(0, len(corpus.texts), CHUNKS_PER_DOC):
         doc_id = f"doc{start // CHUNKS_PER_DOC:06d}"
         record = DocumentRecord(
-            id=doc_id, owner=OWNER, source=f"/bench/{doc_id}.md", title=f"Document {doc_id}", content_hash=doc_id,
+            id=doc_id,
+            owner=OWNER,
+            source=f"/bench/{doc_id}.md",
+            title=f"Document {doc_id}",
+            content_hash=doc_id,
         )
         chunks = []
         for i in range(start, min(start + CHUNKS_PER_DOC, len(corpus.texts))):
@@ -124,8 +130,13 @@ def embedded_postgres() -> Iterator[str]:
 
     def run(*args: str) -> None:
         subprocess.run(
-            [str(bin_dir / args[0]), *args[1:]], check=True, capture_output=True, cwd=root,
-            user=user, group=user and "nogroup", extra_groups=[] if user else None,
+            [str(bin_dir / args[0]), *args[1:]],
+            check=True,
+            capture_output=True,
+            cwd=root,
+            user=user,
+            group=user and "nogroup",
+            extra_groups=[] if user else None,
         )
 
     with socket.socket() as sock:
@@ -138,7 +149,18 @@ def embedded_postgres() -> Iterator[str]:
         " -c max_parallel_maintenance_workers=1 -c max_parallel_workers_per_gather=0"
     )
     try:
-        run("initdb", "-D", str(root / "data"), "--auth=trust", "-U", "postgres", "-E", "UTF8", "--locale=C", "--no-sync")
+        run(
+            "initdb",
+            "-D",
+            str(root / "data"),
+            "--auth=trust",
+            "-U",
+            "postgres",
+            "-E",
+            "UTF8",
+            "--locale=C",
+            "--no-sync",
+        )
         run("pg_ctl", "-D", str(root / "data"), "-l", str(root / "log"), "-w", "-o", settings, "start")
         yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
     finally:
@@ -160,7 +182,7 @@ def reset_postgres(url: str) -> None:
 
 def percentiles(samples: list[float]) -> tuple[float, float]:
     ordered = sorted(samples)
-    return statistics.median(ordered), ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+    return statistics.median(ordered), ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
 
 def hybrid_latency(store: Store, corpus: Corpus, warmup: int = 10) -> tuple[float, float]:
@@ -189,6 +211,10 @@ def exact_top10(corpus: Corpus) -> tuple[list[set[int]], float]:
     return truth, statistics.median(times)
 
 
+# The engine's dense query shape (owner filter inside, distance order), top 10.
+DENSE_SQL = "SELECT chunk_id FROM chunks c WHERE c.owner = %s ORDER BY c.embedding <=> %s LIMIT 10"
+
+
 def hnsw_recall(
     url: str, corpus: Corpus, truth: list[set[int]], ef_search: int
 ) -> tuple[float, float, float, bool]:
@@ -201,22 +227,52 @@ def hnsw_recall(
         register_vector(conn)
         conn.execute(f"SET hnsw.ef_search = {int(ef_search)}")
         conn.execute("SET hnsw.iterative_scan = strict_order")
-        plan = "\n".join(r[0] for r in conn.execute(
-            "EXPLAIN SELECT chunk_id FROM chunks c WHERE c.owner = %s ORDER BY c.embedding <=> %s LIMIT 10",
-            (OWNER, corpus.queries[0]),
-        ))
+        plan = "\n".join(r[0] for r in conn.execute("EXPLAIN " + DENSE_SQL, (OWNER, corpus.queries[0])))
         # At high ef_search on small tables the planner rightly prefers an exact scan.
         uses_hnsw = "chunks_embedding" in plan
         for query, expected in zip(corpus.queries, truth, strict=True):
             started = time.perf_counter()
-            rows = conn.execute(
-                "SELECT chunk_id FROM chunks c WHERE c.owner = %s ORDER BY c.embedding <=> %s LIMIT 10",
-                (OWNER, query),
-            ).fetchall()
+            rows = conn.execute(DENSE_SQL, (OWNER, query)).fetchall()
             times.append((time.perf_counter() - started) * 1000)
             hits += len(expected & {int(row[0][1:]) for row in rows})
     p50, p95 = percentiles(times)
     return hits / (10 * len(truth)), p50, p95, uses_hnsw
+
+
+def recall_table(url: str, corpus: Corpus, truth: list[set[int]], ef_values: list[int]) -> dict[int, Any]:
+    table: dict[int, Any] = {}
+    for ef in ef_values:
+        recall, p50, p95, uses_hnsw = hnsw_recall(url, corpus, truth, ef)
+        table[ef] = {
+            "recall_at_10": round(recall, 4),
+            "p50_ms": round(p50, 2),
+            "p95_ms": round(p95, 2),
+            "hnsw": uses_hnsw,
+        }
+        note = "" if uses_hnsw else "  (planner chose an exact scan)"
+        print(
+            f"          HNSW ef_search={ef:<4d} recall@10 {recall:.3f}   dense-only p50 {p50:5.2f} ms"
+            f"  p95 {p95:5.2f} ms{note}",
+            flush=True,
+        )
+    return table
+
+
+def rebuild_index(url: str, m: int, ef_construction: int) -> float:
+    """(Re)build the HNSW index with the given parameters; returns seconds."""
+    import psycopg
+
+    started = time.perf_counter()
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("DROP INDEX IF EXISTS chunks_embedding")
+        # The graph must fit in maintenance_work_mem or the build slows down many times.
+        conn.execute("SET maintenance_work_mem = '1GB'")
+        conn.execute(
+            "CREATE INDEX chunks_embedding ON chunks USING hnsw (embedding vector_cosine_ops)"
+            f" WITH (m = {int(m)}, ef_construction = {int(ef_construction)})"
+        )
+        conn.execute("ANALYZE chunks")
+    return time.perf_counter() - started
 
 
 def load(store: Store, corpus: Corpus) -> float:
@@ -230,7 +286,10 @@ def bench_size(n: int, args: argparse.Namespace, pg_url: str | None, out: dict[s
     corpus = make_corpus(n, args.queries, args.seed)
     truth, numpy_p50 = exact_top10(corpus)
     row: dict[str, Any] = {"chunks": n, "numpy_exact_p50_ms": round(numpy_p50, 2)}
-    print(f"\n== {n:,} chunks, {args.queries} queries (numpy exact search p50 {numpy_p50:.2f} ms) ==", flush=True)
+    print(
+        f"\n== {n:,} chunks, {args.queries} queries (numpy exact search p50 {numpy_p50:.2f} ms) ==",
+        flush=True,
+    )
 
     if "sqlite" in args.engines:
         with tempfile.TemporaryDirectory(prefix="citeline-bench-") as tmp:
@@ -238,9 +297,16 @@ def bench_size(n: int, args: argparse.Namespace, pg_url: str | None, out: dict[s
             seconds = load(store, corpus)
             p50, p95 = hybrid_latency(store, corpus)
             store.close()
-        row["sqlite"] = {"load_s": round(seconds, 1), "hybrid_p50_ms": round(p50, 2), "hybrid_p95_ms": round(p95, 2)}
-        print(f"sqlite    load {seconds:6.1f} s   hybrid p50 {p50:6.2f} ms  p95 {p95:6.2f} ms"
-              f"  (exact dense; p50 = {p50 / numpy_p50:.1f}x numpy)", flush=True)
+        row["sqlite"] = {
+            "load_s": round(seconds, 1),
+            "hybrid_p50_ms": round(p50, 2),
+            "hybrid_p95_ms": round(p95, 2),
+        }
+        print(
+            f"sqlite    load {seconds:6.1f} s   hybrid p50 {p50:6.2f} ms  p95 {p95:6.2f} ms"
+            f"  (exact dense; p50 = {p50 / numpy_p50:.1f}x numpy)",
+            flush=True,
+        )
 
     if "postgres" in args.engines and pg_url:
         import psycopg
@@ -250,49 +316,64 @@ def bench_size(n: int, args: argparse.Namespace, pg_url: str | None, out: dict[s
         with psycopg.connect(pg_url, autocommit=True) as conn:
             conn.execute("DROP INDEX chunks_embedding")
         seconds = load(store, corpus)
-        started = time.perf_counter()
-        with psycopg.connect(pg_url, autocommit=True) as conn:
-            conn.execute("SET maintenance_work_mem = '1GB'")
-            conn.execute(
-                "CREATE INDEX chunks_embedding ON chunks USING hnsw (embedding vector_cosine_ops)"
-                f" WITH (m = {args.m}, ef_construction = {args.ef_construction})"
-            )
-            conn.execute("ANALYZE chunks")
-        build = time.perf_counter() - started
+        build = rebuild_index(pg_url, args.m, args.ef_construction)
         p50, p95 = hybrid_latency(store, corpus)
         store.close()
         row["postgres"] = {
-            "load_s": round(seconds, 1), "hnsw_build_s": round(build, 1), "m": args.m,
-            "ef_construction": args.ef_construction, "ef_search": args.default_ef,
-            "hybrid_p50_ms": round(p50, 2), "hybrid_p95_ms": round(p95, 2), "recall": {},
+            "load_s": round(seconds, 1),
+            "hnsw_build_s": round(build, 1),
+            "m": args.m,
+            "ef_construction": args.ef_construction,
+            "ef_search": args.default_ef,
+            "hybrid_p50_ms": round(p50, 2),
+            "hybrid_p95_ms": round(p95, 2),
+            "recall": {},
         }
-        print(f"postgres  load {seconds:6.1f} s + HNSW build {build:5.1f} s (m={args.m},"
-              f" ef_construction={args.ef_construction})   hybrid p50 {p50:6.2f} ms  p95 {p95:6.2f} ms"
-              f"  (ef_search={args.default_ef}; p50 = {p50 / numpy_p50:.1f}x numpy)", flush=True)
-        for ef in args.ef_search:
-            recall, d50, d95, uses_hnsw = hnsw_recall(pg_url, corpus, truth, ef)
-            row["postgres"]["recall"][ef] = {"recall_at_10": round(recall, 4), "p50_ms": round(d50, 2),
-                                             "p95_ms": round(d95, 2), "hnsw": uses_hnsw}
-            print(f"          HNSW ef_search={ef:<4d} recall@10 {recall:.3f}   dense-only p50 {d50:5.2f} ms"
-                  f"  p95 {d95:5.2f} ms" + ("" if uses_hnsw else "  (planner chose an exact scan)"), flush=True)
+        print(
+            f"postgres  load {seconds:6.1f} s + HNSW build {build:5.1f} s (m={args.m},"
+            f" ef_construction={args.ef_construction})   hybrid p50 {p50:6.2f} ms  p95 {p95:6.2f} ms"
+            f"  (ef_search={args.default_ef}; p50 = {p50 / numpy_p50:.1f}x numpy)",
+            flush=True,
+        )
+        row["postgres"]["recall"] = recall_table(pg_url, corpus, truth, args.ef_search)
+        # Other build parameters: same data, index rebuilt, recall/latency measured again.
+        row["postgres"]["grid"] = {}
+        for m, ef_construction in args.grid:
+            build = rebuild_index(pg_url, m, ef_construction)
+            print(
+                f"          -- rebuilt with m={m}, ef_construction={ef_construction}: {build:.1f} s",
+                flush=True,
+            )
+            row["postgres"]["grid"][f"{m}:{ef_construction}"] = {
+                "build_s": round(build, 1),
+                "recall": recall_table(pg_url, corpus, truth, args.ef_search),
+            }
     out["runs"].append(row)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sizes", default="10000,100000", help="comma-separated chunk counts")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--engines", default="sqlite,postgres")
-    parser.add_argument("--postgres-url", help="use this server (its database is emptied!) instead of embedded")
+    parser.add_argument(
+        "--postgres-url", help="use this server (its database is emptied!) instead of embedded"
+    )
     parser.add_argument("--m", type=int, default=16, help="HNSW m (the schema's default: 16)")
     parser.add_argument("--ef-construction", type=int, default=64, help="HNSW ef_construction (default 64)")
     parser.add_argument("--ef-search", default="40,100,200", help="ef_search values to measure recall at")
     parser.add_argument("--default-ef", type=int, default=100, help="ef_search for the hybrid latency run")
+    parser.add_argument(
+        "--grid", default="", help="extra m:ef_construction builds to compare, e.g. 8:32,24:128"
+    )
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args()
     args.engines = set(args.engines.split(","))
     args.ef_search = [int(x) for x in args.ef_search.split(",")]
+    args.grid = [tuple(int(v) for v in pair.split(":")) for pair in args.grid.split(",") if pair]
     out: dict[str, Any] = {"runs": [], "seed": args.seed, "queries": args.queries}
 
     with contextlib.ExitStack() as stack:
