@@ -28,7 +28,7 @@ import numpy.typing as npt
 from citeline.documents.models import Chunk
 from citeline.errors import ConfigurationError, RetrievalError
 from citeline.index.pg_migrations import VECTOR_DIM, upgrade
-from citeline.index.ranking import query_phrases, reciprocal_rank_fusion
+from citeline.index.ranking import query_phrases, reciprocal_rank_fusion, trim_lexical
 from citeline.index.store import DocumentRecord, Passage, SearchRequest, register_engine
 
 if TYPE_CHECKING:
@@ -446,14 +446,15 @@ class PostgresStore:
             return []
         scope, params, _ = self._scope_sql(request)
         rows = conn.execute(
-            "SELECT c.rowid FROM chunks c"
+            f"SELECT c.rowid, ts_rank_cd('{_RANK_WEIGHTS}', c.tsv, q.query) AS rank FROM chunks c"
             " JOIN documents d ON d.owner = c.owner AND d.id = c.document_id"
             f" CROSS JOIN (SELECT {self._tsquery(phrases)} AS query) q"
             f" WHERE c.tsv @@ q.query AND {scope}"
-            f" ORDER BY ts_rank_cd('{_RANK_WEIGHTS}', c.tsv, q.query) DESC, c.rowid LIMIT %s",
+            " ORDER BY rank DESC, c.rowid LIMIT %s",
             [*phrases, *params, limit],
         ).fetchall()
-        return [int(row[0]) for row in rows]
+        # Same tail cut as the SQLite engine: near-zero matches would only dilute the fusion.
+        return trim_lexical([(int(row[0]), float(row[1])) for row in rows])
 
     def _dense(
         self, conn: psycopg.Connection[Any], request: SearchRequest, limit: int
