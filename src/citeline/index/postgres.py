@@ -251,18 +251,19 @@ class PostgresStore:
     @contextmanager
     def _conn(self) -> Iterator[psycopg.Connection[Any]]:
         import psycopg
+        from psycopg_pool import PoolTimeout
 
         try:
             with self._pool.connection() as conn:
                 yield conn
+        except PoolTimeout as exc:
+            raise RetrievalError(
+                "no PostgreSQL connection available in time",
+                hint="raise pool_max_size in CITELINE_STORE, or the server's max_connections",
+            ) from exc
         except psycopg.Error as exc:
             # Class name only: SQL, paths and server details never reach a user (DESIGN §3 Errors).
             raise RetrievalError(f"the PostgreSQL store failed: {exc.__class__.__name__}") from exc
-        except TimeoutError as exc:  # psycopg_pool.PoolTimeout
-            raise RetrievalError(
-                "no PostgreSQL connection available in time",
-                hint="raise pool_max_size in CITELINE_STORE or the server's max_connections",
-            ) from exc
 
     @contextmanager
     def _write(self) -> Iterator[psycopg.Connection[Any]]:
@@ -321,7 +322,10 @@ class PostgresStore:
             )
             if chunks:
                 # COPY is several times faster than INSERTs for the hundreds of chunks of a book.
-                with conn.cursor().copy(f"COPY chunks ({_CHUNK_COLUMNS}) FROM STDIN (FORMAT BINARY)") as copy:
+                with (
+                    conn.cursor() as cursor,
+                    cursor.copy(f"COPY chunks ({_CHUNK_COLUMNS}) FROM STDIN (FORMAT BINARY)") as copy,
+                ):
                     copy.set_types(_CHUNK_TYPES)
                     for chunk, vector in zip(chunks, matrix, strict=True):
                         copy.write_row((
@@ -444,10 +448,12 @@ class PostgresStore:
         phrases = self._phrases(conn, request.text)
         if not phrases:
             return []
-        scope, params, _ = self._scope_sql(request)
+        scope, params, needs_documents = self._scope_sql(request)
+        # Join documents only for metadata filters: the join makes the planner walk every chunk
+        # of the owner's documents instead of using the GIN index.
+        join = " JOIN documents d ON d.owner = c.owner AND d.id = c.document_id" if needs_documents else ""
         rows = conn.execute(
-            f"SELECT c.rowid, ts_rank_cd('{_RANK_WEIGHTS}', c.tsv, q.query) AS rank FROM chunks c"
-            " JOIN documents d ON d.owner = c.owner AND d.id = c.document_id"
+            f"SELECT c.rowid, ts_rank_cd('{_RANK_WEIGHTS}', c.tsv, q.query) AS rank FROM chunks c{join}"
             f" CROSS JOIN (SELECT {self._tsquery(phrases)} AS query) q"
             f" WHERE c.tsv @@ q.query AND {scope}"
             " ORDER BY rank DESC, c.rowid LIMIT %s",
@@ -510,11 +516,14 @@ class PostgresStore:
 
     # --- export (citeline db copy) -------------------------------------------------------
     def export_documents(self) -> Iterator[tuple[DocumentRecord, list[Chunk], npt.NDArray[np.float32]]]:
-        """Every document of every owner with its chunks and stored vectors, in a stable order."""
-        with self._conn() as conn:
+        """Every document of every owner with its chunks and stored vectors, in a stable order.
+
+        One REPEATABLE READ transaction: a concurrent ingest cannot tear the export.
+        """
+        with self._conn() as conn, conn.transaction():
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             keys = conn.execute('SELECT owner, id FROM documents ORDER BY owner, id COLLATE "C"').fetchall()
-        for owner, document_id in keys:
-            with self._conn() as conn:
+            for owner, document_id in keys:
                 doc = conn.execute(
                     f"SELECT {_DOC_COLUMNS} FROM documents WHERE owner = %s AND id = %s", (owner, document_id)
                 ).fetchone()
@@ -523,18 +532,17 @@ class PostgresStore:
                     " FROM chunks WHERE owner = %s AND document_id = %s ORDER BY rowid",
                     (owner, document_id),
                 ).fetchall()
-            if doc is None:  # deleted meanwhile
-                continue
-            chunks = [
-                Chunk(chunk_id=r[0], document_id=document_id, chunk_index=r[1], text=r[2], section=r[3],
-                      page=r[4], start=r[5], end=r[6])
-                for r in rows
-            ]
-            vectors = (
-                np.stack([r[7].to_numpy() for r in rows]).astype(np.float32)
-                if rows else np.zeros((0, VECTOR_DIM), dtype=np.float32)
-            )
-            yield self._record(doc), chunks, vectors
+                chunks = [
+                    Chunk(chunk_id=r[0], document_id=document_id, chunk_index=r[1], text=r[2], section=r[3],
+                          page=r[4], start=r[5], end=r[6])
+                    for r in rows
+                ]
+                vectors = (
+                    np.stack([r[7].to_numpy() for r in rows]).astype(np.float32)
+                    if rows else np.zeros((0, VECTOR_DIM), dtype=np.float32)
+                )
+                assert doc is not None  # the snapshot listed it
+                yield self._record(doc), chunks, vectors
 
     # --- key/value (persistent caches, users) -------------------------------------------
     def kv_get(self, namespace: str, key: str) -> str | None:
