@@ -15,7 +15,8 @@ from citeline.cache import StoreCache
 from citeline.documents.models import Chunk
 from citeline.errors import ConfigurationError, RetrievalError
 from citeline.index import pg_migrations
-from citeline.index.postgres import PostgresOptions, PostgresStore, migrate, redact
+from citeline.index.pg_migrations import migrate, redact
+from citeline.index.postgres import PostgresOptions, PostgresStore
 from citeline.index.store import DocumentRecord, SearchRequest, open_store
 
 DIM = pg_migrations.VECTOR_DIM

@@ -64,7 +64,8 @@ def upgrade(store: StoreOpt = None, as_json: JsonOpt = False) -> None:
         message = "the SQLite engine creates and updates its schema when it opens; nothing to do"
         payload: dict[str, Any] = {"engine": "sqlite", "version": None, "applied": []}
     elif _scheme(url) in {"postgresql", "postgres"}:
-        from citeline.index.postgres import PostgresOptions, migrate
+        from citeline.index.pg_migrations import migrate
+        from citeline.index.postgres import PostgresOptions
 
         try:
             version, applied = migrate(PostgresOptions.from_url(url).conninfo)

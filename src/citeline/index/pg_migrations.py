@@ -1,4 +1,4 @@
-"""Versioned schema migrations of the PostgreSQL engine.
+"""Opening a PostgreSQL database for citeline and migrating its schema (versioned).
 
 Each migration runs in its own transaction and is recorded in `schema_migrations`, so a
 database is always at a known version. An advisory lock serialises concurrent starters: many
@@ -8,8 +8,12 @@ each migration. Migrations are append-only: never edit one that has shipped, add
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
+
+from citeline.errors import ConfigurationError
 
 if TYPE_CHECKING:
     import psycopg
@@ -17,6 +21,8 @@ if TYPE_CHECKING:
 # The vector width is fixed by the schema (pgvector indexes need a typed column); it is the
 # default embedder's (all-MiniLM-L6-v2). Another width needs a new migration.
 VECTOR_DIM = 384
+# Owner-filtered HNSW search relies on iterative index scans (pgvector 0.8).
+MIN_PGVECTOR = (0, 8, 0)
 # Arbitrary constant that identifies citeline's migration lock among other advisory locks.
 _LOCK_ID = 0x43_49_54_45  # "CITE"
 
@@ -126,3 +132,84 @@ def upgrade(conn: psycopg.Connection[tuple[Any, ...]]) -> list[Migration]:
     finally:
         conn.execute("SELECT pg_advisory_unlock(%s)", (_LOCK_ID,))
     return applied
+
+
+def redact(conninfo: str) -> str:
+    """The URL without its password, for messages."""
+    parts = urlsplit(conninfo)
+    if parts.password is None:
+        return conninfo
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
+def import_driver() -> None:
+    try:
+        import pgvector.psycopg  # noqa: F401
+        import psycopg  # noqa: F401
+        import psycopg_pool  # noqa: F401
+    except ImportError as exc:
+        raise ConfigurationError(
+            f"the PostgreSQL engine needs `{exc.name}`", hint="install citeline[postgres]"
+        ) from exc
+
+
+def connect(conninfo: str) -> psycopg.Connection[tuple[Any, ...]]:
+    """One autocommit connection (migrations, CLI), with errors a user can act on."""
+    import_driver()
+    import psycopg
+
+    try:
+        return psycopg.connect(conninfo, autocommit=True, connect_timeout=10)
+    except psycopg.Error as exc:
+        raise ConfigurationError(
+            f"cannot connect to PostgreSQL at {redact(conninfo)}: {str(exc).strip()}",
+            hint="check CITELINE_STORE and that the server is running and reachable",
+        ) from exc
+
+
+def migrate(conninfo: str) -> tuple[int, list[int]]:
+    """Apply pending migrations; returns (schema version now, versions applied by this call)."""
+    conn = connect(conninfo)  # first: it explains a missing driver
+    import psycopg
+
+    with conn:
+        try:
+            applied = upgrade(conn)
+            version = current_version(conn)
+        except psycopg.errors.FeatureNotSupported as exc:
+            raise ConfigurationError(
+                f"the pgvector extension is not available on this server: {str(exc).strip()}",
+                hint="install pgvector on the server (https://github.com/pgvector/pgvector#installation)",
+            ) from exc
+        except psycopg.errors.InsufficientPrivilege as exc:
+            raise ConfigurationError(
+                f"cannot create citeline's schema: {str(exc).strip()}",
+                hint="run `CREATE EXTENSION vector;` as a superuser in this database, "
+                "or give the citeline role CREATE on it, then `citeline db upgrade`",
+            ) from exc
+        except psycopg.errors.UndefinedFile as exc:  # extension control file missing
+            raise ConfigurationError(
+                f"the pgvector extension is not installed on this server: {str(exc).strip()}",
+                hint="install pgvector on the server (https://github.com/pgvector/pgvector#installation)",
+            ) from exc
+        except psycopg.Error as exc:
+            raise ConfigurationError(
+                f"migrating citeline's schema failed: {exc.__class__.__name__}: {str(exc).strip()}",
+                hint="fix the cause, then run `citeline db upgrade` (each migration is all-or-nothing)",
+            ) from exc
+        _check_pgvector(conn)
+    return version, [migration.version for migration in applied]
+
+
+def _check_pgvector(conn: psycopg.Connection[tuple[Any, ...]]) -> None:
+    # Owner-filtered HNSW search relies on iterative index scans (pgvector 0.8): with older
+    # versions a filtered query could silently return fewer neighbours than asked for.
+    row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+    version = tuple(int(part) for part in re.findall(r"\d+", str(row[0]))[:3]) if row else ()
+    if version < MIN_PGVECTOR:
+        found = row[0] if row else "none"
+        raise ConfigurationError(
+            f"citeline needs pgvector >= {'.'.join(map(str, MIN_PGVECTOR))} in this database, found {found}",
+            hint="upgrade pgvector on the server, then run `ALTER EXTENSION vector UPDATE;`",
+        )

@@ -27,7 +27,7 @@ import numpy.typing as npt
 
 from citeline.documents.models import Chunk
 from citeline.errors import ConfigurationError, RetrievalError
-from citeline.index.pg_migrations import VECTOR_DIM, upgrade
+from citeline.index.pg_migrations import VECTOR_DIM, import_driver, migrate
 from citeline.index.ranking import query_phrases, reciprocal_rank_fusion, trim_lexical
 from citeline.index.store import DocumentRecord, Passage, SearchRequest, register_engine
 
@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     import psycopg
     from psycopg_pool import ConnectionPool
 
-MIN_PGVECTOR = (0, 8, 0)
 _FILTER_KEY = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 # ts_rank_cd weights for {D, C, B, A}: title (C) 0.3, section (B) 0.5, text (A) 1.0, the same
 # proportions as the SQLite engine's bm25 column weights.
@@ -92,89 +91,6 @@ class PostgresOptions:
         return options
 
 
-def redact(conninfo: str) -> str:
-    """The URL without its password, for messages."""
-    parts = urlsplit(conninfo)
-    if parts.password is None:
-        return conninfo
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
-
-
-def _import_driver() -> None:
-    try:
-        import pgvector.psycopg  # noqa: F401
-        import psycopg  # noqa: F401
-        import psycopg_pool  # noqa: F401
-    except ImportError as exc:
-        raise ConfigurationError(
-            f"the PostgreSQL engine needs `{exc.name}`", hint="install citeline[postgres]"
-        ) from exc
-
-
-def connect(conninfo: str) -> psycopg.Connection[tuple[Any, ...]]:
-    """One autocommit connection (migrations, CLI), with errors a user can act on."""
-    _import_driver()
-    import psycopg
-
-    try:
-        return psycopg.connect(conninfo, autocommit=True, connect_timeout=10)
-    except psycopg.Error as exc:
-        raise ConfigurationError(
-            f"cannot connect to PostgreSQL at {redact(conninfo)}: {str(exc).strip()}",
-            hint="check CITELINE_STORE and that the server is running and reachable",
-        ) from exc
-
-
-def migrate(conninfo: str) -> tuple[int, list[int]]:
-    """Apply pending migrations; returns (schema version now, versions applied by this call)."""
-    from citeline.index import pg_migrations
-
-    conn = connect(conninfo)  # first: it explains a missing driver
-    import psycopg
-
-    with conn:
-        try:
-            applied = upgrade(conn)
-            version = pg_migrations.current_version(conn)
-        except psycopg.errors.FeatureNotSupported as exc:
-            raise ConfigurationError(
-                f"the pgvector extension is not available on this server: {str(exc).strip()}",
-                hint="install pgvector on the server (https://github.com/pgvector/pgvector#installation)",
-            ) from exc
-        except psycopg.errors.InsufficientPrivilege as exc:
-            raise ConfigurationError(
-                f"cannot create citeline's schema: {str(exc).strip()}",
-                hint="run `CREATE EXTENSION vector;` as a superuser in this database, "
-                "or give the citeline role CREATE on it, then `citeline db upgrade`",
-            ) from exc
-        except psycopg.errors.UndefinedFile as exc:  # extension control file missing
-            raise ConfigurationError(
-                f"the pgvector extension is not installed on this server: {str(exc).strip()}",
-                hint="install pgvector on the server (https://github.com/pgvector/pgvector#installation)",
-            ) from exc
-        except psycopg.Error as exc:
-            raise ConfigurationError(
-                f"migrating citeline's schema failed: {exc.__class__.__name__}: {str(exc).strip()}",
-                hint="fix the cause, then run `citeline db upgrade` (each migration is all-or-nothing)",
-            ) from exc
-        _check_pgvector(conn)
-    return version, [migration.version for migration in applied]
-
-
-def _check_pgvector(conn: psycopg.Connection[tuple[Any, ...]]) -> None:
-    # Owner-filtered HNSW search relies on iterative index scans (pgvector 0.8): with older
-    # versions a filtered query could silently return fewer neighbours than asked for.
-    row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
-    version = tuple(int(part) for part in re.findall(r"\d+", str(row[0]))[:3]) if row else ()
-    if version < MIN_PGVECTOR:
-        found = row[0] if row else "none"
-        raise ConfigurationError(
-            f"citeline needs pgvector >= {'.'.join(map(str, MIN_PGVECTOR))} in this database, found {found}",
-            hint="upgrade pgvector on the server, then run `ALTER EXTENSION vector UPDATE;`",
-        )
-
-
 class _CommonLexemes:
     """Lexemes in too many chunks to rank, read from the planner's statistics of `chunks.tsv`.
 
@@ -225,7 +141,7 @@ class PostgresStore:
     """`postgresql://...` — pooled connections, one transaction per write, owner in every query."""
 
     def __init__(self, url: str) -> None:
-        _import_driver()
+        import_driver()
         from psycopg_pool import ConnectionPool
 
         self.options = PostgresOptions.from_url(url)
