@@ -58,16 +58,21 @@ def _server_message(exc: Any, secret: str | None) -> str:
 
 
 def capability_error(exc: BaseException) -> str | None:
-    """Why the server rejected a request *feature* (tools, streaming, response_format), or None."""
+    """Which request feature the server rejected: `tools`, `stream`, `stream_options`,
+    `response_format`; None when the failure is not about a feature."""
     status = getattr(exc, "status_code", None)
     if status not in {400, 404, 415, 422, 500, 501}:
         return None
     message = _server_message(exc, None)
     if "stream_options" in message:
         return "stream_options"
-    if _CAPABILITY_TOPIC.search(message) and _CAPABILITY_VERDICT.search(message):
-        return "feature"
-    return None
+    topic = _CAPABILITY_TOPIC.search(message)
+    if topic is None or not _CAPABILITY_VERDICT.search(message):
+        return None
+    word = topic.group(0).lower()
+    if word in {"tool", "function"}:
+        return "tools"
+    return "stream" if word == "stream" else "response_format"
 
 
 def map_openai_error(exc: BaseException, *, model: str, base_url: str, secret: str | None) -> ProviderError:

@@ -107,11 +107,16 @@ class OpenAIAnswerer:
         if reason is None:
             return False
         with self._lock:
-            if reason == "stream_options" and self._usage_option:
-                self._usage_option = False
+            if reason == "stream_options":
+                changed, self._usage_option = self._usage_option, False
+                return changed
+            if self.profile is not profile:  # another thread already stepped down
                 return True
-            if self.profile is profile and self._profile + 1 < len(self.profiles):
-                self._profile += 1
+            for index in range(self._profile + 1, len(self.profiles)):
+                candidate = self.profiles[index]
+                if (reason == "tools" and candidate.mode == "tools") or (reason == "stream" and candidate.stream):
+                    continue  # skip profiles that use the feature the server lacks
+                self._profile = index
                 return True
         return False
 

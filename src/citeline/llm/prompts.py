@@ -150,8 +150,9 @@ def render_passage(number: int, passage: Passage, text: str) -> str:
 
 
 def passage_body(passage: Passage, chars: int) -> str:
-    body = passage.text if len(passage.text) <= chars else passage.text[:chars].rstrip() + " …"
-    return neutralise(redact_instructions(body))
+    body = redact_instructions(passage.text)
+    body = body if len(body) <= chars else body[:chars].rstrip() + " …"
+    return neutralise(body)
 
 
 # --- the turn message ---------------------------------------------------------------------
@@ -164,7 +165,8 @@ def _search_listing(run: RunState) -> str:
     for rank, passage in enumerate(latest.passages, 1):
         cite = numbers.get((passage.document_id, passage.chunk_id))
         label = f" = passage [{cite}]" if cite else ""
-        snippet = neutralise(redact_instructions(" ".join(passage.text.split())[:SNIPPET_CHARS]))
+        # Redact before cutting: a cut sentence or joined lines can hide an instruction's shape.
+        snippet = neutralise(" ".join(redact_instructions(passage.text).split())[:SNIPPET_CHARS])
         lines.append(f'rank {rank}{label}: doc="{_attribute(passage.document_name)}" '
                      f'section="{_attribute(passage.section)}" document_id={passage.document_id} '
                      f"chunk_id={passage.chunk_id} :: {snippet}")
@@ -257,13 +259,13 @@ def build_messages(run: RunState, *, mode: Mode, budget: Budget) -> list[dict[st
     state = _state_lines(run, mode)
     fixed = system_cost + count_tokens(frame) + count_tokens(listing) + count_tokens(state) + 16
     evidence = run.evidence()
-    needed = fixed + (MIN_EVIDENCE_TOKENS if evidence else 0)
-    if needed > budget.prompt_total:
+    room = min(budget.evidence, budget.prompt_total - fixed)
+    if fixed > budget.prompt_total or (evidence and room < MIN_EVIDENCE_TOKENS):
         raise ContextOverflowError(
-            f"the prompt needs at least {needed} tokens but only {budget.prompt_total} fit the budget",
+            f"the prompt needs {fixed} tokens plus {MIN_EVIDENCE_TOKENS} of evidence, but the budget leaves "
+            f"{budget.prompt_total} in all and {max(room, 0)} for evidence",
             hint="shorten the question, or raise CITELINE_EVIDENCE_TOKENS / CITELINE_LLM_CONTEXT",
         )
-    room = min(budget.evidence, budget.prompt_total - fixed)
     passages, evidence_used = _fit_evidence(evidence, room, budget.passage_chars)
     history_room = min(budget.history, budget.prompt_total - fixed - evidence_used)
     history = _trim_history(run, history_room)
