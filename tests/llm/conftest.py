@@ -108,6 +108,7 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     hang_s: float = 0.0  # sleep before answering (a hung server)
     reset: bool = False  # close the connection with a TCP reset
+    cut_stream: bool = False  # a 200 event stream that ends before any chunk (a server failing mid-stream)
     usage: tuple[int, int] = (11, 7)
 
 
@@ -173,8 +174,16 @@ class FakeOpenAI:
 
             def do_GET(self) -> None:
                 if self.path.rstrip("/").endswith("/models"):
-                    self._json(200, {"object": "list", "data": [
-                        {"id": m, "object": "model", "created": 0, "owned_by": "test"} for m in fake.model_ids]})
+                    self._json(
+                        200,
+                        {
+                            "object": "list",
+                            "data": [
+                                {"id": m, "object": "model", "created": 0, "owned_by": "test"}
+                                for m in fake.model_ids
+                            ],
+                        },
+                    )
                 else:
                     self._json(404, {"error": {"message": "not found"}})
 
@@ -191,8 +200,11 @@ class FakeOpenAI:
                     self.close_connection = True
                     return
                 if reply.status != 200:
-                    self._json(reply.status, reply.body or {"error": {"message": f"status {reply.status}"}},
-                               reply.headers)
+                    self._json(
+                        reply.status,
+                        reply.body or {"error": {"message": f"status {reply.status}"}},
+                        reply.headers,
+                    )
                     return
                 if body.get("stream"):
                     self._stream(body, reply)
@@ -204,10 +216,11 @@ class FakeOpenAI:
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Connection", "close")
                 self.end_headers()
-                for chunk in _chunks(body, reply):
+                for chunk in [] if reply.cut_stream else _chunks(body, reply):
                     self.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\n\n")
                     self.wfile.flush()
-                self.wfile.write(b"data: [DONE]\n\n")
+                if not reply.cut_stream:
+                    self.wfile.write(b"data: [DONE]\n\n")
                 self.close_connection = True
 
         return Handler
@@ -222,12 +235,23 @@ def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": reply.text}
     if reply.tool is not None:
         name, arguments = reply.tool
-        message["tool_calls"] = [{"id": "call_1", "type": "function",
-                                  "function": {"name": name, "arguments": json.dumps(arguments)}}]
-    return {"id": "cmpl-1", "object": "chat.completion", "created": 0, "model": body.get("model", ""),
-            "choices": [{"index": 0, "message": message,
-                         "finish_reason": "tool_calls" if reply.tool else "stop"}],
-            "usage": _usage(reply)}
+        message["tool_calls"] = [
+            {
+                "id": "call_1",
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(arguments)},
+            }
+        ]
+    return {
+        "id": "cmpl-1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": body.get("model", ""),
+        "choices": [
+            {"index": 0, "message": message, "finish_reason": "tool_calls" if reply.tool else "stop"}
+        ],
+        "usage": _usage(reply),
+    }
 
 
 def _chunks(body: dict[str, Any], reply: Reply) -> Iterator[dict[str, Any]]:
@@ -236,14 +260,42 @@ def _chunks(body: dict[str, Any], reply: Reply) -> Iterator[dict[str, Any]]:
         name, arguments = reply.tool
         encoded = json.dumps(arguments)
         half = len(encoded) // 2  # arguments arrive in pieces, as real servers send them
-        yield {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": [
-            {"index": 0, "id": "call_1", "type": "function", "function": {"name": name, "arguments": encoded[:half]}}
-        ]}, "finish_reason": None}]}
-        yield {**base, "choices": [{"index": 0, "delta": {"tool_calls": [
-            {"index": 0, "function": {"arguments": encoded[half:]}}]}, "finish_reason": None}]}
+        yield {
+            **base,
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": {
+                        "role": "assistant",
+                        "tool_calls": [
+                            {
+                                "index": 0,
+                                "id": "call_1",
+                                "type": "function",
+                                "function": {"name": name, "arguments": encoded[:half]},
+                            }
+                        ],
+                    },
+                    "finish_reason": None,
+                }
+            ],
+        }
+        yield {
+            **base,
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": {"tool_calls": [{"index": 0, "function": {"arguments": encoded[half:]}}]},
+                    "finish_reason": None,
+                }
+            ],
+        }
     for word in (reply.text or "").split(" ") if reply.text else []:
         yield {**base, "choices": [{"index": 0, "delta": {"content": word + " "}, "finish_reason": None}]}
-    yield {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls" if reply.tool else "stop"}]}
+    yield {
+        **base,
+        "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls" if reply.tool else "stop"}],
+    }
     if (body.get("stream_options") or {}).get("include_usage"):
         yield {**base, "choices": [], "usage": _usage(reply)}
 
@@ -271,9 +323,24 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = _free_port()
     log = tmp_path_factory.mktemp("llama") / "server.log"
     env = {**os.environ, "OMP_WAIT_POLICY": "PASSIVE"}  # idle server threads must not spin on shared CPUs
-    command = [sys.executable, str(HERE / "llama_server.py"), "--model", str(bundled_model_path()),
-               "--model_alias", "smollm2", "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096",
-               "--chat_format", "chatml-function-calling", "--verbose", "False"]
+    command = [
+        sys.executable,
+        str(HERE / "llama_server.py"),
+        "--model",
+        str(bundled_model_path()),
+        "--model_alias",
+        "smollm2",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--n_ctx",
+        "4096",
+        "--chat_format",
+        "chatml-function-calling",
+        "--verbose",
+        "False",
+    ]
     with log.open("wb") as sink:
         process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}/v1"

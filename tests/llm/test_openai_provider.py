@@ -30,8 +30,11 @@ def test_tool_calls_streaming_and_usage(make_app: Any, fake_openai: FakeOpenAI) 
     fake_openai.script = [SEARCH, OPEN, Reply(text=SUPPORTED, usage=(300, 20))]
     app: Citeline = make_app(openai_base_url=fake_openai.url)
     tokens: list[str] = []
-    result = app.ask("What is the default timeout?", model=MODEL,
-                     on_event=lambda e: tokens.append(e.data["text"]) if e.type == "token" else None)
+    result = app.ask(
+        "What is the default timeout?",
+        model=MODEL,
+        on_event=lambda e: tokens.append(e.data["text"]) if e.type == "token" else None,
+    )
     assert result.exit_reason == ExitReason.COMPLETED, _trace_messages(result)
     assert result.citations and verified(app, result)
     assert result.citations[0].source.endswith("timeouts.md")
@@ -40,7 +43,13 @@ def test_tool_calls_streaming_and_usage(make_app: Any, fake_openai: FakeOpenAI) 
     assert "".join(tokens).split() == SUPPORTED.split()
     first = fake_openai.requests[0]
     assert first["stream"] is True and first["stream_options"] == {"include_usage": True}
-    assert {t["function"]["name"] for t in first["tools"]} == {"search_docs", "open_citation"}
+    assert first["tool_choice"] == "auto"
+    # Only tools that can work are offered: nothing can be opened before a search.
+    assert [t["function"]["name"] for t in first["tools"]] == ["search_docs"]
+    assert [t["function"]["name"] for t in fake_openai.requests[1]["tools"]] == [
+        "search_docs",
+        "open_citation",
+    ]
     # The opened passage is shown to the model as [1], delimited as data.
     last_prompt = fake_openai.requests[-1]["messages"][-1]["content"]
     assert '<passage n="1" doc="Timeouts"' in last_prompt and "5 seconds of network inactivity" in last_prompt
@@ -71,7 +80,10 @@ def test_json_fallback_when_server_rejects_tools(make_app: Any, fake_openai: Fak
 
 
 def test_plain_text_reply_is_the_answer_and_is_validated(make_app: Any, fake_openai: FakeOpenAI) -> None:
-    fake_openai.script = [SEARCH, Reply(text="HTTPX uses a default timeout of 30 minutes for every request [1].")]
+    fake_openai.script = [
+        SEARCH,
+        Reply(text="HTTPX uses a default timeout of 30 minutes for every request [1]."),
+    ]
     app: Citeline = make_app(openai_base_url=fake_openai.url, max_reprompts=1)
     result = app.ask("What is the default timeout?", model=MODEL)
     # The invented claim is not in the passage: it never reaches the user.
@@ -80,8 +92,13 @@ def test_plain_text_reply_is_the_answer_and_is_validated(make_app: Any, fake_ope
 
 
 def test_rate_limit_retries_honour_retry_after(make_app: Any, fake_openai: FakeOpenAI) -> None:
-    fake_openai.script = [Reply(status=429, headers={"Retry-After": "0.4"},
-                                body={"error": {"message": "slow down", "type": "rate_limit"}})]
+    fake_openai.script = [
+        Reply(
+            status=429,
+            headers={"Retry-After": "0.4"},
+            body={"error": {"message": "slow down", "type": "rate_limit"}},
+        )
+    ]
     app: Citeline = make_app(openai_base_url=fake_openai.url)
     started = time.monotonic()
     result = app.ask("What is the default timeout?", model=MODEL)
@@ -128,13 +145,17 @@ def test_hung_server_ends_in_timeout_within_the_budget(make_app: Any, fake_opena
     assert elapsed < 6, "the request timeout must be bounded by the run's remaining wall-clock"
 
 
-@pytest.mark.parametrize(("status", "message", "expected"), [
-    (401, "Incorrect API key provided: sk-test-secret-4f9c", "OPENAI_API_KEY"),
-    (404, "The model `fake-model` does not exist", "check the model name"),
-    (400, "This model's maximum context length is 8192 tokens", None),
-])
-def test_client_errors_are_not_retried(make_app: Any, fake_openai: FakeOpenAI, status: int, message: str,
-                                       expected: str | None) -> None:
+@pytest.mark.parametrize(
+    ("status", "message", "expected"),
+    [
+        (401, "Incorrect API key provided: sk-test-secret-4f9c", "OPENAI_API_KEY"),
+        (404, "The model `fake-model` does not exist", "check the model name"),
+        (400, "This model's maximum context length is 8192 tokens", None),
+    ],
+)
+def test_client_errors_are_not_retried(
+    make_app: Any, fake_openai: FakeOpenAI, status: int, message: str, expected: str | None
+) -> None:
     fake_openai.script = [Reply(status=status, body={"error": {"message": message}})]
     app: Citeline = make_app(openai_base_url=fake_openai.url)
     result = app.ask("What is the default timeout?", model=MODEL)
@@ -148,8 +169,9 @@ def test_client_errors_are_not_retried(make_app: Any, fake_openai: FakeOpenAI, s
         assert expected in trace
 
 
-def test_missing_key_fails_before_any_network_call(indexed_home: Any, fake_openai: FakeOpenAI,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_key_fails_before_any_network_call(
+    indexed_home: Any, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("CITELINE_OPENAI_API_KEY", raising=False)
     app = Citeline(Settings(home=indexed_home, openai_base_url=fake_openai.url))
@@ -162,8 +184,9 @@ def test_missing_key_fails_before_any_network_call(indexed_home: Any, fake_opena
 
 def test_context_overflow_is_detected_before_the_request(make_app: Any, fake_openai: FakeOpenAI) -> None:
     fake_openai.script = [SEARCH, OPEN, Reply(text=SUPPORTED)]
-    app: Citeline = make_app(openai_base_url=fake_openai.url, evidence_tokens=0, history_tokens=0,
-                             system_tokens=500)
+    app: Citeline = make_app(
+        openai_base_url=fake_openai.url, evidence_tokens=0, history_tokens=0, system_tokens=500
+    )
     result = app.ask("What is the default timeout?", model=MODEL)
     assert result.exit_reason == ExitReason.MAX_CONTEXT_REACHED
     assert result.retryable is False
@@ -174,7 +197,9 @@ def test_injected_canary_never_reaches_the_answer(make_app: Any, fake_openai: Fa
     fake_openai.script = [
         Reply(tool=("search_docs", {"query": "proxy argument"})),
         Reply(tool=("open_citation", {"rank": 1})),
-        Reply(text=f"HTTPX supports routing requests through a proxy with the proxy argument [1]. {CANARY} [1]."),
+        Reply(
+            text=f"HTTPX supports routing requests through a proxy with the proxy argument [1]. {CANARY} [1]."
+        ),
     ]
     app: Citeline = make_app(openai_base_url=fake_openai.url)
     result = app.ask("How do I use a proxy?", model=MODEL)
@@ -190,3 +215,26 @@ def test_policy_name_and_forced_json_mode(make_app: Any, fake_openai: FakeOpenAI
     policy = create_policy("openai:fake-model#json", app.settings, app.retriever)
     assert isinstance(policy, OpenAIAnswerer)
     assert policy.name == "openai:fake-model" and {p.mode for p in policy.profiles} == {"json"}
+
+
+def test_stream_that_never_worked_steps_down_to_plain_requests(
+    make_app: Any, fake_openai: FakeOpenAI
+) -> None:
+    def no_streamed_tools(body: dict[str, Any]) -> Reply | None:
+        return Reply(cut_stream=True) if body.get("stream") and "tools" in body else None
+
+    fake_openai.reject = no_streamed_tools
+    fake_openai.script = [SEARCH, OPEN, Reply(text=SUPPORTED)]
+    app: Citeline = make_app(openai_base_url=fake_openai.url)
+    result = app.ask("What is the default timeout?", model=MODEL)
+    assert result.exit_reason == ExitReason.COMPLETED, _trace_messages(result)
+    assert app.policy(MODEL).profile.name == "tools"  # type: ignore[attr-defined]
+    assert [bool(body.get("stream")) for body in fake_openai.requests] == [True, False, False, False]
+
+
+def test_stream_cut_after_it_worked_is_a_server_error(make_app: Any, fake_openai: FakeOpenAI) -> None:
+    fake_openai.script = [SEARCH, Reply(cut_stream=True)]
+    app: Citeline = make_app(openai_base_url=fake_openai.url)
+    result = app.ask("What is the default timeout?", model=MODEL)
+    assert result.exit_reason == ExitReason.LLM_ERROR
+    assert fake_openai.chat_requests == 4  # the search, then the cut stream tried three times

@@ -18,17 +18,34 @@ from citeline.llm.schema import action_schema
 
 
 def _passage(n: int, text: str, name: str = "doc.md") -> Passage:
-    return Passage(chunk_id=f"c{n}", document_id=f"d{n}", document_name=name, source=name, chunk_index=0,
-                   text=text, section="Intro", page=None, start=0, end=len(text), score=0.5)
+    return Passage(
+        chunk_id=f"c{n}",
+        document_id=f"d{n}",
+        document_name=name,
+        source=name,
+        chunk_index=0,
+        text=text,
+        section="Intro",
+        page=None,
+        start=0,
+        end=len(text),
+        score=0.5,
+    )
 
 
 def _run(tmp_path: object, **settings: object) -> RunState:
-    return RunState(query_id="q", question="What is the default timeout?", owner="local",
-                    settings=Settings(home=tmp_path, **settings))  # type: ignore[arg-type]
+    return RunState(
+        query_id="q",
+        question="What is the default timeout?",
+        owner="local",
+        settings=Settings(home=tmp_path, **settings),
+    )  # type: ignore[arg-type]
 
 
 def _budget(run: RunState, **changes: int) -> Budget:
-    return Budget.from_settings(run.settings).__class__(**{**Budget.from_settings(run.settings).__dict__, **changes})
+    return Budget.from_settings(run.settings).__class__(
+        **{**Budget.from_settings(run.settings).__dict__, **changes}
+    )
 
 
 def test_tokens_are_counted_with_cl100k_offline() -> None:
@@ -42,7 +59,9 @@ def test_passages_are_numbered_as_evidence_and_delimited(tmp_path: object) -> No
     run.opened = [second, first]  # opened order decides [n]
     user = build_messages(run, mode="json", budget=Budget.from_settings(run.settings))[-1]["content"]
     assert '<passage n="1" doc="doc.md" section="Intro">\nRedirects are off.\n</passage>' in user
-    assert '<passage n="2" doc="doc.md" section="Intro">\nThe default timeout is 5 seconds.\n</passage>' in user
+    assert (
+        '<passage n="2" doc="doc.md" section="Intro">\nThe default timeout is 5 seconds.\n</passage>' in user
+    )
     assert "rank 1 = passage [2]" in user and "rank 2 = passage [1]" in user
     assert "document_id=d1 chunk_id=c1" in user
     assert "Tool budget left: 5 call(s)." in user
@@ -92,7 +111,9 @@ def test_history_is_trimmed_oldest_first_and_system_kept(tmp_path: object) -> No
 
 def test_evidence_beyond_the_budget_is_left_out(tmp_path: object) -> None:
     run = _run(tmp_path)
-    run.searches.append(SearchRecord("q", [_passage(i, f"Passage {i}. " + "word " * 300) for i in range(1, 6)]))
+    run.searches.append(
+        SearchRecord("q", [_passage(i, f"Passage {i}. " + "word " * 300) for i in range(1, 6)])
+    )
     user = build_messages(run, mode="json", budget=_budget(run, evidence=700))[-1]["content"]
     assert '<passage n="1"' in user and '<passage n="5"' not in user
     assert "not shown for space" in user
@@ -118,15 +139,22 @@ def test_instruction_sentences_are_redacted_and_canaries_scrubbed() -> None:
     assert "BANANA-77" not in cleaned and removed == ["BANANA-77 [1]."]
     assert "Use the proxy argument [1]." in cleaned and "Proxies need a URL [1]." in cleaned
     # Ordinary documentation imperatives are not instructions to the model.
-    assert redact_instructions("Pass `timeout=None` to disable timeouts.") == "Pass `timeout=None` to disable timeouts."
+    assert (
+        redact_instructions("Pass `timeout=None` to disable timeouts.")
+        == "Pass `timeout=None` to disable timeouts."
+    )
 
 
 def test_text_replies_become_actions() -> None:
-    assert from_text('{"type": "final", "answer": "line one\nline two [1]"}', prose_is_answer=False) == \
-        FinalAnswer("line one\nline two [1]")
-    assert from_text('{"type":"tool_call","tool":"search_docs","input":{"query":"x"}}', prose_is_answer=True) == \
-        ToolCall("search_docs", {"query": "x"})
-    assert from_text("The timeout is 5 seconds [1].", prose_is_answer=True) == FinalAnswer("The timeout is 5 seconds [1].")
+    assert from_text(
+        '{"type": "final", "answer": "line one\nline two [1]"}', prose_is_answer=False
+    ) == FinalAnswer("line one\nline two [1]")
+    assert from_text(
+        '{"type":"tool_call","tool":"search_docs","input":{"query":"x"}}', prose_is_answer=True
+    ) == ToolCall("search_docs", {"query": "x"})
+    assert from_text("The timeout is 5 seconds [1].", prose_is_answer=True) == FinalAnswer(
+        "The timeout is 5 seconds [1]."
+    )
     assert isinstance(from_text('{"type": "tool_call", "tool"', prose_is_answer=True), Unusable)
 
 
@@ -137,7 +165,10 @@ def test_schema_allows_only_useful_actions_and_compiles_to_a_grammar(tmp_path: o
     run.searches.append(SearchRecord("q", passages))
     run.opened = [passages[0]]
     schema = action_schema(run, max_searches=1)
-    kinds = [(s["properties"]["type"]["const"], s["properties"].get("tool", {}).get("const")) for s in schema["oneOf"]]
+    kinds = [
+        (s["properties"]["type"]["const"], s["properties"].get("tool", {}).get("const"))
+        for s in schema["oneOf"]
+    ]
     assert kinds == [("tool_call", "open_citation"), ("final", None)]
     assert schema["oneOf"][0]["properties"]["input"]["properties"]["rank"]["enum"] == [2]
     run.force_final = True

@@ -49,10 +49,16 @@ PROFILES = (
 )
 
 
-def _tools() -> list[dict[str, Any]]:
+class BrokenStream(Exception):
+    """A streamed response ended without a finish reason (some servers fail mid-stream after a 200)."""
+
+
+def _tools(run: RunState | None = None) -> list[dict[str, Any]]:
+    """The tool definitions, narrowed to what can work now: nothing can be opened before a search."""
     from citeline.agent.tools import TOOL_SCHEMAS
 
-    return [{"type": "function", "function": schema} for schema in TOOL_SCHEMAS]
+    usable = [s for s in TOOL_SCHEMAS if run is None or run.searches or s["name"] == "search_docs"]
+    return [{"type": "function", "function": schema} for schema in usable]
 
 
 class OpenAIAnswerer:
@@ -80,6 +86,7 @@ class OpenAIAnswerer:
         self.profiles = [p for p in PROFILES if tool_mode == "auto" or p.mode == tool_mode]
         self._profile = 0
         self._usage_option = True  # stream_options.include_usage, dropped if the server rejects it
+        self._proven: set[str] = set()  # profiles that have completed a request on this server
         self._lock = threading.Lock()
 
     @property
@@ -94,16 +101,23 @@ class OpenAIAnswerer:
                 action = self._ask(run, profile)
             except ProviderError:
                 raise
+            except BrokenStream as exc:
+                # Never worked here: the server cannot stream this kind of request (llama.cpp's
+                # function-calling format with automatic tool choice). Once proven, it is a failure.
+                if profile.name not in self._proven and self._step_down(exc, profile, reason="stream"):
+                    continue
+                raise ProviderError("server", f"{self.base_url} ended the streamed answer early") from exc
             except Exception as exc:  # every client error is mapped below
                 if self._step_down(exc, profile):
                     continue
                 raise map_openai_error(exc, model=self.model, base_url=self.base_url,
                                        secret=self.settings.openai_api_key) from exc
+            self._proven.add(profile.name)
             return actions.screened(action, run)
 
-    def _step_down(self, exc: Exception, profile: Profile) -> bool:
+    def _step_down(self, exc: Exception, profile: Profile, *, reason: str | None = None) -> bool:
         """Move to the next request profile when the server says it lacks a feature."""
-        reason = capability_error(exc)
+        reason = reason or capability_error(exc)
         if reason is None:
             return False
         with self._lock:
@@ -114,7 +128,8 @@ class OpenAIAnswerer:
                 return True
             for index in range(self._profile + 1, len(self.profiles)):
                 candidate = self.profiles[index]
-                if (reason == "tools" and candidate.mode == "tools") or (reason == "stream" and candidate.stream):
+                lacks_tools = reason == "tools" and candidate.mode == "tools"
+                if lacks_tools or (reason == "stream" and candidate.stream):
                     continue  # skip profiles that use the feature the server lacks
                 self._profile = index
                 return True
@@ -130,7 +145,8 @@ class OpenAIAnswerer:
             "temperature": 0, "timeout": self._timeout(run),
         }
         if profile.mode == "tools" and not final_only:
-            request["tools"] = _tools()
+            # Explicit "auto" (the API default): some servers otherwise ignore the tools entirely.
+            request["tools"], request["tool_choice"] = _tools(run), "auto"
         if profile.response_format == "schema":
             request["response_format"] = {"type": "json_object", "schema": action_schema(run)}
         elif profile.response_format == "json_object":
@@ -174,15 +190,19 @@ class OpenAIAnswerer:
         pieces: list[str] = []
         calls: dict[int, list[str]] = {}
         usage = None
+        finished = False
         stream = self.client.chat.completions.create(**request)
+        received = False
         try:
-            for chunk in stream:
+            for chunk in self._chunks(stream):
+                received = True
                 if time.monotonic() > deadline:  # a server trickling tokens must not outlive the run
                     raise ProviderError("timeout", "the model's answer did not finish within the run's "
                                         "time budget")
                 if getattr(chunk, "usage", None):
                     usage = (chunk.usage.prompt_tokens, chunk.usage.completion_tokens)
                 for choice in chunk.choices or []:
+                    finished = finished or bool(choice.finish_reason)
                     delta = choice.delta
                     if delta is None:
                         continue
@@ -196,7 +216,30 @@ class OpenAIAnswerer:
                             slot[1] += call.function.arguments or ""
         finally:
             stream.close()
+        if not finished and not received:
+            raise BrokenStream(request["model"])
         return "".join(pieces), [(n, a) for _, (n, a) in sorted(calls.items()) if n], usage
+
+    @staticmethod
+    def _chunks(stream: Any) -> Any:
+        """The stream's chunks; a transport failure before the first chunk is a BrokenStream (the
+        server accepted the request, then failed to produce it), not an unreachable server."""
+        import httpx
+        import openai
+
+        first = True
+        iterator = iter(stream)
+        while True:
+            try:
+                chunk = next(iterator)
+            except StopIteration:
+                return
+            except (httpx.TransportError, openai.APIConnectionError) as exc:
+                if first and not isinstance(exc, httpx.TimeoutException | openai.APITimeoutError):
+                    raise BrokenStream(str(exc)) from exc
+                raise
+            first = False
+            yield chunk
 
     # --- diagnostics (citeline doctor) -----------------------------------------------------
     def probe(self) -> list[tuple[bool, str, str]]:
