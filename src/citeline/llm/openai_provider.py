@@ -74,7 +74,7 @@ class OpenAIAnswerer:
                 "Ollama accept any non-empty value",
             )
         try:
-            import openai
+            import openai  # noqa: F401  (checked here: a missing package is a ConfigurationError)
         except ImportError as exc:
             raise ConfigurationError("the `openai` package is not installed",
                                      hint="pip install openai") from exc
@@ -82,12 +82,17 @@ class OpenAIAnswerer:
         self.model = model
         self.settings = settings
         self.base_url = settings.openai_base_url or "https://api.openai.com/v1"
-        self.client = openai.OpenAI(api_key=settings.openai_api_key, base_url=self.base_url, max_retries=0)
+        self.client = self._new_client()
         self.profiles = [p for p in PROFILES if tool_mode == "auto" or p.mode == tool_mode]
         self._profile = 0
         self._usage_option = True  # stream_options.include_usage, dropped if the server rejects it
         self._proven: set[str] = set()  # profiles that have completed a request on this server
         self._lock = threading.Lock()
+
+    def _new_client(self) -> Any:
+        import openai
+
+        return openai.OpenAI(api_key=self.settings.openai_api_key, base_url=self.base_url, max_retries=0)
 
     @property
     def profile(self) -> Profile:
@@ -102,6 +107,9 @@ class OpenAIAnswerer:
             except ProviderError:
                 raise
             except BrokenStream as exc:
+                # The server may have dropped the connection the pool would reuse: start afresh.
+                self.client.close()
+                self.client = self._new_client()
                 # Never worked here: the server cannot stream this kind of request (llama.cpp's
                 # function-calling format with automatic tool choice). Once proven, it is a failure.
                 if profile.name not in self._proven and self._step_down(exc, profile, reason="stream"):
