@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import API_KEY, FakeOpenAI, Reply
 from typer.testing import CliRunner
 
 from citeline.cli.main import app
+from tests.llm.helpers import API_KEY, FakeOpenAI, Reply
 
 runner = CliRunner()
 

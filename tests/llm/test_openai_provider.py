@@ -7,7 +7,6 @@ import time
 from typing import Any
 
 import pytest
-from conftest import API_KEY, CANARY, FakeOpenAI, Reply, verified
 
 from citeline.agent.exits import ExitReason
 from citeline.app import Citeline
@@ -15,6 +14,7 @@ from citeline.config import Settings
 from citeline.errors import ConfigurationError
 from citeline.llm.base import create_policy
 from citeline.llm.openai_provider import OpenAIAnswerer
+from tests.llm.helpers import API_KEY, CANARY, FakeOpenAI, Reply, verified
 
 MODEL = "openai:fake-model"
 SUPPORTED = "HTTPX raises a TimeoutException after 5 seconds of network inactivity [1]."

@@ -9,11 +9,11 @@ import sys
 from typing import Any
 
 import pytest
-from conftest import CANARY, verified
 
 from citeline.agent.exits import DECLINE_MESSAGE, ExitReason
 from citeline.app import Citeline
 from citeline.errors import ConfigurationError
+from tests.llm.helpers import CANARY, verified
 
 pytest.importorskip("llama_cpp", reason="install citeline[local]")
 

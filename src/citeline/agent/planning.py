@@ -40,9 +40,7 @@ class Constraints:
 def analyze_constraints(question: str) -> Constraints:
     q = question.casefold()
     found = Constraints()
-    if m := re.search(rf"at least {_NUM} (?:separate )?(?:tool )?(?:searches|search calls|tool calls)", q):
-        found.min_searches = _number(m.group(1))
-    elif m := re.search(rf"{_NUM} separate (?:tool )?searches", q):
+    if (m := re.search(rf"at least {_NUM} (?:separate )?(?:tool )?(?:searches|search calls|tool calls)", q)) or (m := re.search(rf"{_NUM} separate (?:tool )?searches", q)):
         found.min_searches = _number(m.group(1))
     elif "separate tool searches" in q or "separate searches" in q:
         found.min_searches = max(2, len(split_parts(question)))
@@ -95,7 +93,12 @@ def standalone_query(question: str, history: Sequence[Any]) -> str:
         return question
     carried = [t for t in dict.fromkeys(terms(previous)) if t not in set(terms(question))]
     carried = [t for t in carried if t in set(content_terms(previous)) or "_" in t or "." in t][:6]
-    return f"{question.strip()} ({' '.join(carried)})" if carried else question
+    if not carried:
+        return question
+    # The carried terms go inside the sentence, so the follow-up stays one part when it is split.
+    stripped = question.strip()
+    end = "?" if stripped.endswith("?") else ""
+    return f"{stripped.rstrip('?').rstrip()} ({' '.join(carried)}){end}"
 
 
 def default_plan(question: str, constraints: Constraints) -> list[str]:

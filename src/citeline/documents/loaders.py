@@ -71,7 +71,7 @@ def _front_matter(text: str) -> tuple[dict[str, Any], int]:
 class MarkdownLoader:
     """Markdown: ATX headings become sections (with their heading path), front matter metadata."""
 
-    suffixes = (".md", ".markdown", ".mdx")
+    suffixes: tuple[str, ...] = (".md", ".markdown", ".mdx")
 
     def load(self, path: Path, data: bytes) -> LoadedDocument:
         text, removed = sanitize(decode_text(data, path))
@@ -111,7 +111,7 @@ class MarkdownLoader:
 class TextLoader:
     """Plain text: one section; the first non-empty line is not trusted as a title."""
 
-    suffixes = (".txt", ".text", ".rst", ".log")
+    suffixes: tuple[str, ...] = (".txt", ".text", ".rst", ".log")
 
     def load(self, path: Path, data: bytes) -> LoadedDocument:
         text, removed = sanitize(decode_text(data, path))

@@ -69,21 +69,24 @@ def injected_terms(evidence: Sequence[Passage], question: str = "") -> set[str]:
 
 
 def scrub_answer(answer: str, evidence: Sequence[Passage], question: str = "") -> tuple[str, list[str]]:
-    """(answer without sentences that repeat injected-only terms or are instructions, removed sentences)."""
+    """(answer without sentences that repeat injected-only terms or are instructions, removed sentences).
+
+    Sentences are split exactly as the validator splits them, so what is removed here is what the
+    validator would have judged as one claim.
+    """
+    from citeline.agent.grounding import split_sentences
+
     suspicious = injected_terms(evidence, question)
-    kept, removed = [], []
-    for line in answer.splitlines(keepends=True):
-        line_kept: list[str] = []
-        cursor = 0
-        for span in segments(line):
-            body_terms = set(content_terms(span.text))
-            if body_terms & suspicious or is_instruction(span.text):
-                removed.append(span.text)
-            else:
-                line_kept.append(line[cursor : span.end])
-            cursor = span.end
-        if line_kept:
-            kept.append("".join(line_kept).rstrip() + ("\n" if line.endswith("\n") else ""))
-        elif not line.strip():
-            kept.append(line)
-    return "".join(kept).strip(), removed
+    removed: list[tuple[int, int, str]] = []
+    for text, start, end in split_sentences(answer):
+        if set(content_terms(text)) & suspicious or is_instruction(text):
+            removed.append((start, end, text))
+    if not removed:
+        return answer, []
+    pieces, cursor = [], 0
+    for start, end, _ in removed:
+        pieces.append(answer[cursor:start])
+        cursor = end
+    pieces.append(answer[cursor:])
+    lines = [" ".join(line.split()) for line in "".join(pieces).splitlines()]
+    return "\n".join(line for line in lines if line).strip(), [text for _, _, text in removed]

@@ -19,7 +19,7 @@ from citeline.errors import ConfigurationError
 from citeline.llm import actions
 from citeline.llm.base import Action, ProviderError, register_policy
 from citeline.llm.llama_runtime import BUNDLED_NAME, bundled_model_path, require_llama_cpp, safe_model_params
-from citeline.llm.prompts import Budget, build_messages
+from citeline.llm.prompts import Budget, build_messages, system_prompt
 from citeline.llm.schema import action_schema
 
 if TYPE_CHECKING:
@@ -74,6 +74,8 @@ class LocalAnswerer:
         self.path = path
         self.settings = settings
         self.loaded = load_model(path, n_ctx=settings.llm_context, n_threads=settings.llm_threads)
+        self.system_prompt = system_prompt("json")  # read by the graph's fit check
+        self.fingerprint = f"{name}@{path.resolve()}"  # cached answers are keyed on the exact file
 
     def decide(self, run: RunState) -> Action:
         budget = Budget(system=self.settings.system_tokens,

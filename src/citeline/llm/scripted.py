@@ -9,6 +9,7 @@ When the file runs out, the "model" returns empty output.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 import time
@@ -18,6 +19,7 @@ from typing import Any
 from citeline.agent.state import RunState
 from citeline.config import Settings
 from citeline.errors import ConfigurationError
+from citeline.jsonl import read_objects
 from citeline.llm.base import Action, ProviderError, Unusable, parse_action, register_policy
 from citeline.retrieval import Retriever
 
@@ -30,24 +32,12 @@ class ScriptedAnswerer:
         self._turns = turns
         self._position = 0
         self._lock = threading.Lock()
+        # Same script, same question, same corpus -> same result: safe to cache by content.
+        self.fingerprint = "scripted:" + hashlib.sha256(json.dumps(turns, sort_keys=True).encode()).hexdigest()
 
     @classmethod
     def from_file(cls, path: Path) -> ScriptedAnswerer:
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except OSError as exc:
-            raise ConfigurationError(f"cannot read the script {path}: {exc.strerror}") from exc
-        turns = []
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                turn = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ConfigurationError(f"{path}:{number}: not JSON ({exc.msg})") from exc
-            if not isinstance(turn, dict):
-                raise ConfigurationError(f"{path}:{number}: each line must be a JSON object")
-            turns.append(turn)
+        turns = read_objects(path)
         return cls(turns, name=f"scripted:{path.name}")
 
     def reset(self) -> None:
