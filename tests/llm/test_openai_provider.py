@@ -159,7 +159,8 @@ def test_client_errors_are_not_retried(
     fake_openai.script = [Reply(status=status, body={"error": {"message": message}})]
     app: Citeline = make_app(openai_base_url=fake_openai.url)
     result = app.ask("What is the default timeout?", model=MODEL)
-    assert fake_openai.chat_requests == 1
+    # Not retried by the graph; a stated context window gets one immediate refitted attempt.
+    assert fake_openai.chat_requests == (2 if expected is None else 1)
     trace = _trace_messages(result)
     assert API_KEY not in trace and API_KEY not in result.answer
     if expected is None:
@@ -238,3 +239,21 @@ def test_stream_cut_after_it_worked_is_a_server_error(make_app: Any, fake_openai
     result = app.ask("What is the default timeout?", model=MODEL)
     assert result.exit_reason == ExitReason.LLM_ERROR
     assert fake_openai.chat_requests == 4  # the search, then the cut stream tried three times
+
+
+def test_a_stated_context_window_is_learned_and_fitted(make_app: Any, fake_openai: FakeOpenAI) -> None:
+    too_long = Reply(
+        status=400,
+        body={
+            "error": {
+                "message": "This model's maximum context length is 2600 tokens. "
+                "However, you requested 9000 tokens"
+            }
+        },
+    )
+    fake_openai.script = [SEARCH, too_long, OPEN, Reply(text=SUPPORTED)]
+    app: Citeline = make_app(openai_base_url=fake_openai.url)
+    result = app.ask("What is the default timeout?", model=MODEL)
+    assert result.exit_reason == ExitReason.COMPLETED, _trace_messages(result)
+    assert fake_openai.chat_requests == 4  # the rejected turn was asked again at once, not as a graph retry
+    assert not any(e.type == "error" for e in result.trace)

@@ -57,6 +57,17 @@ def _server_message(exc: Any, secret: str | None) -> str:
     return " ".join(message.split())[:MESSAGE_CHARS]
 
 
+_WINDOW = re.compile(r"(?:maximum context length|context window)(?: of| is)?\s*(\d{3,7})", re.IGNORECASE)
+
+
+def context_window_from(exc: BaseException) -> int | None:
+    """The context window a server states in a context-length error, if it states one."""
+    if getattr(exc, "status_code", None) not in {400, 413}:
+        return None
+    match = _WINDOW.search(_server_message(exc, None))
+    return int(match.group(1)) if match else None
+
+
 def capability_error(exc: BaseException) -> str | None:
     """Which request feature the server rejected: `tools`, `stream`, `stream_options`,
     `response_format`; None when the failure is not about a feature."""

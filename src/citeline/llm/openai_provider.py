@@ -18,7 +18,7 @@ from citeline.agent.context import count_tokens
 from citeline.errors import ConfigurationError
 from citeline.llm import actions
 from citeline.llm.base import Action, ProviderError, register_policy
-from citeline.llm.errors import capability_error, map_openai_error
+from citeline.llm.errors import capability_error, context_window_from, map_openai_error
 from citeline.llm.prompts import Budget, Mode, build_messages, prompt_tokens, system_prompt
 from citeline.llm.schema import action_schema
 
@@ -88,6 +88,7 @@ class OpenAIAnswerer:
         self._profile = 0
         self._usage_option = True  # stream_options.include_usage, dropped if the server rejects it
         self._proven: set[str] = set()  # profiles that have completed a request on this server
+        self._context_window: int | None = None  # learned from a server's context-length error
         self._lock = threading.Lock()
 
     def _new_client(self) -> Any:
@@ -127,12 +128,21 @@ class OpenAIAnswerer:
                     continue
                 raise ProviderError("server", f"{self.base_url} ended the streamed answer early") from exc
             except Exception as exc:  # every client error is mapped below
-                if self._step_down(exc, profile):
+                if self._step_down(exc, profile) or self._learn_window(exc):
                     continue
                 raise map_openai_error(exc, model=self.model, base_url=self.base_url,
                                        secret=self.settings.openai_api_key) from exc
             self._proven.add(profile.name)
             return actions.screened(action, run)
+
+    def _learn_window(self, exc: Exception) -> bool:
+        """A server that states its context window ("maximum context length is 4096 tokens") gets
+        one retry with the prompt budget fitted to it; the window is kept for later turns."""
+        window = context_window_from(exc)
+        if window is None or (self._context_window is not None and window >= self._context_window):
+            return False
+        self._context_window = window
+        return True
 
     def _step_down(self, exc: Exception, profile: Profile, *, reason: str | None = None) -> bool:
         """Move to the next request profile when the server says it lacks a feature."""
@@ -156,7 +166,9 @@ class OpenAIAnswerer:
 
     # --- one request ---------------------------------------------------------------------
     def _ask(self, run: RunState, profile: Profile) -> Action:
-        budget = Budget.from_settings(self.settings)
+        window = self._context_window
+        # 10% slack: servers add their own template (and tool descriptions) to what we count.
+        budget = Budget.from_settings(self.settings, context_window=int(window * 0.9) if window else None)
         messages = build_messages(run, mode=profile.mode, budget=budget)
         final_only = run.force_final or run.tool_budget_left == 0
         request: dict[str, Any] = {
