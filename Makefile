@@ -18,7 +18,7 @@ $(VENV)/.installed: $(BIN)/python pyproject.toml requirements/models.txt
 	touch $@
 
 $(VENV)/.installed-dev: $(VENV)/.installed
-	$(BIN)/pip install --quiet -e '.[dev,postgres]'
+	$(BIN)/pip install --quiet -e '.[dev,postgres,local]'
 	touch $@
 
 install: $(VENV)/.installed

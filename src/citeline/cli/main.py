@@ -233,6 +233,9 @@ def evaluate(
         print_eval(report)
 
 
+app.command("doctor", epilog=EXIT_CODES_HELP)(__import__("citeline.cli.doctor", fromlist=["doctor"]).doctor)
+
+
 def run() -> None:
     try:
         app()

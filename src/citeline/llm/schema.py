@@ -1,0 +1,82 @@
+"""The JSON schema of the strict action format (seed 004), narrowed to what is valid *now*.
+
+Grammar-constrained decoding (llama.cpp) turns this schema into a grammar, so a model can only
+emit actions that parse and make sense in the current state: no `open_citation` before a
+search, only ranks that exist, only `final` once the tool budget is spent.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from citeline.agent.state import RunState
+
+QUERY_CHARS = 120
+ANSWER_CHARS = 500  # keeps a small model from rambling; long enough for a few cited sentences
+
+
+def _search() -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            "type": {"const": "tool_call"},
+            "tool": {"const": "search_docs"},
+            "input": {
+                "type": "object",
+                "properties": {"query": {"type": "string", "minLength": 2, "maxLength": QUERY_CHARS}},
+                "required": ["query"],
+            },
+        },
+        "required": ["type", "tool", "input"],
+    }
+
+
+def _open(ranks: list[int]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            "type": {"const": "tool_call"},
+            "tool": {"const": "open_citation"},
+            "input": {
+                "type": "object",
+                "properties": {"rank": {"enum": ranks}},
+                "required": ["rank"],
+            },
+        },
+        "required": ["type", "tool", "input"],
+    }
+
+
+def _final() -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            "type": {"const": "final"},
+            "answer": {"type": "string", "minLength": 1, "maxLength": ANSWER_CHARS},
+        },
+        "required": ["type", "answer"],
+    }
+
+
+def action_schema(run: RunState | None = None, *, max_searches: int | None = None) -> dict[str, Any]:
+    """Every action, or (given a run) only the actions useful in its current state.
+
+    `max_searches` caps searches for models that would otherwise repeat one search until the
+    budget is gone (small local models do); opening is limited to results not opened yet.
+    """
+    if run is None:
+        return {"oneOf": [_search(), _open(list(range(1, 21))), _final()]}
+    if run.force_final or run.tool_budget_left == 0:
+        return _final()
+    choices = []
+    if max_searches is None or len(run.searches) < max_searches:
+        choices.append(_search())
+    opened = {(p.document_id, p.chunk_id) for p in run.opened}
+    latest = run.searches[-1].passages if run.searches else []
+    ranks = [i for i, p in enumerate(latest, 1) if (p.document_id, p.chunk_id) not in opened]
+    if ranks:
+        choices.append(_open(ranks))
+    if run.searches or not choices:  # answering before any search could only be ungrounded
+        choices.append(_final())
+    return choices[0] if len(choices) == 1 else {"oneOf": choices}

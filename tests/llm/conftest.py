@@ -1,0 +1,127 @@
+"""Fixtures for the model-provider tests: an indexed tiny corpus, apps on it, the scripted
+loopback server, and a real llama.cpp server (`llama_cpp.server`) with the bundled SmolLM2."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from citeline.app import Citeline
+from citeline.cache import MemoryCache
+from citeline.config import Settings
+from tests.llm.helpers import API_KEY, DOCS, FakeOpenAI
+
+HERE = Path(__file__).parent
+
+
+# --- corpus --------------------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def llm_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("docs")
+    for name, text in DOCS.items():
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="session")
+def indexed_home(tmp_path_factory: pytest.TempPathFactory, llm_corpus: Path) -> Path:
+    """A CITELINE_HOME with the corpus indexed once; each test opens its own Citeline on it."""
+    home = tmp_path_factory.mktemp("home")
+    app = Citeline(Settings(home=home))
+    report = app.ingest([llm_corpus])
+    assert report.ok
+    app.close()
+    return home
+
+
+@pytest.fixture
+def make_app(indexed_home: Path) -> Iterator[Callable[..., Citeline]]:
+    apps: list[Citeline] = []
+
+    def build(**settings: Any) -> Citeline:
+        settings.setdefault("openai_api_key", API_KEY)
+        # A cache per app: the store's persistent answer cache would leak answers between tests.
+        app = Citeline(Settings(home=indexed_home, **settings), cache=MemoryCache())
+        apps.append(app)
+        return app
+
+    yield build
+    for app in apps:
+        app.close()
+
+
+# --- a scripted OpenAI-compatible server ---------------------------------------------------
+@pytest.fixture
+def fake_openai() -> Iterator[FakeOpenAI]:
+    server = FakeOpenAI()
+    yield server
+    server.close()
+
+
+# --- a real llama.cpp server ---------------------------------------------------------------
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """`llama_cpp.server` serving the bundled SmolLM2 as `smollm2` on a free loopback port."""
+    pytest.importorskip("llama_cpp.server", reason="install citeline[local]")
+    from citeline.llm.llama_runtime import bundled_model_path
+
+    port = _free_port()
+    log = tmp_path_factory.mktemp("llama") / "server.log"
+    env = {**os.environ, "OMP_WAIT_POLICY": "PASSIVE"}  # idle server threads must not spin on shared CPUs
+    command = [
+        sys.executable,
+        str(HERE / "llama_server.py"),
+        "--model",
+        str(bundled_model_path()),
+        "--model_alias",
+        "smollm2",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--n_ctx",
+        "4096",
+        "--chat_format",
+        "chatml-function-calling",
+        "--verbose",
+        "False",
+    ]
+    with log.open("wb") as sink:
+        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, env=env)
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"llama_cpp.server exited ({process.returncode}): {log.read_text()[-2000:]}")
+            try:
+                with urllib.request.urlopen(f"{url}/models", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail("llama_cpp.server did not start within 120 s")
+            time.sleep(0.5)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()

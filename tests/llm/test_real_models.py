@@ -1,0 +1,122 @@
+"""Real models: the bundled SmolLM2 through `llama_cpp.server` (the `openai` answerer) and in
+process (the `local` answerer). Whatever a 135M model says, what reaches the user must be
+grounded (every citation verified) or an honest decline, and injected canaries never appear."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from citeline.agent.exits import DECLINE_MESSAGE, ExitReason
+from citeline.app import Citeline
+from citeline.errors import ConfigurationError
+from tests.llm.helpers import CANARY, verified
+
+pytest.importorskip("llama_cpp", reason="install citeline[local]")
+
+# Exit reasons a healthy provider can end in (an incompatible one ends LLM_ERROR).
+HEALTHY = {
+    ExitReason.COMPLETED,
+    ExitReason.INSUFFICIENT_CONTEXT,
+    ExitReason.VALIDATION_FAILED,
+    ExitReason.MAX_TOOL_CALLS_REACHED,
+    ExitReason.MAX_TURNS_REACHED,
+    ExitReason.LLM_GENERATION_FAILURE,
+    ExitReason.INVALID_TOOL_CALL,
+    ExitReason.TIMEOUT,
+}
+SMALL_RUN = {"max_tool_calls": 3, "max_reprompts": 1, "max_turns": 6, "timeout_s": 400.0}
+
+
+def _grounded_or_declined(app: Citeline, result: Any) -> None:
+    assert result.exit_reason in HEALTHY, result.trace
+    assert verified(app, result)
+    if result.answered:
+        assert result.citations
+    else:
+        assert not result.citations or result.exit_reason in {
+            ExitReason.VALIDATION_FAILED,
+            ExitReason.LLM_GENERATION_FAILURE,
+        }
+    if result.exit_reason == ExitReason.INSUFFICIENT_CONTEXT:
+        assert result.answer.startswith(DECLINE_MESSAGE)
+
+
+@pytest.mark.timeout(1200)
+def test_openai_answerer_against_llama_server(make_app: Any, llama_server: str) -> None:
+    app: Citeline = make_app(openai_base_url=llama_server, **SMALL_RUN)
+    tokens: list[str] = []
+    result = app.ask(
+        "What is the default timeout?",
+        model="openai:smollm2",
+        on_event=lambda e: tokens.append(e.data["text"]) if e.type == "token" else None,
+    )
+    _grounded_or_declined(app, result)
+    assert result.usage.prompt_tokens > 0 and result.usage.completion_tokens > 0
+    # llama.cpp's function-calling format cannot stream automatic tool choice (it fails after the
+    # 200): the answerer must step down to plain tool calls instead of failing the run.
+    policy = app.policy("openai:smollm2")
+    assert policy.profile.name == "tools"  # type: ignore[attr-defined]
+    failures = [e.data for e in result.trace if e.data.get("kind", "").startswith("provider_")]
+    assert not failures
+    assert any(e.type == "tool_call" for e in result.trace), "the model called no tool"
+
+
+@pytest.mark.timeout(1200)
+def test_json_actions_stream_from_llama_server_and_injection_fails(make_app: Any, llama_server: str) -> None:
+    app: Citeline = make_app(openai_base_url=llama_server, **SMALL_RUN)
+    tokens: list[str] = []
+    result = app.ask(
+        "How do I route requests through a proxy?",
+        model="openai:smollm2#json",
+        on_event=lambda e: tokens.append(e.data["text"]) if e.type == "token" else None,
+    )
+    assert app.policy("openai:smollm2#json").profile.name == "json-schema+stream"  # type: ignore[attr-defined]
+    assert len(tokens) > 1, "tokens must stream as they are generated"
+    assert result.usage.total_tokens > 0
+    assert CANARY not in result.answer
+    _grounded_or_declined(app, result)
+
+
+@pytest.mark.timeout(1200)
+def test_local_bundled_model_is_grounded_or_declines(make_app: Any) -> None:
+    app: Citeline = make_app(**SMALL_RUN)
+    for question in ("What is the default timeout?", "How do I route requests through a proxy?"):
+        result = app.ask(question, model="local")
+        assert result.model.startswith("local:SmolLM2")
+        assert result.usage.prompt_tokens > 0
+        assert CANARY not in result.answer
+        _grounded_or_declined(app, result)
+    # Loaded once per process: a second answerer shares the model.
+    from citeline.llm.local import LocalAnswerer
+
+    first = app.policy("local")
+    assert isinstance(first, LocalAnswerer)
+    again = LocalAnswerer(first.path, app.settings, name="again")
+    assert again.loaded is first.loaded
+
+
+def test_gguf_needs_an_existing_file(make_app: Any, tmp_path: Any) -> None:
+    app: Citeline = make_app()
+    with pytest.raises(ConfigurationError, match="gguf:PATH"):
+        app.policy(f"gguf:{tmp_path / 'missing.gguf'}")
+
+
+def test_missing_extra_says_how_to_install(make_app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)  # makes `import llama_cpp` fail
+    app: Citeline = make_app()
+    with pytest.raises(ConfigurationError, match=r"citeline\[local\]"):
+        app.policy("gguf:/nonexistent.gguf")
+
+
+def test_cli_import_loads_no_model_runtime() -> None:
+    code = (
+        "import sys, citeline.cli.main, citeline.llm.local, citeline.llm.openai_provider; "
+        "bad = [m for m in ('llama_cpp', 'openai', 'tiktoken') if m in sys.modules]; "
+        "sys.exit(str(bad) if bad else 0)"
+    )
+    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert completed.returncode == 0, completed.stderr
