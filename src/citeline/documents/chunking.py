@@ -6,12 +6,44 @@ import hashlib
 import re
 
 from citeline.documents.models import Chunk, LoadedDocument, Section
-from citeline.text import Span, word_spans
+from citeline.text import Span
 
 # Sections shorter than this (in words) are merged into the following section, so a heading
 # followed directly by a sub-heading does not become a chunk of its own.
 _MIN_SECTION_WORDS = 25
 _BREAK_AFTER = re.compile(r"(\n\s*\n|[.!?:]\s*$)")
+# A "word" is at most this many characters: a base64 blob or a minified line without spaces is
+# then cut into pieces of bounded size instead of becoming one giant chunk.
+_MAX_WORD_CHARS = 64
+_WORD = re.compile(rf"\S{{1,{_MAX_WORD_CHARS}}}")
+# Sections are chunked in slices of at most this many characters, so the word list in memory
+# stays small however large a document is (8M words as Python objects would need gigabytes).
+_MAX_SLICE_CHARS = 200_000
+
+
+def _words(text: str) -> list[Span]:
+    return [Span(m.group(0), m.start(), m.end()) for m in _WORD.finditer(text)]
+
+
+def _slices(start: int, end: int, text: str) -> list[tuple[int, int]]:
+    """Cut [start, end) into pieces of at most _MAX_SLICE_CHARS, preferring paragraph, line and
+    then word boundaries near the end of each piece."""
+    pieces: list[tuple[int, int]] = []
+    while end - start > _MAX_SLICE_CHARS:
+        limit = start + _MAX_SLICE_CHARS
+        floor = start + _MAX_SLICE_CHARS // 2
+        cut = -1
+        for separator in ("\n\n", "\n", " "):
+            cut = text.rfind(separator, floor, limit)
+            if cut >= 0:
+                cut += len(separator)
+                break
+        if cut < 0:
+            cut = limit
+        pieces.append((start, cut))
+        start = cut
+    pieces.append((start, end))
+    return pieces
 
 
 def document_id(owner: str, source: str) -> str:
@@ -75,28 +107,35 @@ def chunk_document(
     chunks: list[Chunk] = []
     overlap = min(overlap, chunk_tokens // 2)
     for section in _merge_small(doc.sections, doc.text):
-        body = doc.text[section.start : section.end]
-        words = word_spans(body)
-        if not words:
-            continue
-        position = 0
-        while position < len(words):
-            end = _window_end(words, position, chunk_tokens, body)
-            start_char = section.start + words[position].start
-            end_char = section.start + words[end - 1].end
-            chunks.append(
-                Chunk(
-                    chunk_id=chunk_id(doc_hash, start_char, end_char),
-                    document_id=doc_id,
-                    chunk_index=len(chunks),
-                    text=doc.text[start_char:end_char],
-                    section=section.heading,
-                    page=section.page,
-                    start=start_char,
-                    end=end_char,
-                )
-            )
-            if end >= len(words):
-                break
-            position = max(end - overlap, position + 1)
+        for slice_start, slice_end in _slices(section.start, section.end, doc.text):
+            _chunk_slice(doc, section, slice_start, slice_end, chunks, doc_id=doc_id, doc_hash=doc_hash,
+                         chunk_tokens=chunk_tokens, overlap=overlap)
     return chunks
+
+
+def _chunk_slice(
+    doc: LoadedDocument, section: Section, slice_start: int, slice_end: int, chunks: list[Chunk], *,
+    doc_id: str, doc_hash: str, chunk_tokens: int, overlap: int,
+) -> None:
+    body = doc.text[slice_start:slice_end]
+    words = _words(body)
+    position = 0
+    while position < len(words):
+        end = _window_end(words, position, chunk_tokens, body)
+        start_char = slice_start + words[position].start
+        end_char = slice_start + words[end - 1].end
+        chunks.append(
+            Chunk(
+                chunk_id=chunk_id(doc_hash, start_char, end_char),
+                document_id=doc_id,
+                chunk_index=len(chunks),
+                text=doc.text[start_char:end_char],
+                section=section.heading,
+                page=section.page,
+                start=start_char,
+                end=end_char,
+            )
+        )
+        if end >= len(words):
+            break
+        position = max(end - overlap, position + 1)
