@@ -8,6 +8,9 @@ page is parsed, and the whole call runs in the parse worker (time and address-sp
 from __future__ import annotations
 
 import io
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -35,17 +38,56 @@ def _decompression_caps(limit: int) -> dict[str, int]:
     }
 
 
+class _Collect(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if len(self.messages) < 20:
+            self.messages.append(record.getMessage())
+
+
+@contextmanager
+def _pypdf_warnings() -> Iterator[list[str]]:
+    """pypdf reports what it repaired (no %%EOF, a circular xref chain...) only as log warnings;
+    collect them so a failure can say what is actually wrong with the file."""
+    handler = _Collect()
+    logger = logging.getLogger("pypdf")
+    logger.addHandler(handler)
+    try:
+        yield handler.messages
+    finally:
+        logger.removeHandler(handler)
+
+
+def _damage(exc: Exception, warnings: list[str]) -> str:
+    notes = list(dict.fromkeys(w.strip() for w in warnings if w.strip()))[:3]
+    detail = f"{exc.__class__.__name__}: {str(exc)[:200]}" + "".join(f"; {n[:120]}" for n in notes)
+    everything = " ".join([str(exc), *notes]).lower()
+    if "eof marker" in everything or "ended unexpectedly" in everything:
+        return f"looks truncated ({detail})"
+    if "circular" in everything:
+        return f"has a circular cross-reference chain ({detail})"
+    return detail
+
+
 class PdfLoader:
     suffixes: tuple[str, ...] = (".pdf",)
 
     def load(self, path: Path, data: bytes) -> LoadedDocument:
+        if b"%PDF-" not in data[:1024]:  # the spec allows junk before the header, within 1 KB
+            raise IngestError(f"{path.name}: not a PDF (no %PDF- header)",
+                              hint="check the file or its extension")
+        with _pypdf_warnings() as warnings:
+            return self._load(path, data, warnings)
+
+    def _load(self, path: Path, data: bytes, warnings: list[str]) -> LoadedDocument:
         import pypdf
         from pypdf.errors import DependencyError, FileNotDecryptedError, LimitReachedError, PdfReadError
 
         limits = current_limits()
         name = path.name
-        if b"%PDF-" not in data[:1024]:  # the spec allows junk before the header, within 1 KB
-            raise IngestError(f"{name}: not a PDF (no %PDF- header)", hint="check the file or its extension")
         try:
             bytes_cap = _decompression_caps(limits.max_decompressed_bytes)
             caps = pypdf.get_configuration().with_overwrites(**bytes_cap)
@@ -79,7 +121,7 @@ class PdfLoader:
             # pypdf reports structural damage through many exception types; all mean the same to
             # a user: the file is damaged (truncated download, broken cross-reference table...).
             raise IngestError(
-                f"{name}: is a damaged or malformed PDF ({exc.__class__.__name__}: {str(exc)[:200]})",
+                f"{name}: is a damaged or malformed PDF: {_damage(exc, warnings)}",
                 hint="re-download or re-export it (e.g. `qpdf in.pdf out.pdf` often repairs it)",
             ) from exc
 

@@ -240,7 +240,9 @@ def main() -> None:
     _die_with_parent()
     import logging
 
-    logging.disable(logging.WARNING)  # parsers log every recovered glitch; the reply carries errors
+    # Parsers log every glitch they recover from: keep those off the terminal (the reply carries
+    # the errors) while loaders can still collect them with their own handlers.
+    logging.getLogger().addHandler(logging.NullHandler())
     if memory_mb > 0:
         import resource
 
@@ -264,4 +266,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    # Run the imported module's main, not this `__main__` copy: pickled replies must name
+    # `citeline.documents.worker.ParsedFile`, which the parent can resolve.
+    from citeline.documents import worker
+
+    worker.main()
