@@ -54,7 +54,8 @@ def pdf_bytes(pages: list[str], *, title: str | None = None, compress: bool = Fa
     for offset in offsets:
         out.write(f"{offset:010d} 00000 n \n".encode())
     info = f" /Info {info_number} 0 R" if info_number else ""
-    out.write(f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R{info} >>\nstartxref\n{xref}\n%%EOF\n".encode())
+    trailer = f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R{info} >>\n"
+    out.write(f"{trailer}startxref\n{xref}\n%%EOF\n".encode())
     return out.getvalue()
 
 
@@ -63,7 +64,8 @@ def circular_xref_pdf() -> bytes:
     whose objects are otherwise missing: readers that follow /Prev blindly loop forever."""
     head = b"%PDF-1.4\n"
     xref_offset = len(head)
-    xref = f"xref\n0 1\n0000000000 65535 f \ntrailer\n<< /Size 1 /Root 1 0 R /Prev {xref_offset} >>\n".encode()
+    trailer = f"trailer\n<< /Size 1 /Root 1 0 R /Prev {xref_offset} >>\n"
+    xref = f"xref\n0 1\n0000000000 65535 f \n{trailer}".encode()
     return head + xref + f"startxref\n{xref_offset}\n%%EOF\n".encode()
 
 

@@ -70,7 +70,15 @@ def _decode_legacy(data: bytes, path: Path, error: UnicodeDecodeError) -> str:
     # samples large inputs, so the cost is bounded; it returns nothing for binary data.
     from charset_normalizer import from_bytes
 
-    best = from_bytes(data).best()
+    matches = list(from_bytes(data))
+    best = matches[0] if matches else None
+    # Ties between single-byte code pages are common on short Western text (cp1250 vs cp1252
+    # decode "crème" equally cleanly as far as the detector can tell): prefer Windows-1252,
+    # by far the most common legacy encoding, only when it scores at least as well.
+    for match in matches:
+        if best is not None and match.encoding == "cp1252" and match.chaos <= best.chaos \
+                and match.coherence >= best.coherence:
+            best = match
     if best is not None and best.encoding not in {"utf_8", "ascii"}:
         try:
             return data.decode(best.encoding)

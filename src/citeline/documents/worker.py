@@ -127,9 +127,12 @@ class ParseWorker:
     def _ensure_started(self) -> subprocess.Popen[bytes]:
         if self._proc is not None and self._proc.poll() is None:
             return self._proc
+        # The worker sees the parent's import path, so loaders registered by plugin modules (and
+        # citeline itself, even when run from a source tree) import the same way there.
         package_root = str(Path(__file__).resolve().parents[2])
+        search = [package_root, *(p for p in sys.path if p and Path(p).is_dir())]
         env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH", "")) if p)
+        env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(search))
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "citeline.documents.worker", str(self.memory_mb)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
