@@ -9,12 +9,19 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from citeline_test_hash_embedder import HashEmbedder
+import pytest
+from tests.plugins.citeline_test_hash_embedder import HashEmbedder
 
 from citeline.config import Settings
 from citeline.index.sqlite import SQLiteStore
 from citeline.ingest import IngestReport, ingest_paths
-from conftest import ingest_json, run_cli
+from tests.ingest_support import ingest_json, run_cli
+
+@pytest.fixture
+def settings(home: Path) -> Settings:
+    """Small chunks and the cheap deterministic test embedder."""
+    return Settings(home=home, embedder="test-hash", chunk_tokens=64, chunk_overlap=8)
+
 
 REPORT_KEYS = ["ingested", "unchanged", "updated", "removed", "failed", "chunks", "sanitized_chars"]
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CITELINE, cli_env, ingest_json
-from documents.makers import circular_xref_pdf, docx_file, encrypted_pdf, pdf_bytes
+from tests.ingest_support import CITELINE, cli_env, ingest_json
+from tests.documents.makers import circular_xref_pdf, docx_file, encrypted_pdf, pdf_bytes
 
 # Small caps so the bombs and the "too large" file stay small (the defaults are in config.py).
 CAPS = {"CITELINE_MAX_DECOMPRESSED_BYTES": str(1024 * 1024), "CITELINE_MAX_PAGES": "10",

@@ -10,12 +10,12 @@ import time
 from pathlib import Path
 
 import numpy as np
-from citeline_test_hash_embedder import HashEmbedder
+from tests.plugins.citeline_test_hash_embedder import HashEmbedder
 
 from citeline.index.sqlite import SQLiteStore
 from citeline.index.store import SearchRequest
-from conftest import CITELINE, cli_env
-from test_ingest_kill import check_index
+from tests.ingest_support import CITELINE, cli_env
+from tests.test_ingest_kill import check_index
 
 
 def make_docs(root: Path, prefix: str, count: int) -> None:

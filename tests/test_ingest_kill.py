@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CITELINE, cli_env
+from tests.ingest_support import CITELINE, cli_env
 
 KILL_ITERATIONS = int(os.environ.get("CITELINE_KILL_ITERATIONS", "200"))
 WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda"]

@@ -64,7 +64,7 @@ class Settings(BaseSettings):
         "(turn off only to debug a loader: a hostile file could then hang or crash the whole run).",
     )
     parse_timeout_s: float = Field(
-        default=60.0, gt=0, description="Seconds one file may take to load and chunk before it is failed."
+        default=120.0, gt=0, description="Seconds one file may take to load and chunk before it is failed."
     )
     parse_memory_mb: int = Field(
         default=2048, ge=0,

@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 from citeline.config import Settings
 from citeline.documents.chunking import content_hash, document_id
 from citeline.documents.limits import LoadLimits
-from citeline.documents.loaders import loader_for, supported_suffixes
+from citeline.documents.loaders import Loader, loader_for, supported_suffixes
 from citeline.documents.worker import ParsedFile, ParseRequest, ParseWorker, parse
 from citeline.errors import CitelineError, ConfigurationError, IngestError
 from citeline.index.embedder import Embedder
@@ -103,11 +103,11 @@ def discover(
         if root.is_symlink() and not root.exists():
             problems.append(FileFailure(str(root), f"broken symbolic link (points to {root.readlink()})"))
             continue
-        if root.is_file():
-            found.append(root.resolve())
-            continue
         if not root.exists():
             problems.append(FileFailure(str(root), "no such file or directory"))
+            continue
+        if not root.is_dir():  # a file given explicitly is taken whatever its suffix, and checked later
+            found.append(root.resolve())
             continue
         for dirpath, dirnames, filenames in os.walk(root):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
@@ -156,6 +156,22 @@ def _read_checked(path: Path, max_bytes: int) -> bytes:
     if not data.strip():
         raise IngestError(f"{name}: the file is empty", hint="add content or exclude it")
     return data
+
+
+def _parse_here(request: ParseRequest, loader: Loader) -> ParsedFile:
+    """In-process parsing (`parse_in_worker = false`): no time or memory cap, but a loader bug
+    still fails only its own file."""
+    name = Path(request.path).name
+    try:
+        return parse(request, loader)
+    except CitelineError:
+        raise
+    except MemoryError:
+        raise IngestError(f"{name}: ran out of memory while parsing",
+                          hint="turn CITELINE_PARSE_IN_WORKER back on, or split the file") from None
+    except Exception as exc:
+        raise IngestError(f"{name}: could not be parsed ({exc.__class__.__name__}: {str(exc)[:200]})",
+                          hint="the file may be damaged; re-export it or exclude it") from exc
 
 
 def _retry_locked(action: Callable[[], T], attempts: int = 8) -> T:
@@ -269,7 +285,7 @@ class _Ingester:
                                            memory_mb=self.settings.parse_memory_mb)
             parsed = self._worker.parse(request, loader)
         else:
-            parsed = parse(request, loader)
+            parsed = _parse_here(request, loader)
         record = DocumentRecord(
             id=doc_id, owner=self.owner, source=source, title=parsed.title, content_hash=digest,
             metadata={**parsed.metadata, "format": path.suffix.lower().lstrip(".")}, size_bytes=len(data),

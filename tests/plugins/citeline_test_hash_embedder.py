@@ -1,7 +1,7 @@
 """Test-only plugin: a cheap deterministic embedder, selected with CITELINE_EMBEDDER=test-hash.
 
-Loaded in CLI subprocesses through CITELINE_PLUGINS=citeline_test_hash_embedder (with this
-folder on PYTHONPATH), so kill and concurrency tests can run hundreds of real `citeline ingest`
+Loaded in CLI subprocesses through CITELINE_PLUGINS=tests.plugins.citeline_test_hash_embedder
+(with the repository root on PYTHONPATH), so kill and concurrency tests can run hundreds of real `citeline ingest`
 processes without paying for the ONNX model each time. The real embedder keeps its own, smaller
 kill test.
 

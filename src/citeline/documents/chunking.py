@@ -102,12 +102,18 @@ def chunk_document(
     doc_hash: str,
     chunk_tokens: int,
     overlap: int,
+    limit: int | None = None,
 ) -> list[Chunk]:
-    """Cut every section into windows of at most `chunk_tokens` words, overlapping by `overlap`."""
+    """Cut every section into windows of at most `chunk_tokens` words, overlapping by `overlap`.
+
+    With `limit`, stops as soon as there are more than `limit` chunks (the caller refuses such
+    a file anyway; finishing would only spend time and memory)."""
     chunks: list[Chunk] = []
     overlap = min(overlap, chunk_tokens // 2)
     for section in _merge_small(doc.sections, doc.text):
         for slice_start, slice_end in _slices(section.start, section.end, doc.text):
+            if limit is not None and len(chunks) > limit:
+                return chunks
             _chunk_slice(doc, section, slice_start, slice_end, chunks, doc_id=doc_id, doc_hash=doc_hash,
                          chunk_tokens=chunk_tokens, overlap=overlap)
     return chunks

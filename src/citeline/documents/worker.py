@@ -68,12 +68,13 @@ def parse(request: ParseRequest, loader: Loader | None = None) -> ParsedFile:
     with use_limits(request.limits):
         document = loader.load(path, request.data)
     chunks = chunk_document(document, doc_id=request.doc_id, doc_hash=request.doc_hash,
-                            chunk_tokens=request.chunk_tokens, overlap=request.overlap)
+                            chunk_tokens=request.chunk_tokens, overlap=request.overlap,
+                            limit=request.max_chunks)
     if not chunks:
         raise IngestError(f"{path.name}: no text could be extracted", hint="check that the file has text")
     if len(chunks) > request.max_chunks:
         raise IngestError(
-            f"{path.name}: would produce {len(chunks):,} chunks (limit {request.max_chunks:,} per file)",
+            f"{path.name}: would produce more than {request.max_chunks:,} chunks (the per-file limit)",
             hint="split the file, or raise CITELINE_MAX_CHUNKS_PER_FILE",
         )
     return ParsedFile(document.title, document.metadata, document.sanitized_chars, chunks)

@@ -1,4 +1,8 @@
-"""Shared fixtures: real files, real SQLite in temp dirs, real CLI subprocesses. No mocks."""
+"""Helpers for the ingestion tests: real files, real SQLite in temp dirs, real CLI subprocesses.
+
+Importing this module registers the test-only "test-hash" embedder in this process (from
+tests/plugins, which is also put on the path of CLI subprocesses). No mocks.
+"""
 
 from __future__ import annotations
 
@@ -6,18 +10,13 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 REPO = Path(__file__).resolve().parents[1]
-PLUGINS = Path(__file__).resolve().parent / "plugins"
 CITELINE = str(Path(sys.executable).parent / "citeline")
 
-sys.path.insert(0, str(PLUGINS))
-import citeline_test_hash_embedder  # noqa: E402, F401  (registers "test-hash" in this process)
+import tests.plugins.citeline_test_hash_embedder  # noqa: F401  (registers "test-hash" in this process)
 
 
 def cli_env(home: Path, *, hash_embedder: bool = True, **extra: str) -> dict[str, str]:
@@ -26,8 +25,8 @@ def cli_env(home: Path, *, hash_embedder: bool = True, **extra: str) -> dict[str
     env["CITELINE_HOME"] = str(home)
     if hash_embedder:
         env["CITELINE_EMBEDDER"] = "test-hash"
-        env["CITELINE_PLUGINS"] = "citeline_test_hash_embedder"
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(PLUGINS), env.get("PYTHONPATH", "")) if p)
+        env["CITELINE_PLUGINS"] = "tests.plugins.citeline_test_hash_embedder"
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH", "")) if p)
     env.update(extra)
     return env
 
@@ -44,17 +43,3 @@ def ingest_json(*args: str, home: Path, **extra: str) -> tuple[int, dict[str, An
     proc = run_cli("ingest", "--json", *args, home=home, **extra)
     assert proc.stdout.strip(), f"no JSON on stdout; stderr: {proc.stderr}"
     return proc.returncode, json.loads(proc.stdout)
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
-def settings(home: Path) -> Iterator[Any]:
-    from citeline.config import Settings
-
-    yield Settings(home=home, embedder="test-hash", chunk_tokens=64, chunk_overlap=8)
