@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 # `make run` keeps its index here so a second run is incremental; tests use temp dirs.
 DEMO_HOME ?= $(CURDIR)/.citeline
-SAMPLE_QUESTION ?= How do I retry a failed job, and how many times does Harbor retry by default?
+SAMPLE_QUESTION ?= How many times does Harbor retry a failed job by default?
 
 .PHONY: run test install install-dev lint typecheck clean
 
@@ -30,6 +30,7 @@ run: install
 
 test: install-dev
 	$(BIN)/ruff check src tests
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 lint: install-dev

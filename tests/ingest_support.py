@@ -13,10 +13,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import tests.plugins.citeline_test_hash_embedder  # noqa: F401  (registers "test-hash" in this process)
+
 REPO = Path(__file__).resolve().parents[1]
 CITELINE = str(Path(sys.executable).parent / "citeline")
-
-import tests.plugins.citeline_test_hash_embedder  # noqa: F401  (registers "test-hash" in this process)
 
 
 def cli_env(home: Path, *, hash_embedder: bool = True, **extra: str) -> dict[str, str]:

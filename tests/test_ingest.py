@@ -10,12 +10,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tests.plugins.citeline_test_hash_embedder import HashEmbedder
 
 from citeline.config import Settings
 from citeline.index.sqlite import SQLiteStore
 from citeline.ingest import IngestReport, ingest_paths
 from tests.ingest_support import ingest_json, run_cli
+from tests.plugins.citeline_test_hash_embedder import HashEmbedder
+
 
 @pytest.fixture
 def settings(home: Path) -> Settings:

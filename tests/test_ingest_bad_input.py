@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.ingest_support import CITELINE, cli_env, ingest_json
 from tests.documents.makers import circular_xref_pdf, docx_file, encrypted_pdf, pdf_bytes
+from tests.ingest_support import CITELINE, cli_env, ingest_json
 
 # Small caps so the bombs and the "too large" file stay small (the defaults are in config.py).
 CAPS = {"CITELINE_MAX_DECOMPRESSED_BYTES": str(1024 * 1024), "CITELINE_MAX_PAGES": "10",
@@ -56,7 +56,7 @@ def build_bad_corpus(root: Path) -> dict[str, str]:
         "bomb.pdf": "bomb.pdf: decompresses to more than 1,048,576 bytes (possible decompression bomb",
         "many-pages.pdf": "many-pages.pdf: has 12 pages (limit 10)",
         "bomb.docx": "bomb.docx: decompresses to 3,9",  # + the template parts
-        "image.md": "image.md: is a PNG image, not text",
+        "image.md": "image.md: is a binary file (a PNG image), not text",
         "latin.txt": "latin.txt: not valid UTF-8 (invalid byte at offset 0) and its encoding could not be "
                      "detected: convert the file to UTF-8",
         "empty.md": "empty.md: the file is empty",

@@ -10,11 +10,11 @@ import time
 from pathlib import Path
 
 import numpy as np
-from tests.plugins.citeline_test_hash_embedder import HashEmbedder
 
 from citeline.index.sqlite import SQLiteStore
 from citeline.index.store import SearchRequest
 from tests.ingest_support import CITELINE, cli_env
+from tests.plugins.citeline_test_hash_embedder import HashEmbedder
 from tests.test_ingest_kill import check_index
 
 

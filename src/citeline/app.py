@@ -7,11 +7,14 @@ import threading
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from citeline.agent.events import Event, EventSink
+
+if TYPE_CHECKING:
+    from citeline.agent.graph import AgentGraph
 from citeline.agent.result import AgentResult
-from citeline.cache import Cache, MemoryCache
+from citeline.cache import Cache, LayeredCache, MemoryCache, StoreCache
 from citeline.config import Settings
 from citeline.index.embedder import Embedder, get_embedder
 from citeline.index.store import DocumentRecord, Store, open_store
@@ -35,8 +38,9 @@ class Citeline:
         self._embedder: Embedder | None = None
         self._retriever: Retriever | None = None
         self._policies: dict[str, Policy] = {}
+        self._graphs: dict[str, AgentGraph] = {}
         self._lock = threading.Lock()
-        self.cache: Cache = cache if cache is not None else MemoryCache()
+        self._cache = cache
 
     # --- lazily built parts (a CLI `ask ""` must not load a model or open the index) -----
     @property
@@ -56,6 +60,14 @@ class Citeline:
             return self._embedder
 
     @property
+    def cache(self) -> Cache:
+        """Retrieval and answer caches: memory in front of the store's own key/value table, so a
+        second process asking the same question of the same corpus is served from cache."""
+        if self._cache is None:
+            self._cache = LayeredCache(MemoryCache(), StoreCache(self.store))
+        return self._cache
+
+    @property
     def retriever(self) -> Retriever:
         if self._retriever is None:
             self._retriever = Retriever(self.store, self.embedder, self.settings, self.cache)
@@ -72,6 +84,24 @@ class Citeline:
             with self._lock:
                 self._policies[spec] = cached
         return cached
+
+    def graph(self, spec: str | None = None) -> AgentGraph:
+        """The compiled agent graph for an answerer (compiled once per answerer and instance)."""
+        from citeline.agent.graph import AgentGraph
+        from citeline.llm.extractive import ExtractiveAnswerer
+
+        spec = spec or self.settings.model
+        policy = self.policy(spec)
+        with self._lock:
+            graph = self._graphs.get(spec)
+            if graph is not None and graph.policy is policy:
+                return graph
+        synthesiser = ExtractiveAnswerer(self.settings, self.embedder)  # grounded fallback answers
+        graph = AgentGraph(policy, self.retriever, synthesiser.compose)
+        if not spec.startswith("scripted"):
+            with self._lock:
+                self._graphs[spec] = graph
+        return graph
 
     # --- documents -----------------------------------------------------------------------
     def ingest(
@@ -128,6 +158,27 @@ class Citeline:
 
     async def aask(self, question: str, **kwargs: Any) -> AgentResult:
         return await asyncio.to_thread(self.ask, question, **kwargs)
+
+    async def astream_events(
+        self, question: str, *, owner: str | None = None, model: str | None = None,
+        history: Sequence[Mapping[str, str]] | None = None,
+    ) -> AsyncIterator[dict[str, Any]]:
+        """LangGraph/LangChain `astream_events(version="v2")` of one run: `on_chat_model_stream`,
+        `on_tool_start`, `on_tool_end`, `on_custom_event` (`cached_response`) and, last, the
+        `on_chain_end` of the `citeline` runnable whose output is the AgentResult."""
+        from langchain_core.runnables import RunnableConfig, RunnableLambda
+
+        from citeline.agent.runner import arun_agent
+
+        async def execute(text: str, config: RunnableConfig) -> AgentResult:
+            return await arun_agent(
+                self, text, owner=owner or self.settings.owner, model=model, history=history or [],
+                on_event=None, cancelled=None, query_id=uuid.uuid4().hex, config=config,
+            )
+
+        runnable = RunnableLambda(execute, name="citeline")
+        async for event in runnable.astream_events(question, version="v2"):
+            yield dict(event)
 
     async def astream(self, question: str, **kwargs: Any) -> AsyncIterator[Event]:
         """Events as they happen; the last one is always `final` (carrying the AgentResult).

@@ -54,3 +54,23 @@ class StoreCache:
 
     def put(self, namespace: str, key: str, value: str) -> None:
         self._store.kv_put(f"cache:{namespace}", key, value)
+
+
+class LayeredCache:
+    """Memory in front of a persistent cache: repeated lookups in one process stay in memory."""
+
+    def __init__(self, front: Cache, back: Cache) -> None:
+        self._front = front
+        self._back = back
+
+    def get(self, namespace: str, key: str) -> str | None:
+        value = self._front.get(namespace, key)
+        if value is None:
+            value = self._back.get(namespace, key)
+            if value is not None:
+                self._front.put(namespace, key, value)
+        return value
+
+    def put(self, namespace: str, key: str, value: str) -> None:
+        self._front.put(namespace, key, value)
+        self._back.put(namespace, key, value)

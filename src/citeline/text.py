@@ -48,9 +48,9 @@ def stem(term: str) -> str:
     # without a stemming dependency; identifiers are left alone.
     if not term.isalpha() or len(term) <= 4:
         return term
-    for suffix in ("ing", "ies", "es", "ed", "s"):
-        if term.endswith(suffix) and len(term) - len(suffix) >= 4:
-            return term[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    for suffix in ("ing", "ies", "ied", "es", "ed", "s"):
+        if term.endswith(suffix) and len(term) - len(suffix) >= 3:
+            return term[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
     return term
 
 
@@ -91,6 +91,7 @@ def word_spans(text: str) -> list[Span]:
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[`*_]*[A-Z0-9])")
+_ABBREVIATION = re.compile(r"(?:\b(?:a\.k\.a|e\.g|i\.e|etc|vs|cf|approx|no|fig)\.)$", re.IGNORECASE)
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
@@ -112,17 +113,29 @@ def segments(text: str) -> Iterator[Span]:
         start = paragraph[0][0]
         end = paragraph[-1][0] + len(paragraph[-1][1])
         block = text[start:end]
-        pieces = _SENTENCE_END.split(block)
-        cursor = 0
-        for piece in pieces:
-            idx = block.find(piece, cursor)
-            if idx < 0:
+        # Sentence boundaries as (end of sentence, start of next) offsets inside the block; a
+        # boundary is dropped after an abbreviation ("a.k.a. X") or before a tiny tail ("(Default 100)").
+        bounds: list[tuple[int, int]] = []
+        for match in _SENTENCE_END.finditer(block):
+            before = block[bounds[-1][1] if bounds else 0 : match.start()]
+            if _ABBREVIATION.search(before.rstrip()):
                 continue
-            cursor = idx + len(piece)
+            bounds.append((match.start(), match.end()))
+        cuts = [0]
+        ends: list[int] = []
+        for sentence_end, next_start in bounds:
+            next_end = next((b[0] for b in bounds if b[0] > next_start), len(block))
+            if len(block[next_start:next_end].split()) <= 3:
+                continue
+            ends.append(sentence_end)
+            cuts.append(next_start)
+        ends.append(len(block))
+        for piece_start, piece_end in zip(cuts, ends, strict=True):
+            piece = block[piece_start:piece_end]
             stripped = piece.strip()
             if len(content_terms(stripped)) >= 1:
                 lead = piece.find(stripped)
-                yield Span(stripped, start + idx + lead, start + idx + lead + len(stripped))
+                yield Span(stripped, start + piece_start + lead, start + piece_start + lead + len(stripped))
         paragraph.clear()
 
     for line in text.splitlines(keepends=True):

@@ -13,18 +13,24 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
-from typing import Any, TypedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypedDict, cast
 
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, LLMResult
+from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables.config import get_callback_manager_for_config
+from langchain_core.tools import StructuredTool
 from langgraph.graph import END, START, StateGraph
 
-from citeline.agent import grounding, planning
+from citeline.agent import context, grounding, planning
 from citeline.agent.exits import DECLINE_MESSAGE, EXIT_SPECS, ExitReason
 from citeline.agent.result import Insufficiency, Step, Strategy
 from citeline.agent.state import RunState
 from citeline.agent.tools import InvalidToolCall, run_tool
 from citeline.errors import CitelineError, ContextOverflowError, RetrievalError
-from citeline.llm.base import FinalAnswer, Policy, ProviderError, ToolCall, Unusable
+from citeline.llm.base import FinalAnswer, Policy, ProviderError, ToolCall
 from citeline.retrieval import Retriever
 
 MODEL_RETRIES = 2
@@ -47,7 +53,7 @@ class AgentGraph:
         graph = StateGraph(GraphState)
         for name, node in (("guard", self._guard), ("plan", self._plan), ("act", self._act),
                            ("tools", self._tools), ("validate", self._validate)):
-            graph.add_node(name, _guarded(node))
+            graph.add_node(name, _guarded(node))  # type: ignore[call-overload]  # (state, config) node
         graph.add_node("finalize", self._finalize)
         graph.add_edge(START, "guard")
         for name in ("guard", "plan", "act", "tools", "validate"):
@@ -55,22 +61,34 @@ class AgentGraph:
         graph.add_edge("finalize", END)
         self.compiled = graph.compile()
 
-    def invoke(self, run: RunState) -> RunState:
+    def invoke(self, run: RunState, config: RunnableConfig | None = None) -> RunState:
+        final = self.compiled.invoke({"run": run, "route": "guard"}, self._config(run, config))
+        return cast(RunState, final["run"])
+
+    async def ainvoke(self, run: RunState, config: RunnableConfig | None = None) -> RunState:
+        final = await self.compiled.ainvoke({"run": run, "route": "guard"}, self._config(run, config))
+        return cast(RunState, final["run"])
+
+    @staticmethod
+    def _config(run: RunState, config: RunnableConfig | None) -> RunnableConfig:
         # Each node is one super-step; the bound is generous and only guards against a bug.
         limit = 6 + 4 * (run.settings.max_turns + run.settings.max_tool_calls + run.settings.max_reprompts)
-        final = self.compiled.invoke({"run": run, "route": "guard"}, {"recursion_limit": limit})
-        return final["run"]
+        return {**(config or {}), "recursion_limit": limit}
 
     # --- nodes ---------------------------------------------------------------------------
-    def _guard(self, run: RunState) -> str:
+    def _guard(self, run: RunState, config: RunnableConfig) -> str:
         if not run.question.strip():
             return _exit(run, ExitReason.EMPTY_INPUT)
         if len(run.question) > run.settings.max_question_chars:
             return _exit(run, ExitReason.INPUT_TOO_LONG)
         return "plan"
 
-    def _plan(self, run: RunState) -> str:
+    def _plan(self, run: RunState, config: RunnableConfig) -> str:
         started = time.perf_counter()
+        system_prompt = getattr(self.policy, "system_prompt", "")
+        context.check_fits(run.settings, system_prompt=system_prompt, question=run.question,
+                           min_evidence_chars=min(run.settings.citation_chars, 1000))
+        run.history = context.trim_history(run.history, run.settings.history_tokens)
         run.constraints = planning.analyze_constraints(run.question)
         run.standalone_query = planning.standalone_query(run.question, run.history)
         fallback = planning.default_plan(run.standalone_query, run.constraints)
@@ -84,14 +102,16 @@ class AgentGraph:
         run.steps.append(Step(step="validation", duration_ms=_ms(started), success=True))
         return "act"
 
-    def _act(self, run: RunState) -> str:
+    def _act(self, run: RunState, config: RunnableConfig) -> str:
         if (stop := _interrupted(run)) is not None:
             return stop
         if run.turns >= run.settings.max_turns:
             return _exit(run, ExitReason.MAX_TURNS_REACHED)
         run.turns += 1
         started = time.perf_counter()
-        action = self._decide(run)
+        with _model_run(run, config, self.policy.name) as report:
+            action = self._decide(run)
+            report(action)
         run.generation_ms += _ms(started)
         if isinstance(action, str):  # an exit decided while calling the model
             return action
@@ -136,7 +156,7 @@ class AgentGraph:
                     return stop
         raise AssertionError("unreachable")
 
-    def _tools(self, run: RunState) -> str:
+    def _tools(self, run: RunState, config: RunnableConfig) -> str:
         call = run.pending
         assert isinstance(call, ToolCall)
         if run.tool_calls >= run.settings.max_tool_calls:
@@ -148,7 +168,8 @@ class AgentGraph:
         run.event("tool_start", tool=call.tool, input=call.input)
         started = time.perf_counter()
         try:
-            summary = run_tool(run, call, self.retriever)
+            summary = as_langchain_tool(call.tool, lambda: run_tool(run, call, self.retriever)).invoke(
+                call.input, config)
         except InvalidToolCall as exc:
             run.invalid_calls += 1
             run.record("tool_call", tool=call.tool, input=call.input, error=str(exc))
@@ -164,7 +185,7 @@ class AgentGraph:
         run.validation_errors = []
         return "act"
 
-    def _validate(self, run: RunState) -> str:
+    def _validate(self, run: RunState, config: RunnableConfig) -> str:
         draft = run.draft
         assert draft is not None
         started = time.perf_counter()
@@ -209,15 +230,60 @@ class AgentGraph:
 
 
 # --- helpers ---------------------------------------------------------------------------------
+def as_langchain_tool(name: str, execute: Callable[[], dict[str, Any]]) -> StructuredTool:
+    """A LangChain tool around one execution, so LangChain callbacks (and `astream_events`)
+    see on_tool_start / on_tool_end with the real input and output."""
+
+    def call(**_: Any) -> dict[str, Any]:
+        return execute()
+
+    return StructuredTool.from_function(
+        func=call, name=name, description=f"citeline {name}", args_schema=_ANY_ARGS, infer_schema=False,
+        handle_tool_error=False,
+    )
+
+
+_ANY_ARGS: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": True}
+
+
+@contextmanager
+def _model_run(run: RunState, config: RunnableConfig, name: str) -> Iterator[Callable[[Any], None]]:
+    """Report one policy decision as a chat-model run: its tokens become on_chat_model_stream."""
+    manager = get_callback_manager_for_config(config)
+    if not manager.handlers:
+        yield lambda _action: None
+        return
+    prompt: list[BaseMessage] = [HumanMessage(content=run.standalone_query or run.question)]
+    (model_run,) = manager.on_chat_model_start({"name": name}, [prompt], name=name)
+    pieces: list[str] = []
+
+    def on_token(text: str) -> None:
+        pieces.append(text)
+        model_run.on_llm_new_token(text, chunk=ChatGenerationChunk(message=AIMessageChunk(content=text)))
+
+    def report(action: Any) -> None:
+        content = "".join(pieces) or (action.answer if isinstance(action, FinalAnswer) else "")
+        model_run.on_llm_end(LLMResult(generations=[[ChatGeneration(message=AIMessage(content=content))]]))
+
+    run.token_hook = on_token
+    try:
+        yield report
+    except BaseException as exc:
+        model_run.on_llm_error(exc)
+        raise
+    finally:
+        run.token_hook = None
+
+
 def _route(state: GraphState) -> str:
     return state["route"]
 
 
-def _guarded(node: Callable[[RunState], str]) -> Callable[[GraphState], GraphState]:
-    def wrapper(state: GraphState) -> GraphState:
+def _guarded(node: Callable[[RunState, RunnableConfig], str]) -> Callable[[GraphState, RunnableConfig], GraphState]:
+    def wrapper(state: GraphState, config: RunnableConfig) -> GraphState:
         run = state["run"]
         try:
-            route = node(run)
+            route = node(run, config)
         except RetrievalError as exc:
             run.record("error", kind="retrieval", message=str(exc))
             route = _exit(run, ExitReason.RETRIEVAL_ERROR)

@@ -81,12 +81,20 @@ def _passage_context(passage: Passage) -> str:
 
 
 def split_sentences(answer: str) -> list[tuple[str, int, int]]:
-    result = []
+    """Sentences of an answer with offsets. A piece with no words of its own (a stray "| [1]")
+    belongs to the sentence before it, so a citation can never hide behind an empty sentence."""
+    result: list[tuple[str, int, int]] = []
     for match in _SENTENCE.finditer(answer):
         text = match.group(0).strip()
-        if text:
-            lead = match.group(0).find(text)
-            result.append((text, match.start() + lead, match.start() + lead + len(text)))
+        if not text:
+            continue
+        start = match.start() + match.group(0).find(text)
+        end = start + len(text)
+        if result and not content_terms(CITE.sub("", text)):
+            previous_start = result[-1][1]
+            result[-1] = (answer[previous_start:end], previous_start, end)
+        else:
+            result.append((text, start, end))
     return result
 
 
@@ -148,9 +156,9 @@ def validate(
             if check.support < threshold:
                 check.supported, check.reason = False, "not supported by the cited passage"
         elif _is_claim(text, question_terms):
-            best = max((support_score(body, _passage_context(p)) for p in evidence), default=0.0)
-            check.support = best
-            if best < threshold:
+            best_support = max((support_score(body, _passage_context(p)) for p in evidence), default=0.0)
+            check.support = best_support
+            if best_support < threshold:
                 check.supported, check.reason = False, "a claim with no citation and no supporting passage"
         # Rule 2, second half: quoted text must be verbatim in what the sentence cites.
         cited_texts = [_norm(evidence[n - 1].text) for n in refs] or [_norm(p.text) for p in evidence]

@@ -40,9 +40,7 @@ class Constraints:
 def analyze_constraints(question: str) -> Constraints:
     q = question.casefold()
     found = Constraints()
-    if m := re.search(rf"at least {_NUM} (?:separate )?(?:tool )?(?:searches|search calls|tool calls)", q):
-        found.min_searches = _number(m.group(1))
-    elif m := re.search(rf"{_NUM} separate (?:tool )?searches", q):
+    if (m := re.search(rf"at least {_NUM} (?:separate )?(?:tool )?(?:searches|search calls|tool calls)", q)) or (m := re.search(rf"{_NUM} separate (?:tool )?searches", q)):
         found.min_searches = _number(m.group(1))
     elif "separate tool searches" in q or "separate searches" in q:
         found.min_searches = max(2, len(split_parts(question)))

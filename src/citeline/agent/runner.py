@@ -1,50 +1,49 @@
-"""Run one question through the graph and turn the final state into an AgentResult."""
+"""Run one question through the graph and turn the final state into an AgentResult.
+
+`run_agent` (sync) and `arun_agent` (async, LangChain callbacks attached) share every step but
+the graph call, so both paths give the same result.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import itertools
-import threading
+import json
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from langchain_core.callbacks.manager import adispatch_custom_event
+from langchain_core.runnables import RunnableConfig
+
 from citeline.agent.events import Event, EventSink
+from citeline.agent.exits import EXIT_SPECS, ExitReason
 from citeline.agent.graph import AgentGraph, finalize_run
 from citeline.agent.result import AgentResult, Timings
 from citeline.agent.state import Message, RunState
-from citeline.agent.exits import EXIT_SPECS, ExitReason
-from citeline.llm.extractive import ExtractiveAnswerer
 
 if TYPE_CHECKING:
     from citeline.app import Citeline
 
-_graphs: dict[int, AgentGraph] = {}
-_graphs_lock = threading.Lock()
+# Only outcomes that depend on nothing but the question, the corpus and the settings are cached;
+# a rate limit or a timeout must be retried for real.
+CACHEABLE = {ExitReason.COMPLETED, ExitReason.INSUFFICIENT_CONTEXT}
+_ANSWER_SETTINGS = ("top_k", "candidate_pool", "rrf_k", "max_turns", "max_tool_calls", "max_reprompts",
+                    "support_threshold", "answer_threshold", "citation_chars", "chunk_tokens", "embedder")
 
 
-def _graph_for(app: Citeline, model: str | None) -> AgentGraph:
-    policy = app.policy(model)
-    key = id(policy)
-    with _graphs_lock:
-        graph = _graphs.get(key)
-        if graph is None or graph.policy is not policy:
-            composer = ExtractiveAnswerer(app.settings, app.embedder)
-            graph = AgentGraph(policy, app.retriever, composer.compose)
-            if not (getattr(policy, "name", "") or "").startswith("scripted"):
-                _graphs[key] = graph
-    return graph
+@dataclass
+class _Prepared:
+    run: RunState
+    emit: Callable[[str, dict[str, Any]], None]
+    graph: AgentGraph | None  # None: the guard already decided (empty or oversized question)
+    cache_key: str | None
+    cached: AgentResult | None
 
 
-def run_agent(
-    app: Citeline,
-    question: str,
-    *,
-    owner: str,
-    model: str | None,
-    history: Sequence[Mapping[str, str]],
-    on_event: EventSink | None,
-    cancelled: Callable[[], bool] | None,
-    query_id: str,
-) -> AgentResult:
+def _prepare(app: Citeline, question: str, *, owner: str, model: str | None,
+             history: Sequence[Mapping[str, str]], on_event: EventSink | None,
+             cancelled: Callable[[], bool] | None, query_id: str) -> _Prepared:
     counter = itertools.count(1)
 
     def emit(kind: str, payload: dict[str, Any]) -> None:
@@ -57,19 +56,73 @@ def run_agent(
         emit=emit, cancelled=cancelled,
     )
     emit("run_start", {"question": question, "model": model or app.settings.model})
-    model_name = model or app.settings.model
     # Guard checks first, so an empty or oversized question never opens the index or loads a model.
     if not question.strip() or len(question) > app.settings.max_question_chars:
         run.exit_reason = ExitReason.EMPTY_INPUT if not question.strip() else ExitReason.INPUT_TOO_LONG
         run.record("validation", ok=False, errors=[run.exit_reason.value])
         finalize_run(run)
+        return _Prepared(run, emit, None, None, None)
+    graph = app.graph(model)
+    key = _answer_key(app, graph, run)
+    hit = app.cache.get("answer", key)
+    cached = None
+    if hit is not None:
+        cached = AgentResult.model_validate_json(hit).model_copy(
+            update={"query_id": query_id, "cached": True, "timings": Timings(total_ms=round(run.elapsed_ms, 3))})
+    return _Prepared(run, emit, graph, key, cached)
+
+
+def _finish(app: Citeline, prepared: _Prepared, model: str | None) -> AgentResult:
+    if prepared.cached is not None:
+        result = prepared.cached
     else:
-        graph = _graph_for(app, model)
-        model_name = graph.policy.name
-        run = graph.invoke(run)
-    result = to_result(run, model_name)
-    emit("final", {"result": result.model_dump(mode="json")})
+        name = prepared.graph.policy.name if prepared.graph is not None else (model or app.settings.model)
+        result = to_result(prepared.run, name)
+        if prepared.cache_key is not None and result.exit_reason in CACHEABLE:
+            app.cache.put("answer", prepared.cache_key, result.model_dump_json())
+    prepared.emit("final", {"result": result.model_dump(mode="json")})
     return result
+
+
+def _cached_payload(result: AgentResult) -> dict[str, Any]:
+    return {"answer": result.answer, "citations": [c.model_dump(mode="json") for c in result.citations]}
+
+
+def run_agent(app: Citeline, question: str, *, model: str | None, **kwargs: Any) -> AgentResult:
+    prepared = _prepare(app, question, model=model, **kwargs)
+    if prepared.cached is not None:
+        prepared.emit("cached_response", _cached_payload(prepared.cached))
+    elif prepared.graph is not None:
+        prepared.run = prepared.graph.invoke(prepared.run)
+    return _finish(app, prepared, model)
+
+
+async def arun_agent(app: Citeline, question: str, *, model: str | None, config: RunnableConfig | None = None,
+                     **kwargs: Any) -> AgentResult:
+    """The async path; with `config` callbacks, LangChain sees tool, model and custom events."""
+    prepared = _prepare(app, question, model=model, **kwargs)
+    if prepared.cached is not None:
+        payload = _cached_payload(prepared.cached)
+        prepared.emit("cached_response", payload)
+        if config is not None:
+            await adispatch_custom_event("cached_response", payload, config=config)
+    elif prepared.graph is not None:
+        prepared.run = await prepared.graph.ainvoke(prepared.run, config)
+    return _finish(app, prepared, model)
+
+
+def _answer_key(app: Citeline, graph: AgentGraph, run: RunState) -> str:
+    """SHA-256 of everything that determines the answer, including the corpus version."""
+    payload = {
+        "policy": getattr(graph.policy, "fingerprint", graph.policy.name),
+        "question": run.question,
+        "history": [(m.role, m.content) for m in run.history],
+        "owner": run.owner,
+        "corpus": app.store.corpus_version(),
+        "settings": {name: getattr(app.settings, name) for name in _ANSWER_SETTINGS},
+        "v": 1,
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
 
 def to_result(run: RunState, model: str) -> AgentResult:

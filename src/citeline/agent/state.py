@@ -67,6 +67,7 @@ class RunState:
     started: float = field(default_factory=time.monotonic)
     model_cached: bool = False
     emit: EventSink | None = None
+    token_hook: Callable[[str], None] | None = None  # set while a model turn is reported to LangChain
     cancelled: Callable[[], bool] | None = None
 
     # --- evidence ------------------------------------------------------------------------
@@ -115,3 +116,5 @@ class RunState:
     def event(self, event_type: str, /, **payload: Any) -> None:
         if self.emit is not None:
             self.emit(event_type, payload)
+        if event_type == "token" and self.token_hook is not None:
+            self.token_hook(str(payload.get("text", "")))

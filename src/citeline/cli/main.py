@@ -104,7 +104,8 @@ def ingest(
 
 
 def _exit_code(result: AgentResult) -> int:
-    return EXIT_OK if result.answered else EXIT_NOT_ANSWERED
+    # A limit hit is exit 1 even when a partial answer was synthesised: scripts can tell.
+    return EXIT_OK if result.exit_reason == "COMPLETED" else EXIT_NOT_ANSWERED
 
 
 @app.command(epilog=EXIT_CODES_HELP)

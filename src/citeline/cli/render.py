@@ -87,7 +87,8 @@ def print_result(result: AgentResult) -> None:
             where = " › ".join(x for x in (citation.section, f"p. {citation.page}" if citation.page else None) if x)
             console.print(f"  [{citation.id}] [cyan]{citation.document_name}[/cyan]"
                           + (f" — {where}" if where else ""), highlight=False)
-            quote = citation.quote if len(citation.quote) <= 240 else citation.quote[:237] + "..."
+            quote = " ".join(citation.quote.split())
+            quote = quote if len(quote) <= 240 else quote[:237] + "..."
             console.print(f"      “{quote}”", style="dim", highlight=False)
     console.print(f"\n[dim]{result.exit_reason.value} · {result.model} · {result.timings.total_ms:.0f} ms[/dim]")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import re
 
@@ -82,15 +83,37 @@ def _merge_small(sections: list[Section], text: str) -> list[Section]:
     return merged
 
 
-def _window_end(words: list[Span], start: int, size: int, text: str) -> int:
-    """Index (exclusive) of the last word of a window, preferring a paragraph or sentence end."""
+_FENCE_LINE = re.compile(r"^\s*(```|~~~)", re.MULTILINE)
+
+
+def _inside_fence(words: list[Span], text: str) -> list[bool]:
+    """For each word, whether it lies inside a fenced code block (fence lines count as inside)."""
+    fences = [m.start() for m in _FENCE_LINE.finditer(text)]
+    starts = fences[::2]
+    ends = [*fences[1::2], len(text)][: len(starts)]
+    inside: list[bool] = []
+    for word in words:
+        # Blocks are sorted and disjoint: only the last one starting at or before the word (or
+        # the one before it, for the 3-character fence slack) can contain it. Linear, where a
+        # scan of every block per word was quadratic on code-heavy documents.
+        index = bisect.bisect_right(starts, word.start) - 1
+        inside.append(any(starts[i] <= word.start <= ends[i] + 3 for i in (index, index - 1) if i >= 0))
+    return inside
+
+
+def _window_end(words: list[Span], start: int, size: int, text: str, fenced: list[bool]) -> int:
+    """Index (exclusive) of the last word of a window, preferring a paragraph or sentence end
+    outside code blocks, so a chunk never starts or ends in the middle of a fence."""
     hard_end = min(start + size, len(words))
     if hard_end == len(words):
         return hard_end
-    floor = start + max(1, int(size * 0.6))
+    floor = start + max(1, int(size * 0.5))
     for index in range(hard_end, floor, -1):
         gap = text[words[index - 1].end : words[index].start]
-        if "\n\n" in gap or _BREAK_AFTER.search(words[index - 1].text):
+        if not fenced[index] and ("\n\n" in gap or _BREAK_AFTER.search(words[index - 1].text)):
+            return index
+    for index in range(hard_end, floor, -1):
+        if not fenced[index]:
             return index
     return hard_end
 
@@ -125,9 +148,10 @@ def _chunk_slice(
 ) -> None:
     body = doc.text[slice_start:slice_end]
     words = _words(body)
+    fenced = _inside_fence(words, body)
     position = 0
     while position < len(words):
-        end = _window_end(words, position, chunk_tokens, body)
+        end = _window_end(words, position, chunk_tokens, body, fenced)
         start_char = slice_start + words[position].start
         end_char = slice_start + words[end - 1].end
         chunks.append(
@@ -144,4 +168,7 @@ def _chunk_slice(
         )
         if end >= len(words):
             break
-        position = max(end - overlap, position + 1)
+        next_start = max(end - overlap, position + 1)
+        while next_start < end and fenced[next_start]:
+            next_start += 1  # overlap never begins inside a code block
+        position = next_start

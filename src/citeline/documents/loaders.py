@@ -47,12 +47,15 @@ _MAGIC = (
 )
 
 
+_MIN_DETECT_BYTES = 64
+
+
 def decode_text(data: bytes, path: Path) -> str:
     """Bytes to text: UTF-8, else a detected legacy encoding; binaries refused with the reason."""
     for magic, what, suffix in _MAGIC:
         if data.startswith(magic):
             raise IngestError(
-                f"{path.name}: is {what}, not text", hint=f"rename it to {suffix} or exclude it"
+                f"{path.name}: is a binary file ({what}), not text", hint=f"rename it to {suffix} or exclude it"
             )
     if b"\x00" in data[:8192]:
         raise IngestError(
@@ -67,10 +70,12 @@ def decode_text(data: bytes, path: Path) -> str:
 
 def _decode_legacy(data: bytes, path: Path, error: UnicodeDecodeError) -> str:
     # charset-normalizer judges candidate encodings by how "messy" the decoded text looks and
-    # samples large inputs, so the cost is bounded; it returns nothing for binary data.
+    # samples large inputs, so the cost is bounded; it returns nothing for binary data. Below a
+    # minimum size there is too little text to tell code pages apart, and a wrong guess would
+    # silently index mojibake: those files fail with the fix instead.
     from charset_normalizer import from_bytes
 
-    matches = list(from_bytes(data))
+    matches = [] if len(data) < _MIN_DETECT_BYTES else list(from_bytes(data))
     best = matches[0] if matches else None
     # Ties between single-byte code pages are common on short Western text (cp1250 vs cp1252
     # decode "crème" equally cleanly as far as the detector can tell): prefer Windows-1252,

@@ -44,6 +44,25 @@ def fts5_match(text: str) -> str | None:
     return " OR ".join('"' + " ".join(words) + '"' for words in phrases)
 
 
+LEXICAL_FLOOR = 0.05
+
+
+def trim_lexical(scored: Sequence[tuple[int, float]], floor: float = LEXICAL_FLOOR) -> list[int]:
+    """Ids of a lexical ranking (best first, scores higher-is-better) whose score is at least
+    `floor` of the best one.
+
+    With OR queries, a term present in every document ("httpx" in its own docs) matches
+    everything with a near-zero score; letting those matches into fusion would push a strong
+    dense-only or lexical-only hit down the fused list for no reason.
+    """
+    if not scored:
+        return []
+    best = scored[0][1]
+    if best <= 0:
+        return [item for item, _ in scored]
+    return [item for item, score in scored if score >= best * floor]
+
+
 def reciprocal_rank_fusion(rankings: Sequence[Sequence[int]], k: int) -> list[tuple[int, float]]:
     """Fuse ranked id lists; scores are normalised so an id ranked first everywhere scores 1.0."""
     scores: dict[int, float] = {}

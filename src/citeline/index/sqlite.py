@@ -21,7 +21,7 @@ import numpy.typing as npt
 
 from citeline.documents.models import Chunk
 from citeline.errors import ConfigurationError, RetrievalError
-from citeline.index.ranking import fts5_match, reciprocal_rank_fusion
+from citeline.index.ranking import fts5_match, reciprocal_rank_fusion, trim_lexical
 from citeline.index.store import DocumentRecord, Passage, SearchRequest, register_engine
 
 SCHEMA_VERSION = 1
@@ -239,14 +239,14 @@ class SQLiteStore:
             return []
         scope, params = self._scope_sql(request)
         rows = self._conn().execute(
-            "SELECT c.rowid FROM chunks_fts f"
+            "SELECT c.rowid, -bm25(chunks_fts, 1.0, 0.5, 0.3) FROM chunks_fts f"
             " JOIN chunks c ON c.rowid = f.rowid"
             " JOIN documents d ON d.owner = c.owner AND d.id = c.document_id"
             f" WHERE chunks_fts MATCH ? AND {scope}"
             " ORDER BY bm25(chunks_fts, 1.0, 0.5, 0.3), c.rowid LIMIT ?",
             [match, *params, limit],
         ).fetchall()
-        return [int(row[0]) for row in rows]
+        return trim_lexical([(int(row[0]), float(row[1])) for row in rows])
 
     def _matrix(self, owner: str) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
         version = self.corpus_version()

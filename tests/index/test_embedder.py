@@ -1,0 +1,34 @@
+import numpy as np
+import pytest
+
+from citeline.errors import ConfigurationError
+from citeline.index import embedder as embedder_module
+from citeline.index.embedder import get_embedder
+
+
+def test_minilm_vectors_are_unit_length_and_semantic() -> None:
+    model = get_embedder("minilm-onnx")
+    vectors = model.embed(["How do I set a request timeout?", "Timeouts default to five seconds.",
+                           "Bananas are rich in potassium."])
+    assert vectors.shape == (3, 384) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2] + 0.3
+
+
+def test_batching_does_not_change_results() -> None:
+    model = get_embedder("minilm-onnx")
+    texts = [f"sentence number {i} about {'timeouts' if i % 2 else 'proxies'}" for i in range(7)]
+    together = model.embed(texts)
+    alone = np.stack([model.embed([t])[0] for t in texts])
+    assert np.allclose(together, alone, atol=1e-4)
+
+
+def test_tampered_model_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(embedder_module, "MINILM_ONNX_SHA256", "0" * 64)
+    with pytest.raises(ConfigurationError, match="sha256"):
+        embedder_module.MiniLMOnnxEmbedder()
+
+
+def test_unknown_embedder_names_the_choices() -> None:
+    with pytest.raises(ConfigurationError, match="minilm-onnx"):
+        get_embedder("nope")

@@ -1,0 +1,40 @@
+import sqlite3
+
+import pytest
+
+from citeline.index.ranking import fts5_match, reciprocal_rank_fusion, trim_lexical
+
+HOSTILE = ['multi-agent "quoted" NEAR( @x', '"', "'); DROP TABLE chunks; --", "a AND OR NOT b*", "^col:x",
+           "((((", "-", "…—“”", "NEAR(a b, 2)", "x" * 5000]
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_any_user_string_is_a_valid_fts5_query(text: str) -> None:
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE VIRTUAL TABLE t USING fts5(body, tokenize='porter unicode61')")
+    conn.execute("INSERT INTO t VALUES ('multi agent systems near quoted text drop table')")
+    match = fts5_match(text)
+    if match is not None:
+        conn.execute("SELECT rowid FROM t WHERE t MATCH ?", (match,)).fetchall()
+
+
+def test_empty_or_stopword_queries_have_nothing_to_match() -> None:
+    assert fts5_match("") is None
+    assert fts5_match("   ") is None
+    assert fts5_match("what is the") is None
+
+
+def test_identifiers_become_phrases() -> None:
+    assert fts5_match("follow_redirects") == '"follow redirects"'
+
+
+def test_rrf_rewards_agreement_and_normalises() -> None:
+    fused = dict(reciprocal_rank_fusion([[1, 2, 3], [2, 1, 4]], k=60))
+    assert fused[1] == pytest.approx(fused[2])
+    assert fused[1] > fused[3] > 0
+    assert max(fused.values()) <= 1.0
+    assert reciprocal_rank_fusion([[7], [7]], k=60) == [(7, 1.0)]
+
+
+def test_trim_lexical_drops_near_zero_matches() -> None:
+    assert trim_lexical([(1, 10.0), (2, 3.0), (3, 0.0001)]) == [1, 2]

@@ -1,0 +1,70 @@
+"""SQLite engine behaviour through the real ingest path (the engine contract suite covers the rest)."""
+
+from pathlib import Path
+
+import numpy as np
+
+from citeline.app import Citeline
+from citeline.config import Settings
+from citeline.documents.models import Chunk
+from citeline.index.sqlite import SQLiteStore
+from citeline.index.store import DocumentRecord, SearchRequest
+
+
+def _store(tmp_path: Path) -> SQLiteStore:
+    return SQLiteStore(tmp_path / "i.sqlite3")
+
+
+def _add(store: SQLiteStore, owner: str, doc_id: str, texts: list[str], vectors: np.ndarray,
+         metadata: dict[str, str] | None = None) -> None:
+    chunks = [Chunk(f"{doc_id}-c{i}", doc_id, i, t, "S", None, 0, len(t)) for i, t in enumerate(texts)]
+    store.replace_document(DocumentRecord(doc_id, owner, f"/{doc_id}.md", doc_id.upper(), "hash",
+                                          metadata=metadata or {}), chunks, vectors)
+
+
+def _vec(*values: float) -> np.ndarray:
+    vector = np.array(values, dtype=np.float32)
+    return vector / np.linalg.norm(vector)
+
+
+def test_search_is_scoped_to_owner_and_filters(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    _add(store, "alice", "a", ["alice secret retry policy"], np.stack([_vec(1, 0, 0)]), {"team": "x"})
+    _add(store, "bob", "b", ["bob retry policy"], np.stack([_vec(1, 0, 0)]), {"team": "y"})
+    hits = store.search(SearchRequest("bob", "retry policy", _vec(1, 0, 0)))
+    assert [h.document_id for h in hits] == ["b"]
+    assert store.get_passage("bob", "a", "a-c0") is None
+    assert store.get_document("bob", "a") is None
+    assert not store.delete_document("bob", "a")
+    assert store.search(SearchRequest("alice", "retry", _vec(1, 0, 0), filters={"team": "y"})) == []
+    assert [h.document_id for h in store.search(SearchRequest("alice", "retry", None, document_ids=["a"]))] == ["a"]
+
+
+def test_corpus_version_changes_on_every_write(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    v0 = store.corpus_version()
+    _add(store, "o", "a", ["text one"], np.stack([_vec(1, 0)]))
+    v1 = store.corpus_version()
+    _add(store, "o", "a", ["text two"], np.stack([_vec(0, 1)]))
+    v2 = store.corpus_version()
+    store.delete_document("o", "a")
+    assert v0 < v1 < v2 < store.corpus_version()
+
+
+def test_replacing_a_document_leaves_no_old_chunks(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    _add(store, "o", "a", ["old words alpha", "old words beta"], np.stack([_vec(1, 0), _vec(0, 1)]))
+    _add(store, "o", "a", ["new words gamma"], np.stack([_vec(1, 1)]))
+    assert store.counts("o") == (1, 1)
+    assert store.search(SearchRequest("o", "alpha", None)) == []
+    assert [h.text for h in store.search(SearchRequest("o", "gamma", None))] == ["new words gamma"]
+
+
+def test_scores_are_normalised_and_ordered(home: Path, corpus: Path) -> None:
+    app = Citeline(Settings(home=home))
+    app.ingest([corpus])
+    outcome = app.search("proxy credentials in the URL", top_k=5)
+    scores = [p.score for p in outcome.passages]
+    assert scores == sorted(scores, reverse=True)
+    assert all(0.0 <= s <= 1.0 for s in scores)
+    assert outcome.passages[0].section == "Proxies > Proxy authentication"
