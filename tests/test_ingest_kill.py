@@ -119,11 +119,16 @@ def kill_loop(tmp_path: Path, iterations: int, *, hash_embedder: bool, seed: int
             time.sleep(rng.uniform(0, window))
         else:
             time.sleep(rng.uniform(0.2 * window, window))
+        # The window adapts: later runs change fewer files than the calibration run and finish
+        # sooner, so it shrinks after a run that finished and grows after one that was killed.
+        # It settles where about three kills in four land mid-run, spread over the whole run.
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
             stats["killed_while_running"] += 1
+            window *= 1.05
         else:
             stats["finished_before_kill"] += 1
+            window *= 0.85
             assert proc.returncode == 0, proc.stderr.read().decode() if proc.stderr else ""
         proc.wait(timeout=30)
         if proc.stderr is not None:
