@@ -12,6 +12,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.markdown import Markdown
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -78,19 +79,20 @@ def print_ingest_report(report: IngestReport, elapsed_s: float | None = None) ->
         errors.print(f"  [red]failed[/red] {failure.path}: {failure.error}", highlight=False, soft_wrap=True)
 
 
-def print_result(result: AgentResult) -> None:
-    console.print(Markdown(result.answer) if result.answer else "")
+def print_result(result: AgentResult, out: Console | None = None) -> None:
+    out = out or console
+    out.print(Markdown(result.answer) if result.answer else "")
     if result.citations:
-        console.print()
-        console.print("[bold]Sources[/bold]")
+        out.print()
+        out.print("[bold]Sources[/bold]")
         for citation in result.citations:
             where = " › ".join(x for x in (citation.section, f"p. {citation.page}" if citation.page else None) if x)
-            console.print(f"  [{citation.id}] [cyan]{citation.document_name}[/cyan]"
-                          + (f" — {where}" if where else ""), highlight=False)
+            out.print(f"  \\[{citation.id}] [cyan]{escape(citation.document_name)}[/cyan]"
+                      + (f" — {escape(where)}" if where else ""), highlight=False)
             quote = " ".join(citation.quote.split())
             quote = quote if len(quote) <= 240 else quote[:237] + "..."
-            console.print(f"      “{quote}”", style="dim", highlight=False)
-    console.print(f"\n[dim]{result.exit_reason.value} · {result.model} · {result.timings.total_ms:.0f} ms[/dim]")
+            out.print(f"      “{quote}”", style="dim", markup=False, highlight=False)
+    out.print(f"\n[dim]{result.exit_reason.value} · {result.model} · {result.timings.total_ms:.0f} ms[/dim]")
 
 
 def print_passages(passages: Sequence[Passage], elapsed_ms: float) -> None:
