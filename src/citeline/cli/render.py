@@ -71,7 +71,7 @@ def print_ingest_report(report: IngestReport, elapsed_s: float | None = None) ->
         f"ingested {report.ingested}, updated {report.updated}, unchanged {report.unchanged}, "
         f"removed {report.removed}, failed {len(report.failed)} — {report.chunks} chunks written{took}"
         + (f", {report.sanitized_chars} invisible characters removed" if report.sanitized_chars else ""),
-        highlight=False,
+        highlight=False, soft_wrap=True,  # one line, whatever the terminal width: scripts grep it
     )
     if report.failed:
         errors.print(f"[red]{len(report.failed)} file(s) could not be ingested:[/red]")
