@@ -58,6 +58,37 @@ class Settings(BaseSettings):
     embed_batch_size: int = Field(default=32, ge=1, le=1024, description="Texts per embedding batch.")
     embedder: str = Field(default="minilm-onnx", description="Embedder name (see `citeline.index.embedder`).")
     embed_threads: int = Field(default=0, ge=0, description="ONNX Runtime intra-op threads; 0 = all cores.")
+    parse_in_worker: bool = Field(
+        default=True,
+        description="Parse each file in a separate worker process with the time and memory caps below "
+        "(turn off only to debug a loader: a hostile file could then hang or crash the whole run).",
+    )
+    parse_timeout_s: float = Field(
+        default=120.0, gt=0, description="Seconds one file may take to load and chunk before it is failed."
+    )
+    parse_memory_mb: int = Field(
+        default=2048, ge=0,
+        description="Address-space cap (MB) of the parse worker; a file needing more is failed. 0 = no cap.",
+    )
+    max_pages: int = Field(default=5000, ge=1, description="PDFs with more pages than this are refused.")
+    max_decompressed_bytes: int = Field(
+        default=256 * 1024 * 1024, ge=1024,
+        description="Cap on bytes decompressed from one PDF stream or one DOCX (ZIP) file: defuses "
+        "decompression bombs.",
+    )
+    max_line_chars: int = Field(
+        default=1_000_000, ge=1000,
+        description="Text/Markdown files with a longer line are refused as generated data, not documents.",
+    )
+    max_chunks_per_file: int = Field(
+        default=20_000, ge=1,
+        description="Files producing more chunks are refused, so one file cannot monopolise a batch.",
+    )
+    plugins: str = Field(
+        default="",
+        description="Comma-separated Python modules imported before ingesting, so they can register "
+        "loaders (`register_loader`) or embedders (`register_embedder`).",
+    )
 
     # --- retrieval -----------------------------------------------------------------------
     top_k: int = Field(default=5, ge=1, le=100, description="Passages returned per search.")

@@ -1,18 +1,36 @@
-"""files -> load -> chunk -> embed -> Store, incrementally: unchanged files are never re-embedded."""
+"""files -> load -> chunk -> embed -> Store, incrementally: unchanged files are never re-embedded.
+
+Guarantees:
+- one bad file never stops a batch: it lands in `report.failed` with a reason and a fix;
+- a document is either fully indexed or absent: each document (row, chunks, vectors, FTS rows)
+  is written by one `replace_document` transaction, so a crash or kill at any moment leaves
+  the previous state of that document or the new one, never a mix;
+- loading and chunking run in a worker process with time and memory caps (documents/worker.py).
+
+Chunks of several files are embedded together (one call per ~2 batches), then each document is
+written in its own transaction: full batches and less padding, same atomicity.
+"""
 
 from __future__ import annotations
 
 import fnmatch
+import importlib
 import os
+import random
+import sqlite3
+import stat
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from citeline.config import Settings
-from citeline.documents.chunking import chunk_document, content_hash, document_id
-from citeline.documents.loaders import loader_for, supported_suffixes
-from citeline.errors import CitelineError, IngestError
+from citeline.documents.chunking import content_hash, document_id
+from citeline.documents.limits import LoadLimits
+from citeline.documents.loaders import Loader, loader_for, supported_suffixes
+from citeline.documents.worker import ParsedFile, ParseRequest, ParseWorker, parse
+from citeline.errors import CitelineError, ConfigurationError, IngestError
 from citeline.index.embedder import Embedder
 from citeline.index.store import DocumentRecord, Store
 
@@ -42,30 +60,54 @@ class IngestReport:
 
 
 ProgressCallback = Callable[[Path, int], None]  # (file just handled, chunks it produced)
+EmbedderSource = Embedder | Callable[[], Embedder]
+T = TypeVar("T")
+
+
+def load_plugins(spec: str) -> None:
+    """Import the comma-separated modules in `spec` (the `plugins` setting)."""
+    for name in (part.strip() for part in spec.split(",")):
+        if not name:
+            continue
+        try:
+            importlib.import_module(name)
+        except Exception as exc:
+            raise ConfigurationError(
+                f"cannot import plugin module `{name}`: {exc.__class__.__name__}: {exc}",
+                hint="check CITELINE_PLUGINS and that the module is on PYTHONPATH",
+            ) from exc
+
+
+def _matches(path: Path, patterns: Sequence[str]) -> bool:
+    return any(fnmatch.fnmatch(path.name, p) or fnmatch.fnmatch(str(path), p) for p in patterns)
 
 
 def discover(
     paths: Iterable[Path], include: Sequence[str] = (), exclude: Sequence[str] = ()
 ) -> tuple[list[Path], list[FileFailure]]:
-    """Expand files and directories (recursively) into the supported files to ingest."""
+    """Expand files and directories (recursively) into the supported files to ingest.
+
+    Hidden files and directories are skipped. Broken symbolic links are kept so that they are
+    reported (a link that silently vanished from the index would be a surprise).
+    """
     found: list[Path] = []
     problems: list[FileFailure] = []
     suffixes = supported_suffixes()
 
     def wanted(path: Path) -> bool:
-        name = path.name
-        if any(fnmatch.fnmatch(name, pattern) or fnmatch.fnmatch(str(path), pattern) for pattern in exclude):
+        if _matches(path, exclude):
             return False
-        if include:
-            return any(fnmatch.fnmatch(name, pattern) or fnmatch.fnmatch(str(path), pattern) for pattern in include)
-        return path.suffix.lower() in suffixes
+        return _matches(path, include) if include else path.suffix.lower() in suffixes
 
     for root in paths:
-        if root.is_file():
-            found.append(root.resolve())
+        if root.is_symlink() and not root.exists():
+            problems.append(FileFailure(str(root), f"broken symbolic link (points to {root.readlink()})"))
             continue
         if not root.exists():
             problems.append(FileFailure(str(root), "no such file or directory"))
+            continue
+        if not root.is_dir():  # a file given explicitly is taken whatever its suffix, and checked later
+            found.append(root.resolve())
             continue
         for dirpath, dirnames, filenames in os.walk(root):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
@@ -74,7 +116,8 @@ def discover(
                 if filename.startswith(".") or not wanted(candidate):
                     continue
                 found.append(candidate.resolve() if candidate.exists() else candidate.absolute())
-    return found, problems
+    # The same file reached through two roots or a symlink is ingested once.
+    return list(dict.fromkeys(found)), problems
 
 
 def _embedding_input(title: str, section: str | None, text: str) -> str:
@@ -83,73 +126,275 @@ def _embedding_input(title: str, section: str | None, text: str) -> str:
     return f"{heading}\n{text}"
 
 
+def _read_checked(path: Path, max_bytes: int) -> bytes:
+    """The file's bytes, or an IngestError saying precisely why it cannot be read."""
+    name = path.name
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        if path.is_symlink():
+            raise IngestError(f"{name}: broken symbolic link (points to {path.readlink()})",
+                              hint="fix the link or delete it") from None
+        raise IngestError(f"{name}: the file disappeared before it could be read") from None
+    if not stat.S_ISREG(info.st_mode):
+        # Reading a FIFO would block forever and a device could be endless.
+        raise IngestError(f"{name}: is not a regular file (a pipe, socket or device)",
+                          hint="exclude it with --exclude")
+    if info.st_size > max_bytes:
+        raise IngestError(f"{name}: {info.st_size:,} bytes is over the {max_bytes:,}-byte limit",
+                          hint="split the file, or raise CITELINE_MAX_FILE_BYTES")
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(max_bytes + 1)  # a file growing while read cannot exceed the cap
+    except PermissionError:
+        raise IngestError(f"{name}: permission denied",
+                          hint="make it readable for this user, e.g. `chmod a+r FILE`") from None
+    except IsADirectoryError:
+        raise IngestError(f"{name}: is a directory") from None
+    if len(data) > max_bytes:
+        raise IngestError(f"{name}: grew past the {max_bytes:,}-byte limit while being read")
+    if not data.strip():
+        raise IngestError(f"{name}: the file is empty", hint="add content or exclude it")
+    return data
+
+
+def _parse_here(request: ParseRequest, loader: Loader) -> ParsedFile:
+    """In-process parsing (`parse_in_worker = false`): no time or memory cap, but a loader bug
+    still fails only its own file."""
+    name = Path(request.path).name
+    try:
+        return parse(request, loader)
+    except CitelineError:
+        raise
+    except MemoryError:
+        raise IngestError(f"{name}: ran out of memory while parsing",
+                          hint="turn CITELINE_PARSE_IN_WORKER back on, or split the file") from None
+    except Exception as exc:
+        raise IngestError(f"{name}: could not be parsed ({exc.__class__.__name__}: {str(exc)[:200]})",
+                          hint="the file may be damaged; re-export it or exclude it") from exc
+
+
+def _retry_locked(action: Callable[[], T], attempts: int = 8) -> T:
+    """Run a store write, retrying when SQLite reports the database locked.
+
+    WAL plus a busy timeout makes this rare, but SQLite returns SQLITE_BUSY without waiting in
+    some cases (e.g. a lock upgrade that could deadlock); the user should never see it.
+    """
+    delay = 0.05
+    for attempt in range(attempts):
+        try:
+            return action()
+        except sqlite3.OperationalError as exc:
+            message = str(exc).lower()
+            if "locked" not in message and "busy" not in message:
+                raise
+            if attempt == attempts - 1:
+                raise IngestError(
+                    "the index stayed locked by another process",
+                    hint="another citeline process is writing a lot; try again when it is done",
+                ) from exc
+            time.sleep(delay * (1 + random.random()))
+            delay = min(delay * 2, 2.0)
+    raise AssertionError("unreachable")
+
+
+@dataclass
+class _Pending:
+    """A parsed file waiting for its embeddings."""
+
+    path: Path
+    record: DocumentRecord
+    parsed: ParsedFile
+    is_update: bool
+
+
+class _Ingester:
+    def __init__(self, *, store: Store, embedder: EmbedderSource, settings: Settings, owner: str,
+                 report: IngestReport, progress: ProgressCallback | None) -> None:
+        self.store, self.settings, self.owner, self.report = store, settings, owner, report
+        self.progress = progress
+        self._embedder_source = embedder
+        self._embedder: Embedder | None = None
+        self._worker: ParseWorker | None = None
+        self._pending: list[_Pending] = []
+        self._pending_chunks = 0
+        self._flush_at = max(2 * settings.embed_batch_size, 16)
+        self._limits = LoadLimits(max_pages=settings.max_pages,
+                                  max_decompressed_bytes=settings.max_decompressed_bytes,
+                                  max_line_chars=settings.max_line_chars)
+
+    # The embedder (a model load) and the worker (a process) are only created when a file
+    # actually changed: re-running on an unchanged folder is just hashing.
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            source = self._embedder_source
+            self._embedder = source if isinstance(source, Embedder) else source()
+        return self._embedder
+
+    def close(self) -> None:
+        if self._worker is not None:
+            self._worker.close()
+
+    def _done(self, path: Path, chunks: int) -> None:
+        if self.progress is not None:
+            self.progress(path, chunks)
+
+    def _fail(self, path: Path, message: str) -> None:
+        self.report.failed.append(FileFailure(str(path), message))
+        self._done(path, 0)
+
+    def add(self, path: Path) -> None:
+        try:
+            pending = self._prepare(path)
+        except CitelineError as exc:
+            self._fail(path, str(exc))
+            return
+        except OSError as exc:
+            self._fail(path, f"{path.name}: cannot read: {exc.strerror or exc}")
+            return
+        if pending is None:
+            self._done(path, 0)
+            return
+        self._pending.append(pending)
+        self._pending_chunks += len(pending.parsed.chunks)
+        if self._pending_chunks >= self._flush_at:
+            self.flush()
+
+    def _prepare(self, path: Path) -> _Pending | None:
+        loader = loader_for(path)
+        if loader is None:
+            raise IngestError(f"{path.name}: unsupported file type `{path.suffix or '(none)'}`",
+                              hint="see `citeline ingest --help` for the formats, or use --exclude")
+        data = _read_checked(path, self.settings.max_file_bytes)
+        digest = content_hash(data)
+        source = str(path)
+        existing = self.store.find_document(self.owner, source)
+        if existing is not None and existing.content_hash == digest and existing.status == "indexed":
+            self.report.unchanged += 1
+            return None
+        doc_id = document_id(self.owner, source)
+        request = ParseRequest(
+            path=source, data=data, doc_id=doc_id, doc_hash=digest,
+            chunk_tokens=self.settings.chunk_tokens, overlap=self.settings.chunk_overlap,
+            max_chunks=self.settings.max_chunks_per_file, limits=self._limits,
+        )
+        if self.settings.parse_in_worker:
+            if self._worker is None:
+                self._worker = ParseWorker(timeout_s=self.settings.parse_timeout_s,
+                                           memory_mb=self.settings.parse_memory_mb)
+            parsed = self._worker.parse(request, loader)
+        else:
+            parsed = _parse_here(request, loader)
+        record = DocumentRecord(
+            id=doc_id, owner=self.owner, source=source, title=parsed.title, content_hash=digest,
+            metadata={**parsed.metadata, "format": path.suffix.lower().lstrip(".")}, size_bytes=len(data),
+        )
+        return _Pending(path, record, parsed, existing is not None)
+
+    def flush(self) -> None:
+        pending, self._pending, self._pending_chunks = self._pending, [], 0
+        if not pending:
+            return
+        texts = [_embedding_input(p.parsed.title, c.section, c.text)
+                 for p in pending for c in p.parsed.chunks]
+        vectors = self.embedder.embed(texts)
+        offset = 0
+        for item in pending:
+            count = len(item.parsed.chunks)
+            item_vectors = vectors[offset : offset + count]
+            offset += count
+            try:
+                _retry_locked(lambda i=item, v=item_vectors: self.store.replace_document(  # type: ignore[misc]
+                    i.record, i.parsed.chunks, v))
+            except CitelineError as exc:
+                self._fail(item.path, f"{item.path.name}: {exc}")
+                continue
+            if item.is_update:
+                self.report.updated += 1
+            else:
+                self.report.ingested += 1
+            self.report.chunks += count
+            self.report.sanitized_chars += item.parsed.sanitized_chars
+            self._done(item.path, count)
+
+
 def ingest_paths(
     paths: Iterable[Path],
     *,
     store: Store,
-    embedder: Embedder,
+    embedder: EmbedderSource,
     settings: Settings,
     owner: str,
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
     progress: ProgressCallback | None = None,
+    prune: bool = False,
+    on_discovered: Callable[[int], None] | None = None,
 ) -> IngestReport:
+    """Ingest files and directories. `embedder` may be a factory, called only if something changed.
+
+    With `prune`, documents of `owner` whose files under these roots no longer exist are removed.
+    """
+    roots = list(paths)
     report = IngestReport()
-    files, problems = discover(paths, include, exclude)
+    files, problems = discover(roots, include, exclude)
     report.failed.extend(problems)
-    for path in files:
-        try:
-            produced = ingest_file(path, store=store, embedder=embedder, settings=settings, owner=owner,
-                                   report=report)
-        except CitelineError as exc:
-            report.failed.append(FileFailure(str(path), str(exc)))
-            produced = 0
-        except OSError as exc:
-            report.failed.append(FileFailure(str(path), f"cannot read: {exc.strerror or exc}"))
-            produced = 0
-        if progress is not None:
-            progress(path, produced)
+    if on_discovered is not None:
+        on_discovered(len(files))
+    ingester = _Ingester(store=store, embedder=embedder, settings=settings, owner=owner, report=report,
+                         progress=progress)
+    try:
+        for path in files:
+            ingester.add(path)
+        ingester.flush()
+    finally:
+        ingester.close()
+    if prune:
+        report.removed = prune_missing(store, owner, roots)
     return report
 
 
 def ingest_file(
-    path: Path, *, store: Store, embedder: Embedder, settings: Settings, owner: str, report: IngestReport
+    path: Path, *, store: Store, embedder: EmbedderSource, settings: Settings, owner: str,
+    report: IngestReport,
 ) -> int:
-    """Index one file (or skip it when unchanged). Returns the number of chunks written."""
-    loader = loader_for(path)
-    if loader is None:
-        raise IngestError(f"{path.name}: unsupported file type `{path.suffix or '(none)'}`")
-    size = path.stat().st_size
-    if size > settings.max_file_bytes:
-        raise IngestError(f"{path.name}: {size} bytes is over the {settings.max_file_bytes}-byte limit")
-    data = path.read_bytes()
-    if not data.strip():
-        raise IngestError(f"{path.name}: the file is empty")
-    digest = content_hash(data)
-    source = str(path)
-    existing = store.find_document(owner, source)
-    if existing is not None and existing.content_hash == digest and existing.status == "indexed":
-        report.unchanged += 1
-        return 0
+    """Index one file (or skip it when unchanged). Returns the number of chunks written.
 
-    document = loader.load(path, data)
-    doc_id = document_id(owner, source)
-    chunks = chunk_document(
-        document, doc_id=doc_id, doc_hash=digest, chunk_tokens=settings.chunk_tokens,
-        overlap=settings.chunk_overlap,
-    )
-    if not chunks:
-        raise IngestError(f"{path.name}: no text could be extracted")
-    vectors = embedder.embed([_embedding_input(document.title, c.section, c.text) for c in chunks])
-    record = DocumentRecord(
-        id=doc_id, owner=owner, source=source, title=document.title, content_hash=digest,
-        metadata={**document.metadata, "format": path.suffix.lower().lstrip(".")}, size_bytes=size,
-    )
-    store.replace_document(record, chunks, vectors)
-    if existing is None:
-        report.ingested += 1
-    else:
-        report.updated += 1
-    report.chunks += len(chunks)
-    report.sanitized_chars += document.sanitized_chars
-    return len(chunks)
+    Raises IngestError when the file cannot be ingested (and leaves `report.failed` alone)."""
+    failures_before = len(report.failed)
+    chunks_before = report.chunks
+    ingester = _Ingester(store=store, embedder=embedder, settings=settings, owner=owner, report=report,
+                         progress=None)
+    try:
+        ingester.add(path)
+        ingester.flush()
+    finally:
+        ingester.close()
+    if len(report.failed) > failures_before:
+        failure = report.failed.pop()
+        raise IngestError(failure.error)
+    return report.chunks - chunks_before
+
+
+def _under(source: Path, roots: Sequence[Path]) -> bool:
+    return any(source == root or source.is_relative_to(root) for root in roots)
+
+
+def prune_missing(store: Store, owner: str, roots: Sequence[Path]) -> int:
+    """Remove `owner`'s documents whose source file under one of `roots` no longer exists.
+
+    Roots that do not exist themselves are ignored: an unmounted drive or a typo in a path must
+    not wipe that part of the index.
+    """
+    existing_roots = [root.resolve() for root in roots if root.exists()]
+    if not existing_roots:
+        return 0
+    removed = 0
+    for record in store.list_documents(owner):
+        source = Path(record.source)
+        if not _under(source, existing_roots) or source.exists():
+            continue
+        if _retry_locked(lambda r=record: store.delete_document(owner, r.id)):  # type: ignore[misc]
+            removed += 1
+    return removed

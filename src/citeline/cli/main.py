@@ -70,18 +70,30 @@ def ingest(
     owner: OwnerOpt = None,
     include: Annotated[list[str], typer.Option("--include", help="Glob of files to take (repeatable).")] = [],  # noqa: B006
     exclude: Annotated[list[str], typer.Option("--exclude", help="Glob of files to skip (repeatable).")] = [],  # noqa: B006
+    prune: Annotated[
+        bool, typer.Option("--prune", help="Also remove indexed documents whose files under PATHS are gone.")
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Index documents. Unchanged files are skipped without re-embedding."""
+    """Index documents (Markdown, text, HTML, PDF, DOCX). Unchanged files are skipped without
+    re-embedding; a file that fails is reported and the others still go in."""
+    from citeline.ingest import ingest_paths, load_plugins
+
     citeline = _app()
+    settings = citeline.settings
     try:
+        load_plugins(settings.plugins)
+        options: dict[str, Any] = {
+            "store": citeline.store, "embedder": lambda: citeline.embedder, "settings": settings,
+            "owner": owner or settings.owner, "include": include, "exclude": exclude, "prune": prune,
+        }
         if as_json:
-            report = citeline.ingest(paths, owner=owner, include=include, exclude=exclude)
+            report = ingest_paths(paths, **options)
         else:
             from citeline.cli.render import ingest_progress
 
             with ingest_progress() as progress:
-                report = citeline.ingest(paths, owner=owner, include=include, exclude=exclude, progress=progress)
+                report = ingest_paths(paths, progress=progress, on_discovered=progress.start, **options)
     except CitelineError as exc:
         _fail(str(exc))
     if as_json:
@@ -89,7 +101,7 @@ def ingest(
     else:
         from citeline.cli.render import print_ingest_report
 
-        print_ingest_report(report)
+        print_ingest_report(report, elapsed_s=progress.elapsed)
     raise typer.Exit(EXIT_OK if report.ok else EXIT_NOT_ANSWERED)
 
 
@@ -176,7 +188,7 @@ def docs_rm(
     document_ids: Annotated[list[str], typer.Argument(help="Document ids (see `citeline docs list`).")],
     owner: OwnerOpt = None,
 ) -> None:
-    """Remove documents from the index."""
+    """Remove documents from the index (their chunks and vectors go with them)."""
     citeline = _app()
     missing = [d for d in document_ids if not citeline.delete_document(d, owner)]
     for document_id in missing:

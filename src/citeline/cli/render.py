@@ -20,41 +20,63 @@ from citeline.agent.events import Event
 from citeline.agent.result import AgentResult
 from citeline.app import Citeline
 from citeline.index.store import DocumentRecord, Passage
-from citeline.ingest import IngestReport, ProgressCallback
+from citeline.ingest import IngestReport
 
 console = Console()
 errors = Console(stderr=True)
 
 
+class IngestProgress:
+    """A Rich progress bar fed by `ingest_paths`: files done of total, files/s, chunks/s.
+
+    Callable as a `ProgressCallback`; `start(total)` is called once discovery knows the total.
+    """
+
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+        self.files = 0
+        self.chunks = 0
+        self.bar = Progress(
+            TextColumn("[bold]ingesting"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("[dim]{task.fields[current]}"),
+            console=errors, transient=True,
+        )
+        self.task = self.bar.add_task("ingest", total=None, rate="", current="")
+
+    @property
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.started
+
+    def start(self, total: int) -> None:
+        self.bar.update(self.task, total=total)
+
+    def __call__(self, path: Path, chunks: int) -> None:
+        self.files += 1
+        self.chunks += chunks
+        elapsed = max(self.elapsed, 1e-6)
+        self.bar.update(self.task, advance=1, current=path.name[:40],
+                        rate=f"{self.files / elapsed:.1f} files/s {self.chunks / elapsed:.1f} chunks/s")
+
+
 @contextmanager
-def ingest_progress() -> Iterator[ProgressCallback]:
-    started = time.perf_counter()
-    totals = {"files": 0, "chunks": 0}
-    progress = Progress(
-        TextColumn("[bold]ingesting"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
-        TimeElapsedColumn(), console=errors, transient=True,
-    )
-    task = progress.add_task("ingest", total=None, rate="")
-
-    def advance(path: Path, chunks: int) -> None:
-        totals["files"] += 1
-        totals["chunks"] += chunks
-        elapsed = max(time.perf_counter() - started, 1e-6)
-        progress.update(task, advance=1, rate=f"{totals['files'] / elapsed:.1f} files/s "
-                        f"{totals['chunks'] / elapsed:.1f} chunks/s")
-
-    with progress:
-        yield advance
+def ingest_progress() -> Iterator[IngestProgress]:
+    progress = IngestProgress()
+    with progress.bar:
+        yield progress
 
 
-def print_ingest_report(report: IngestReport) -> None:
+def print_ingest_report(report: IngestReport, elapsed_s: float | None = None) -> None:
+    took = f" in {elapsed_s:.1f} s" if elapsed_s is not None else ""
     console.print(
         f"ingested {report.ingested}, updated {report.updated}, unchanged {report.unchanged}, "
-        f"removed {report.removed}, failed {len(report.failed)} — {report.chunks} chunks written"
-        + (f", {report.sanitized_chars} invisible characters removed" if report.sanitized_chars else "")
+        f"removed {report.removed}, failed {len(report.failed)} — {report.chunks} chunks written{took}"
+        + (f", {report.sanitized_chars} invisible characters removed" if report.sanitized_chars else ""),
+        highlight=False, soft_wrap=True,  # one line, whatever the terminal width: scripts grep it
     )
+    if report.failed:
+        errors.print(f"[red]{len(report.failed)} file(s) could not be ingested:[/red]")
     for failure in report.failed:
-        errors.print(f"[red]failed[/red] {failure.path}: {failure.error}", highlight=False)
+        errors.print(f"  [red]failed[/red] {failure.path}: {failure.error}", highlight=False, soft_wrap=True)
 
 
 def print_result(result: AgentResult, out: Console | None = None) -> None:

@@ -1,0 +1,148 @@
+"""DOCX via python-docx: paragraphs and tables in document order; headings become sections.
+
+A DOCX is a ZIP: before python-docx inflates anything, the declared uncompressed sizes are
+summed and capped (zipfile never inflates a member past its declared size, so the declared
+total bounds the work), which defuses decompression bombs cheaply.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from citeline.documents.limits import current_limits
+from citeline.documents.loaders import register_loader, sanitize
+from citeline.documents.models import LoadedDocument, Section
+from citeline.errors import IngestError
+
+_HEADING_STYLE = re.compile(r"^heading\s*([1-9])$", re.IGNORECASE)
+_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # encrypted OOXML and legacy .doc are OLE files
+_MAX_MEMBERS = 10_000
+
+
+def _check_container(data: bytes, name: str) -> None:
+    if data.startswith(_OLE_MAGIC):
+        raise IngestError(
+            f"{name}: is password-protected or a legacy Word 97-2003 file, not a DOCX",
+            hint="remove the password, or re-save it as .docx in Word/LibreOffice",
+        )
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile as exc:
+        raise IngestError(f"{name}: is not a valid DOCX (not a ZIP container: {exc})",
+                          hint="re-save it as .docx") from exc
+    with archive:
+        members = archive.infolist()
+        limit = current_limits().max_decompressed_bytes
+        if len(members) > _MAX_MEMBERS:
+            raise IngestError(f"{name}: has {len(members):,} parts (limit {_MAX_MEMBERS:,})",
+                              hint="this is not an ordinary Word document")
+        total = sum(member.file_size for member in members)
+        if total > limit:
+            raise IngestError(
+                f"{name}: decompresses to {total:,} bytes (limit {limit:,}; possible decompression bomb)",
+                hint="if the file is genuine, raise CITELINE_MAX_DECOMPRESSED_BYTES",
+            )
+        if "word/document.xml" not in archive.namelist():
+            raise IngestError(f"{name}: is a ZIP file but not a Word document (no word/document.xml)",
+                              hint="check the file or its extension")
+
+
+class DocxLoader:
+    suffixes: tuple[str, ...] = (".docx",)
+
+    def load(self, path: Path, data: bytes) -> LoadedDocument:
+        name = path.name
+        _check_container(data, name)
+        import docx
+        from docx.opc.exceptions import PackageNotFoundError
+        from docx.table import Table
+        from docx.text.paragraph import Paragraph
+
+        try:
+            document = docx.Document(io.BytesIO(data))
+            blocks: list[tuple[int | None, str]] = []  # (heading level or None, text)
+            for element in document.element.body.iterchildren():
+                tag = element.tag.rsplit("}", 1)[-1]
+                if tag == "p":
+                    paragraph = Paragraph(element, document)
+                    blocks.append((self._heading_level(paragraph), paragraph.text))
+                elif tag == "tbl":
+                    blocks.append((None, self._table_text(Table(element, document))))
+            properties = document.core_properties
+            meta = {"author": properties.author, "created": properties.created,
+                    "modified": properties.modified, "subject": properties.subject}
+            core_title = properties.title
+        except (PackageNotFoundError, KeyError, ValueError, zipfile.BadZipFile, AttributeError) as exc:
+            raise IngestError(f"{name}: is a damaged DOCX ({exc.__class__.__name__}: {str(exc)[:200]})",
+                              hint="open and re-save it in Word/LibreOffice") from exc
+        except SyntaxError as exc:  # lxml.etree.XMLSyntaxError derives from SyntaxError
+            raise IngestError(f"{name}: is a damaged DOCX (invalid XML: {str(exc)[:200]})",
+                              hint="open and re-save it in Word/LibreOffice") from exc
+        return self._assemble(path, blocks, core_title, meta)
+
+    @staticmethod
+    def _heading_level(paragraph: Any) -> int | None:
+        style = paragraph.style.name if paragraph.style is not None else ""
+        if style == "Title":
+            return 0
+        match = _HEADING_STYLE.match(style or "")
+        return int(match.group(1)) if match else None
+
+    @staticmethod
+    def _table_text(table: Any) -> str:
+        rows: list[str] = []
+        for row in table.rows:
+            cells: list[str] = []
+            for cell in row.cells:
+                text = " ".join(cell.text.split())
+                if not cells or cells[-1] != text:  # merged cells repeat their text per grid column
+                    cells.append(text)
+            if any(cells):
+                rows.append(" | ".join(cells))
+        return "\n".join(rows)
+
+    @staticmethod
+    def _assemble(path: Path, blocks: list[tuple[int | None, str]], core_title: str | None,
+                  meta: dict[str, Any]) -> LoadedDocument:
+        parts: list[str] = []
+        headings: list[tuple[int, int, str]] = []  # (offset, level, text)
+        removed = 0
+        offset = 0
+        for level, raw in blocks:
+            text, count = sanitize(raw)
+            removed += count
+            text = text.strip()
+            if not text:
+                continue
+            if parts:
+                parts.append("\n\n")
+                offset += 2
+            if level is not None:
+                headings.append((offset, level, " ".join(text.split())))
+            parts.append(text)
+            offset += len(text)
+        full = "".join(parts)
+        sections: list[Section] = []
+        first = headings[0][0] if headings else len(full)
+        if full[:first].strip():
+            sections.append(Section(None, 0, first))
+        stack: list[tuple[int, str]] = []
+        for index, (start, level, heading) in enumerate(headings):
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, heading))
+            end = headings[index + 1][0] if index + 1 < len(headings) else len(full)
+            sections.append(Section(" > ".join(h for _, h in stack), start, end))
+        title = sanitize(core_title or "")[0].strip()
+        if not title:
+            titled = [h for h in headings if h[1] == 0] or sorted(headings, key=lambda h: (h[1], h[0]))
+            title = titled[0][2] if titled else path.stem
+        metadata = {key: str(value) for key, value in meta.items() if value}
+        return LoadedDocument(full, title, sections, metadata, removed)
+
+
+register_loader(DocxLoader())

@@ -1,0 +1,105 @@
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from citeline.documents.chunking import chunk_document
+from citeline.documents.limits import LoadLimits, use_limits
+from citeline.documents.loaders import loader_for
+from citeline.errors import IngestError
+
+from .makers import docx_file
+
+
+def load(path: Path):
+    loader = loader_for(path)
+    assert loader is not None
+    return loader.load(path, path.read_bytes())
+
+
+def test_headings_become_sections_with_their_path(tmp_path: Path) -> None:
+    path = docx_file(tmp_path / "guide.docx", [
+        ("p", "Preface text before any heading."),
+        ("h1", "Installation"),
+        ("p", "Run the installer and accept the defaults."),
+        ("h2", "On Linux"),
+        ("p", "Use the package manager."),
+        ("h1", "Usage"),
+        ("p", "Start the program from the menu."),
+        ("table", "Option,Default;retries,3"),
+    ])
+    doc = load(path)
+    headings = [s.heading for s in doc.sections]
+    assert headings == [None, "Installation", "Installation > On Linux", "Usage"]
+    usage = doc.sections[-1]
+    body = doc.text[usage.start : usage.end]
+    assert body.startswith("Usage")
+    assert "retries | 3" in body  # tables keep their rows and cells
+    assert doc.title == "Installation"  # no core title, no Title style: the top heading
+
+
+def test_title_from_core_properties_then_title_style(tmp_path: Path) -> None:
+    assert load(docx_file(tmp_path / "a.docx", [("p", "x")], title="Core Title")).title == "Core Title"
+    titled = docx_file(tmp_path / "b.docx", [("title", "Styled Title"), ("h1", "Part"), ("p", "y")])
+    assert load(titled).title == "Styled Title"
+    assert load(docx_file(tmp_path / "plain-name.docx", [("p", "only text")])).title == "plain-name"
+
+
+def test_chunks_carry_sections(tmp_path: Path) -> None:
+    path = docx_file(tmp_path / "s.docx", [("h1", "Alpha"), ("p", "alpha words " * 60),
+                                            ("h1", "Beta"), ("p", "beta words " * 60)])
+    doc = load(path)
+    chunks = chunk_document(doc, doc_id="d", doc_hash="h", chunk_tokens=50, overlap=5)
+    assert {c.section for c in chunks} == {"Alpha", "Beta"}
+    assert all(("alpha" in c.text) == (c.section == "Alpha") for c in chunks)
+
+
+def test_zip_bomb_is_refused_before_inflating(tmp_path: Path) -> None:
+    source = docx_file(tmp_path / "ok.docx", [("p", "hello")])
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(source) as original, zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as bomb:
+        for item in original.infolist():
+            bomb.writestr(item, original.read(item))
+        bomb.writestr("word/media/padding.bin", b"\0" * (3 * 1024 * 1024))
+    path = tmp_path / "bomb.docx"
+    path.write_bytes(buffer.getvalue())
+    assert path.stat().st_size < 100_000
+    with use_limits(LoadLimits(max_decompressed_bytes=1024 * 1024)), \
+            pytest.raises(IngestError, match="decompression bomb"):
+        load(path)
+
+
+def test_not_a_zip(tmp_path: Path) -> None:
+    path = tmp_path / "fake.docx"
+    path.write_bytes(b"this is not a zip file at all")
+    with pytest.raises(IngestError, match="not a valid DOCX"):
+        load(path)
+
+
+def test_zip_without_word_document(tmp_path: Path) -> None:
+    path = tmp_path / "other.docx"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("hello.txt", "hi")
+    with pytest.raises(IngestError, match="not a Word document"):
+        load(path)
+
+
+def test_password_protected_or_legacy_doc(tmp_path: Path) -> None:
+    path = tmp_path / "locked.docx"
+    path.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 512)
+    with pytest.raises(IngestError, match="password-protected or a legacy"):
+        load(path)
+
+
+def test_damaged_xml(tmp_path: Path) -> None:
+    source = docx_file(tmp_path / "ok.docx", [("p", "hello")])
+    path = tmp_path / "broken.docx"
+    with zipfile.ZipFile(source) as original, zipfile.ZipFile(path, "w") as broken:
+        for item in original.infolist():
+            data = original.read(item)
+            broken.writestr(item, data[: len(data) // 2] if item.filename == "word/document.xml" else data)
+    with pytest.raises(IngestError, match="damaged DOCX"):
+        load(path)

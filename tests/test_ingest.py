@@ -1,0 +1,229 @@
+"""Ingestion end to end: real files, real SQLite, the real CLI in subprocesses."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from citeline.config import Settings
+from citeline.index.sqlite import SQLiteStore
+from citeline.ingest import IngestReport, ingest_paths
+from tests.ingest_support import ingest_json, run_cli
+from tests.plugins.citeline_test_hash_embedder import HashEmbedder
+
+
+@pytest.fixture
+def settings(home: Path) -> Settings:
+    """Small chunks and the cheap deterministic test embedder."""
+    return Settings(home=home, embedder="test-hash", chunk_tokens=64, chunk_overlap=8)
+
+
+REPORT_KEYS = ["ingested", "unchanged", "updated", "removed", "failed", "chunks", "sanitized_chars"]
+
+
+class CountingEmbedder(HashEmbedder):
+    """The real test embedder, also recording every text it was asked to embed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.seen.extend(texts)
+        return super().embed(texts)
+
+
+def write_corpus(root: Path, files: int = 5) -> list[Path]:
+    root.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for n in range(files):
+        path = root / f"topic-{n}.md"
+        body = " ".join(f"Fact {n}.{k}: the widget number {n} supports option {k}." for k in range(40))
+        path.write_text(f"# Topic {n}\n\n{body}\n\n## Details {n}\n\n{body}\n", encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def db_state(home: Path) -> dict[str, tuple[str, float, int]]:
+    with sqlite3.connect(home / "index.sqlite3") as conn:
+        rows = conn.execute("SELECT source, content_hash, updated_at, chunk_count FROM documents").fetchall()
+    return {row[0]: (row[1], row[2], row[3]) for row in rows}
+
+
+def chunk_ids(home: Path) -> list[str]:
+    with sqlite3.connect(home / "index.sqlite3") as conn:
+        return [r[0] for r in conn.execute("SELECT chunk_id FROM chunks ORDER BY document_id, chunk_index")]
+
+
+def run(paths: list[Path], settings: Settings, embedder: CountingEmbedder, **kwargs) -> IngestReport:
+    store = SQLiteStore(settings.home / "index.sqlite3")
+    try:
+        return ingest_paths(paths, store=store, embedder=embedder, settings=settings, owner="local", **kwargs)
+    finally:
+        store.close()
+
+
+def test_unchanged_files_are_skipped_without_embedding(tmp_path: Path, settings: Settings) -> None:
+    write_corpus(tmp_path / "docs")
+    embedder = CountingEmbedder()
+    first = run([tmp_path / "docs"], settings, embedder)
+    assert (first.ingested, first.unchanged, first.failed) == (5, 0, [])
+    assert first.chunks == len(embedder.seen) > 5
+    before_ids, before_state = chunk_ids(settings.home), db_state(settings.home)
+
+    embedder.seen.clear()
+    second = run([tmp_path / "docs"], settings, embedder)
+    assert (second.ingested, second.updated, second.unchanged, second.chunks) == (0, 0, 5, 0)
+    assert embedder.seen == []
+    assert chunk_ids(settings.home) == before_ids
+    assert db_state(settings.home) == before_state
+
+
+def test_embedder_factory_is_not_called_when_nothing_changed(tmp_path: Path, settings: Settings) -> None:
+    write_corpus(tmp_path / "docs", files=2)
+    run([tmp_path / "docs"], settings, CountingEmbedder())
+    calls: list[int] = []
+
+    def factory() -> CountingEmbedder:
+        calls.append(1)
+        return CountingEmbedder()
+
+    store = SQLiteStore(settings.home / "index.sqlite3")
+    report = ingest_paths([tmp_path / "docs"], store=store, embedder=factory, settings=settings,
+                          owner="local")
+    assert report.unchanged == 2 and calls == []
+
+
+def test_editing_one_file_reindexes_only_it(tmp_path: Path, settings: Settings) -> None:
+    paths = write_corpus(tmp_path / "docs")
+    embedder = CountingEmbedder()
+    run([tmp_path / "docs"], settings, embedder)
+    before = db_state(settings.home)
+    time.sleep(0.01)
+    paths[2].write_text("# Topic 2\n\nCompletely new text about a different widget.\n", encoding="utf-8")
+    embedder.seen.clear()
+    report = run([tmp_path / "docs"], settings, embedder)
+    assert (report.ingested, report.updated, report.unchanged) == (0, 1, 4)
+    assert embedder.seen and all("different widget" in text for text in embedder.seen)
+    after = db_state(settings.home)
+    for path in paths:
+        if path == paths[2]:
+            assert after[str(path)][0] != before[str(path)][0]
+            assert after[str(path)][2] == report.chunks == 1
+        else:
+            assert after[str(path)] == before[str(path)]  # same hash, same updated_at, same count
+
+
+def test_prune_removes_documents_whose_files_are_gone(tmp_path: Path, settings: Settings) -> None:
+    docs, other = tmp_path / "docs", tmp_path / "other"
+    paths = write_corpus(docs, files=3)
+    (other).mkdir()
+    (other / "keep.md").write_text("# Keep\n\nkeep me around\n", encoding="utf-8")
+    run([docs, other], settings, CountingEmbedder())
+    paths[0].unlink()
+    (other / "keep.md").unlink()  # gone too, but `other` is not a root of this run
+    report = run([docs], settings, CountingEmbedder(), prune=True)
+    assert (report.removed, report.unchanged) == (1, 2)
+    sources = set(db_state(settings.home))
+    assert str(paths[0]) not in sources
+    assert str(other / "keep.md") in sources
+    # Without --prune nothing is removed; with a root that does not exist, nothing either.
+    assert run([docs], settings, CountingEmbedder()).removed == 0
+    assert run([tmp_path / "unmounted"], settings, CountingEmbedder(), prune=True).removed == 0
+    assert str(other / "keep.md") in set(db_state(settings.home))
+
+
+def test_cli_json_shape_and_second_run_unchanged(tmp_path: Path, home: Path) -> None:
+    write_corpus(tmp_path / "docs", files=3)
+    code, report = ingest_json(str(tmp_path / "docs"), home=home)
+    assert code == 0
+    assert list(report) == REPORT_KEYS
+    assert report["ingested"] == 3 and report["failed"] == [] and report["chunks"] > 3
+    code, again = ingest_json(str(tmp_path / "docs"), home=home)
+    assert code == 0
+    assert again == {"ingested": 0, "unchanged": 3, "updated": 0, "removed": 0, "failed": [], "chunks": 0,
+                     "sanitized_chars": 0}
+
+
+def test_cli_prune_flag(tmp_path: Path, home: Path) -> None:
+    paths = write_corpus(tmp_path / "docs", files=2)
+    ingest_json(str(tmp_path / "docs"), home=home)
+    paths[1].unlink()
+    code, report = ingest_json("--prune", str(tmp_path / "docs"), home=home)
+    assert code == 0 and report["removed"] == 1 and report["unchanged"] == 1
+
+
+def test_cli_human_summary(tmp_path: Path, home: Path) -> None:
+    write_corpus(tmp_path / "docs", files=2)
+    (tmp_path / "docs" / "empty.md").write_bytes(b"")
+    proc = run_cli("ingest", str(tmp_path / "docs"), home=home)
+    assert proc.returncode == 1
+    assert "ingested 2, updated 0, unchanged 0, removed 0, failed 1" in " ".join(proc.stdout.split())
+    assert "empty.md: the file is empty" in proc.stderr
+
+
+def test_sanitized_chars_are_counted_in_the_report(tmp_path: Path, home: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nPay \u202eto\u200b account 42.\n", encoding="utf-8")
+    (docs / "b.html").write_text("<h1>B</h1><p>Send\U000e0041\U000e0042 it.</p>", encoding="utf-8")
+    code, report = ingest_json(str(docs), home=home)
+    assert code == 0 and report["sanitized_chars"] == 4
+    with sqlite3.connect(home / "index.sqlite3") as conn:
+        texts = " ".join(r[0] for r in conn.execute("SELECT text FROM chunks"))
+    assert "Pay to account 42." in texts and "\u202e" not in texts
+
+
+def test_docs_rm(tmp_path: Path, home: Path) -> None:
+    write_corpus(tmp_path / "docs", files=2)
+    ingest_json(str(tmp_path / "docs"), home=home)
+    ingest_json(str(tmp_path / "docs"), home=home, CITELINE_OWNER="someone-else")
+    listed = json.loads(run_cli("docs", "list", "--json", home=home).stdout)
+    assert len(listed) == 2
+    victim = listed[0]["id"]
+    proc = run_cli("docs", "rm", victim, home=home)
+    assert proc.returncode == 0, proc.stderr
+    remaining = json.loads(run_cli("docs", "list", "--json", home=home).stdout)
+    assert [d["id"] for d in remaining] == [listed[1]["id"]]
+    with sqlite3.connect(home / "index.sqlite3") as conn:
+        assert conn.execute("SELECT COUNT(*) FROM chunks WHERE owner='local' AND document_id=?",
+                            (victim,)).fetchone()[0] == 0
+        fts, chunks = conn.execute(
+            "SELECT (SELECT COUNT(*) FROM chunks_fts), (SELECT COUNT(*) FROM chunks)").fetchone()
+        assert fts == chunks
+    # Another owner's copy of the same file is untouched; unknown ids fail with a hint.
+    other = json.loads(run_cli("docs", "list", "--json", home=home, CITELINE_OWNER="someone-else").stdout)
+    assert len(other) == 2
+    proc = run_cli("docs", "rm", "nope", listed[1]["id"], home=home)
+    assert proc.returncode == 1
+    assert "no document nope: see `citeline docs list`" in proc.stderr
+    assert run_cli("docs", "list", "--json", home=home).stdout.strip() == "[]"
+
+
+def test_include_and_exclude_globs(tmp_path: Path, home: Path) -> None:
+    docs = tmp_path / "docs"
+    write_corpus(docs, files=3)
+    (docs / "notes.txt").write_text("plain notes", encoding="utf-8")
+    _, report = ingest_json("--exclude", "topic-1.md", "--exclude", "*.txt", str(docs), home=home)
+    assert report["ingested"] == 2
+    _, report = ingest_json("--include", "*.txt", str(docs), home=home)
+    assert report["ingested"] == 1 and report["unchanged"] == 0
+
+
+def test_same_file_via_two_roots_is_ingested_once(tmp_path: Path, home: Path) -> None:
+    docs = write_corpus(tmp_path / "docs", files=1)
+    _, report = ingest_json(str(tmp_path / "docs"), str(docs[0]), home=home)
+    assert report["ingested"] == 1 and report["unchanged"] == 0
+
+
+def test_missing_path_is_a_failure(tmp_path: Path, home: Path) -> None:
+    code, report = ingest_json(str(tmp_path / "nowhere"), home=home)
+    assert code == 1
+    assert report["failed"] == [{"path": str(tmp_path / "nowhere"), "error": "no such file or directory"}]
+
