@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 
 from citeline.cli.db import db_app
+from citeline.cli.doctor import doctor
 from citeline.errors import CitelineError
 
 if TYPE_CHECKING:
@@ -245,7 +246,8 @@ def evaluate(
         print_eval(report)
 
 
-app.command("doctor", epilog=EXIT_CODES_HELP)(__import__("citeline.cli.doctor", fromlist=["doctor"]).doctor)
+# Commands that live in their own modules (each imports its heavy parts only when run).
+app.command("doctor", epilog=EXIT_CODES_HELP)(doctor)
 
 
 def run() -> None:
