@@ -7,7 +7,6 @@ import json
 import os
 import resource
 import subprocess
-import time
 import zipfile
 from pathlib import Path
 
@@ -69,9 +68,7 @@ def build_bad_corpus(root: Path) -> dict[str, str]:
 
 def test_each_bad_file_fails_precisely_and_the_good_one_is_indexed(tmp_path: Path, home: Path) -> None:
     expected = build_bad_corpus(tmp_path / "docs")
-    started = time.monotonic()
     code, report = ingest_json(str(tmp_path / "docs"), home=home, **CAPS)
-    assert time.monotonic() - started < 60
     assert code == 1
     assert report["ingested"] == 1
     errors = {Path(f["path"]).name: f["error"] for f in report["failed"]}
