@@ -206,6 +206,13 @@ def evaluate(
         print_eval(report)
 
 
+from citeline.cli.serve import serve as _serve  # noqa: E402
+from citeline.cli.users import users_app as _users_app  # noqa: E402
+
+app.command("serve", epilog=EXIT_CODES_HELP)(_serve)
+app.add_typer(_users_app, name="users")
+
+
 def run() -> None:
     try:
         app()
