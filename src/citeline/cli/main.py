@@ -182,6 +182,31 @@ def docs_rm(
     raise typer.Exit(EXIT_NOT_ANSWERED if missing else EXIT_OK)
 
 
+@app.command(epilog=EXIT_CODES_HELP)
+def chat(model: ModelOpt = None, owner: OwnerOpt = None) -> None:
+    """Chat with your documents: streamed, cited answers; follow-ups use the conversation."""
+    from citeline.cli.chat import run_chat
+
+    citeline = _app()
+    try:
+        code = run_chat(citeline, model=model, owner=owner)
+    except CitelineError as exc:
+        _fail(str(exc))
+    raise typer.Exit(code)
+
+
+@app.command(epilog=EXIT_CODES_HELP)
+def mcp(
+    http: Annotated[str | None, typer.Option("--http", help="Serve streamable HTTP on HOST:PORT instead of stdio.")]
+    = None,
+    owner: OwnerOpt = None,
+) -> None:
+    """Run an MCP server exposing search_docs, open_citation and ask (stdio by default)."""
+    from citeline.mcp_server import serve
+
+    serve(_app(), http=http, owner=owner)
+
+
 @app.command("eval", epilog=EXIT_CODES_HELP)
 def evaluate(
     qa_file: Annotated[Path, typer.Argument(help="JSONL of questions (see shared/eval/README.md).")],

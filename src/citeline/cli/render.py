@@ -56,19 +56,20 @@ def print_ingest_report(report: IngestReport) -> None:
         errors.print(f"[red]failed[/red] {failure.path}: {failure.error}", highlight=False)
 
 
-def print_result(result: AgentResult) -> None:
-    console.print(Markdown(result.answer) if result.answer else "")
+def print_result(result: AgentResult, out: Console | None = None) -> None:
+    out = out or console
+    out.print(Markdown(result.answer) if result.answer else "")
     if result.citations:
-        console.print()
-        console.print("[bold]Sources[/bold]")
+        out.print()
+        out.print("[bold]Sources[/bold]")
         for citation in result.citations:
             where = " › ".join(x for x in (citation.section, f"p. {citation.page}" if citation.page else None) if x)
-            console.print(f"  [{citation.id}] [cyan]{citation.document_name}[/cyan]"
+            out.print(f"  [{citation.id}] [cyan]{citation.document_name}[/cyan]"
                           + (f" — {where}" if where else ""), highlight=False)
             quote = " ".join(citation.quote.split())
             quote = quote if len(quote) <= 240 else quote[:237] + "..."
-            console.print(f"      “{quote}”", style="dim", highlight=False)
-    console.print(f"\n[dim]{result.exit_reason.value} · {result.model} · {result.timings.total_ms:.0f} ms[/dim]")
+            out.print(f"      “{quote}”", style="dim", highlight=False)
+    out.print(f"\n[dim]{result.exit_reason.value} · {result.model} · {result.timings.total_ms:.0f} ms[/dim]")
 
 
 def print_passages(passages: Sequence[Passage], elapsed_ms: float) -> None:

@@ -1,0 +1,98 @@
+"""The MCP server driven by the official MCP client, over stdio and over streamable HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import write_corpus
+
+
+@pytest.fixture(scope="module")
+def mcp_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    home = tmp_path_factory.mktemp("mcp-home")
+    docs = write_corpus(home.parent / "mcp-docs")
+    subprocess.run([sys.executable, "-m", "citeline.cli.main", "ingest", str(docs)], check=True,
+                   env={**os.environ, "CITELINE_HOME": str(home)}, capture_output=True, timeout=300)
+    return home
+
+
+def _payload(result: Any) -> dict[str, Any]:
+    assert not result.is_error, result
+    if result.structured_content:
+        return dict(result.structured_content)
+    return json.loads(result.content[0].text)
+
+
+async def _exercise(client: Any) -> dict[str, Any]:
+    tools = (await client.list_tools()).tools
+    names = sorted(t.name for t in tools)
+    assert names == ["ask", "open_citation", "search_docs"]
+    assert all(t.annotations is not None and t.annotations.read_only_hint for t in tools)
+    found = _payload(await client.call_tool("search_docs", {"query": "proxy credentials", "top_k": 3}))
+    assert found["passages"]
+    first = found["passages"][0]
+    opened = _payload(await client.call_tool("open_citation", {"document_id": first["document_id"],
+                                                               "chunk_id": first["chunk_id"]}))
+    assert opened["text"] == first["text"]
+    missing = await client.call_tool("open_citation", {"document_id": "nope", "chunk_id": "nope"})
+    assert missing.is_error
+    answer = _payload(await client.call_tool("ask", {"question": "What is the default timeout?"}))
+    assert answer["exit_reason"] == "COMPLETED" and "5 seconds" in answer["answer"]
+    return answer
+
+
+def test_stdio(mcp_home: Path) -> None:
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "citeline.cli.main", "mcp"],
+                                   env={**os.environ, "CITELINE_HOME": str(mcp_home)})
+
+    async def main() -> None:
+        async with Client(params, read_timeout_seconds=120) as client:
+            await _exercise(client)
+
+    asyncio.run(main())
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_streamable_http(mcp_home: Path) -> None:
+    from mcp import Client
+
+    port = _free_port()
+    server = subprocess.Popen([sys.executable, "-m", "citeline.cli.main", "mcp", "--http", f"127.0.0.1:{port}"],
+                              env={**os.environ, "CITELINE_HOME": str(mcp_home)}, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            with socket.socket() as sock:
+                if sock.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.2)
+
+        async def main() -> None:
+            async with Client(f"http://127.0.0.1:{port}/mcp", read_timeout_seconds=120) as client:
+                await _exercise(client)
+
+        asyncio.run(main())
+    finally:
+        server.terminate()
+        _, stderr = server.communicate(timeout=30)
+    assert server.stdout is not None
+    assert b"Traceback" not in stderr
