@@ -165,7 +165,11 @@ def create_app(citeline: Citeline | None = None, api: ApiSettings | None = None,
         """Stream the run's events; validation errors are plain 4xx responses before the stream opens."""
         queue: asyncio.Queue[Event | None] = asyncio.Queue()
         loop = asyncio.get_running_loop()
-        handle = await start_run(request, user, body, lambda e: loop.call_soon_threadsafe(queue.put_nowait, e))
+
+        def sink(event: Event) -> None:
+            loop.call_soon_threadsafe(queue.put_nowait, event)
+
+        handle = await start_run(request, user, body, sink)
         handle.future.add_done_callback(lambda _: queue.put_nowait(None))
 
         async def events() -> AsyncIterator[ServerSentEvent]:

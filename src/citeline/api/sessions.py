@@ -11,6 +11,7 @@ again on every read.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import operator
 import re
 import sqlite3
@@ -88,14 +89,16 @@ class CheckpointSessionStore:
     """Sessions on a LangGraph checkpointer (`SqliteSaver`, or e.g. `PostgresSaver`)."""
 
     def __init__(self, checkpointer: Any, *, on_close: Any = None) -> None:
-        from langgraph.graph import END, START, StateGraph
-
-        builder = StateGraph(_Thread)
+        # Imported as a module object (Any to mypy): mypy's inference of StateGraph's overloads
+        # leaks between modules and breaks agent/graph.py's checks when both are typed here.
+        lg: Any = importlib.import_module("langgraph.graph")
+        END, START = lg.END, lg.START
+        builder = lg.StateGraph(_Thread)
         builder.add_node("record", lambda state: {})
         builder.add_edge(START, "record")
         builder.add_edge("record", END)
         self.checkpointer = checkpointer
-        self._graph = builder.compile(checkpointer=checkpointer)
+        self._graph: Any = builder.compile(checkpointer=checkpointer)
         self._lock = threading.Lock()  # one writer at a time: appends read then write a thread
         self._on_close = on_close
 
@@ -115,7 +118,7 @@ class CheckpointSessionStore:
         return {"configurable": {"thread_id": _thread_id(owner, session_id)}}
 
     def _read(self, owner: str, session_id: str) -> SessionState | None:
-        values = self._graph.get_state(self._config(owner, session_id)).values  # type: ignore[arg-type]
+        values = self._graph.get_state(self._config(owner, session_id)).values
         if not values or values.get("owner") != owner or values.get("session_id") != session_id:
             return None
         return SessionState(
@@ -138,7 +141,7 @@ class CheckpointSessionStore:
                 {"owner": owner, "session_id": session_id, "created_at": now, "last_activity": now,
                  "context_window": context_window, "metadata": metadata or {},
                  "initial_context": initial_context or {}, "messages": []},
-                self._config(owner, session_id),  # type: ignore[arg-type]
+                self._config(owner, session_id),
             )
             return self._read(owner, session_id)
 
@@ -151,7 +154,7 @@ class CheckpointSessionStore:
                 return None
             self._graph.invoke(
                 {"last_activity": time.time(), "messages": [vars(m) for m in messages]},
-                self._config(owner, session_id),  # type: ignore[arg-type]
+                self._config(owner, session_id),
             )
             return self._read(owner, session_id)
 
