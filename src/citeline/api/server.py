@@ -86,6 +86,32 @@ class RequestContextMiddleware:
             query_id_var.reset(token)
 
 
+_bearer = HTTPBearer(auto_error=False, description="An API key from `citeline users add NAME`.")
+
+
+async def current_user(
+    request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> User:
+    """The caller: from the bearer key, or the local user under `--no-auth`; then the rate limit."""
+    svc: Service = request.app.state.service
+    if not svc.api.auth:
+        user = svc.local_user()
+    else:
+        if credentials is None or credentials.scheme.lower() != "bearer":
+            raise ApiError(401, "missing API key: send `Authorization: Bearer <key>`",
+                           headers={"WWW-Authenticate": "Bearer"})
+        found = await run_in_threadpool(svc.users.authenticate, credentials.credentials)
+        if found is None:
+            raise ApiError(401, "unknown API key", headers={"WWW-Authenticate": "Bearer"})
+        user = found
+    request.state.user = user.id
+    svc.check_rate(user)
+    return user
+
+
+CurrentUser = Annotated[User, Depends(current_user)]
+
+
 def create_app(citeline: Citeline | None = None, api: ApiSettings | None = None, *,
                service: Service | None = None) -> FastAPI:
     """The service. `citeline` defaults to one built from the environment; `api` from `CITELINE_API_*`."""
@@ -111,27 +137,6 @@ def create_app(citeline: Citeline | None = None, api: ApiSettings | None = None,
     install_handlers(app)
     app.add_middleware(BodyLimitMiddleware, limit=svc.api.max_body_bytes)
     app.add_middleware(RequestContextMiddleware, service=svc)
-
-    bearer = HTTPBearer(auto_error=False, description="An API key from `citeline users add NAME`.")
-
-    async def current_user(
-        request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
-    ) -> User:
-        if not svc.api.auth:
-            user = svc.local_user()
-        else:
-            if credentials is None or credentials.scheme.lower() != "bearer":
-                raise ApiError(401, "missing API key: send `Authorization: Bearer <key>`",
-                               headers={"WWW-Authenticate": "Bearer"})
-            found = await run_in_threadpool(svc.users.authenticate, credentials.credentials)
-            if found is None:
-                raise ApiError(401, "unknown API key", headers={"WWW-Authenticate": "Bearer"})
-            user = found
-        request.state.user = user.id
-        svc.check_rate(user)
-        return user
-
-    CurrentUser = Annotated[User, Depends(current_user)]
 
     def qid(request: Request) -> str:
         return str(request.state.query_id)

@@ -70,7 +70,7 @@ class RunPlan:
     session_id: str | None = None
 
 
-@dataclass
+@dataclass(eq=False)
 class RunHandle:
     plan: RunPlan
     future: asyncio.Future[AgentResult]
