@@ -125,7 +125,8 @@ def install_handlers(app: FastAPI) -> None:
         assert isinstance(exc, RequestValidationError)
         details = _validation_details(exc)
         first = details["errors"][0] if details["errors"] else {"loc": [], "msg": "invalid request"}
-        where = ".".join(part for part in first["loc"] if part not in {"body", "query", "path"})
+        loc = list(first["loc"])
+        where = ".".join(loc[1:] if loc and loc[0] in {"body", "query", "path", "header", "cookie"} else loc)
         message = f"invalid request: {where + ': ' if where else ''}{first['msg']}"
         return error_response(request, 422, message, type="validation_error", step="validation", details=details)
 
@@ -134,8 +135,11 @@ def install_handlers(app: FastAPI) -> None:
         message = _STATUS_MESSAGES.get(exc.status_code, "request failed")
         if exc.status_code >= 500:
             message = "internal error"
+        elif exc.status_code == 413 and isinstance(exc.detail, str):
+            message = exc.detail
         error_type: ErrorType = "validation_error" if exc.status_code in {400, 413, 415, 422} else "api_error"
-        return error_response(request, exc.status_code, message, type=error_type,
+        step = "validation" if error_type == "validation_error" else "request"
+        return error_response(request, exc.status_code, message, type=error_type, step=step,
                               headers=dict(exc.headers or {}))
 
     async def on_citeline(request: Request, exc: Exception) -> JSONResponse:

@@ -6,8 +6,8 @@ import json
 import math
 import threading
 import time
-from typing import Any
 
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from citeline.api.errors import error_payload
@@ -67,8 +67,11 @@ class RunSlots:
             return sum(self._counts.values()) if user is None else self._counts.get(user, 0)
 
 
-class _TooLarge(Exception):
-    pass
+class BodyTooLarge(StarletteHTTPException):
+    """Raised while the body is read; an HTTPException so FastAPI's body parsing lets it through."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(413, f"request body is larger than the {limit}-byte limit")
 
 
 class BodyLimitMiddleware:
@@ -112,7 +115,7 @@ class BodyLimitMiddleware:
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.limit:
-                    raise _TooLarge()
+                    raise BodyTooLarge(self.limit)
             return message
 
         async def tracking_send(message: Message) -> None:
@@ -123,11 +126,6 @@ class BodyLimitMiddleware:
 
         try:
             await self.app(scope, limited_receive, tracking_send)
-        except _TooLarge:
+        except BodyTooLarge:
             if not started:
                 await self._reject(scope, send)
-
-
-def state_of(scope: Scope) -> dict[str, Any]:
-    state: dict[str, Any] = scope.setdefault("state", {})
-    return state

@@ -72,8 +72,24 @@ class RequestContextMiddleware:
                 message["headers"] = [*headers, (b"x-query-id", query_id.encode())]
             await send(message)
 
+        started_response = False
+
+        async def send_tracked(message: Message) -> None:
+            nonlocal started_response
+            if message["type"] == "http.response.start":
+                started_response = True
+            await send_with_id(message)
+
         try:
-            await self.app(scope, receive, send_with_id)
+            await self.app(scope, receive, send_tracked)
+        except Exception:  # anything unhandled: logged in full, answered without internals
+            log.exception("unhandled error")
+            if not started_response:
+                body = json.dumps(error_payload(
+                    query_id, "internal error; the server log has the details under this query_id")).encode()
+                await send_with_id({"type": "http.response.start", "status": 500, "headers": [
+                    (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+                await send_with_id({"type": "http.response.body", "body": body})
         finally:
             route = scope.get("route")
             path = getattr(route, "path", "unmatched")

@@ -32,7 +32,7 @@ log = logging.getLogger("citeline.api")
 query_id_var: contextvars.ContextVar[str] = contextvars.ContextVar("citeline_query_id", default="-")
 
 DEFAULT_MODEL_ID = "citeline"
-_UNSAFE = re.compile(r"[^A-Za-z0-9._ -]+")
+_UNSAFE = re.compile(r"[^\w. -]+")
 
 
 class QueryIdFilter(logging.Filter):
