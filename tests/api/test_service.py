@@ -238,9 +238,9 @@ def test_foreign_ids_look_missing(client: TestClient, service: Service) -> None:
 
     same_404(f"/v1/documents/{doc}")
     same_404(f"/v1/documents/{chunk_doc}/chunks/{chunk}")
-    same_404(f"/v1/sessions/s1")
+    same_404("/v1/sessions/s1")
     same_404(f"/v1/documents/{doc}", "DELETE")
-    same_404(f"/v1/sessions/s1", "DELETE")
+    same_404("/v1/sessions/s1", "DELETE")
     assert client.get("/v1/documents", headers=bearer(bob)).json() == {"documents": []}
     assert client.post("/v1/search", json={"query": "timeout", "documentIds": [doc]},
                        headers=bearer(bob)).json()["retrievedPassages"] == []

@@ -16,6 +16,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from citeline.errors import CitelineError, IngestError
 
@@ -94,7 +95,7 @@ def error_response(
 
 
 _STATUS_MESSAGES = {
-    400: "bad request", 401: "authentication required", 403: "forbidden", 404: "not found",
+    400: "the request body could not be parsed", 401: "authentication required", 403: "forbidden", 404: "not found",
     405: "method not allowed", 406: "not acceptable", 409: "conflict", 413: "request body too large",
     415: "unsupported media type", 422: "invalid request", 429: "too many requests",
 }
@@ -113,6 +114,17 @@ def _validation_details(exc: RequestValidationError) -> dict[str, Any]:
         problems.append({"loc": [str(part) for part in item.get("loc", ())], "msg": str(item.get("msg", "")),
                          "type": str(item.get("type", ""))})
     return {"errors": problems}
+
+
+def _allowed_methods(request: Request) -> list[str]:
+    methods: set[str] = set()
+    for route in request.app.routes:
+        match, _ = route.matches({**request.scope, "method": "GET"})
+        if match != Match.NONE:
+            methods |= set(getattr(route, "methods", None) or ())
+    if "GET" in methods:
+        methods.add("HEAD")
+    return sorted(methods)
 
 
 def install_handlers(app: FastAPI) -> None:
@@ -139,8 +151,10 @@ def install_handlers(app: FastAPI) -> None:
             message = exc.detail
         error_type: ErrorType = "validation_error" if exc.status_code in {400, 413, 415, 422} else "api_error"
         step = "validation" if error_type == "validation_error" else "request"
-        return error_response(request, exc.status_code, message, type=error_type, step=step,
-                              headers=dict(exc.headers or {}))
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:  # Starlette names only the first route's methods; list them all
+            headers["Allow"] = ", ".join(_allowed_methods(request))
+        return error_response(request, exc.status_code, message, type=error_type, step=step, headers=headers)
 
     async def on_citeline(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, CitelineError)

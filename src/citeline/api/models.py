@@ -36,7 +36,7 @@ FilterKey = Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$")]
 
 # --- agent -------------------------------------------------------------------------------
 class RunRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     question: Annotated[Text, Field(min_length=1, max_length=MAX_TEXT)] = Field(
         description="The question; at most the server's `max_question_chars` (default 1000)."
@@ -50,7 +50,7 @@ class RunRequest(BaseModel):
 
 # --- search (seed 003) --------------------------------------------------------------------
 class SearchBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     query: Annotated[Text, Field(min_length=1, max_length=2000)]
     documentIds: Annotated[list[Identifier], Field(max_length=500)] | None = Field(
@@ -112,7 +112,7 @@ class UploadResult(BaseModel):
 
 # --- sessions (seed 003) ------------------------------------------------------------------
 class SessionCreate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     sessionId: SessionId | None = Field(default=None, description="Generated when not given.")
     initialContext: dict[str, Any] = Field(default_factory=dict)
@@ -143,14 +143,14 @@ class SessionModel(BaseModel):
 
 # --- OpenAI-compatible --------------------------------------------------------------------
 class ContentPart(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", strict=True)
 
     type: str
     text: Text | None = None
 
 
 class ChatMessage(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", strict=True)
 
     role: Literal["system", "developer", "user", "assistant", "tool"]
     content: Annotated[Text, Field(max_length=MAX_TEXT)] | Annotated[list[ContentPart], Field(max_length=100)] | None = None
@@ -164,7 +164,7 @@ class ChatMessage(BaseModel):
 
 
 class ChatRequest(BaseModel):
-    model_config = ConfigDict(extra="allow")  # temperature, max_tokens ... are accepted and ignored
+    model_config = ConfigDict(extra="allow", strict=True)  # temperature, max_tokens ... are accepted and ignored
 
     model: ModelSpec = Field(description="`citeline` (the server default) or an id from `GET /v1/models`.")
     messages: Annotated[list[ChatMessage], Field(min_length=1, max_length=500)]

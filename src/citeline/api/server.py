@@ -36,6 +36,7 @@ from citeline.index.store import DocumentRecord, Passage
 log = logging.getLogger("citeline.api")
 _QUERY_ID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 _COMMON_ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorBody, "description": "The body could not be parsed (e.g. not UTF-8)."},
     401: {"model": ErrorBody, "description": "Missing or unknown API key."},
     413: {"model": ErrorBody, "description": "Request body too large."},
     422: {"model": ErrorBody, "description": "Invalid request."},
@@ -44,6 +45,23 @@ _COMMON_ERRORS: dict[int | str, dict[str, Any]] = {
     503: {"model": ErrorBody, "description": "Store or model unavailable."},
 }
 _NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"model": ErrorBody, "description": "Not found (or not yours)."}}
+
+
+# OpenAPI 3.2 `itemSchema`: what each server-sent event of a stream looks like.
+_SSE_AGENT_EVENT: dict[str, Any] = {
+    "type": "object", "required": ["event", "data"],
+    "properties": {
+        "event": {"type": "string", "enum": ["run_start", "plan", "tool_start", "tool_end", "token",
+                                             "cached_response", "validation", "reprompt", "final"]},
+        "data": {"type": "string", "contentMediaType": "application/json",
+                 "description": "The Event as JSON: {type, seq, query_id, data, v}."},
+        "id": {"type": "string", "description": "The event's seq."},
+    },
+}
+_SSE_CHAT_CHUNK: dict[str, Any] = {
+    "type": "object", "required": ["data"],
+    "properties": {"data": {"type": "string", "description": "A chat.completion.chunk as JSON, or `[DONE]`."}},
+}
 
 
 class RequestContextMiddleware:
@@ -132,6 +150,7 @@ def create_app(citeline: Citeline | None = None, api: ApiSettings | None = None,
                service: Service | None = None) -> FastAPI:
     """The service. `citeline` defaults to one built from the environment; `api` from `CITELINE_API_*`."""
     owns_citeline = citeline is None and service is None
+    owns_service = service is None
     if service is None:
         service = Service(citeline or Citeline(), api or ApiSettings())
     svc = service
@@ -139,7 +158,9 @@ def create_app(citeline: Citeline | None = None, api: ApiSettings | None = None,
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         yield
-        svc.shutdown()
+        svc.cancel_runs()
+        if owns_service:  # a service passed in belongs to the caller, who may serve it again
+            svc.shutdown()
         if owns_citeline:
             svc.citeline.close()
 
@@ -179,7 +200,7 @@ def create_app(citeline: Citeline | None = None, api: ApiSettings | None = None,
             "description": "Server-sent events `run_start` ... `final` (`event:` is the type, `data:` the "
             "Event JSON); `final` is always last and carries the AgentResult. A `: ping` comment is sent "
             "every 15 s. Closing the connection cancels the run.",
-            "content": {"text/event-stream": {"schema": {"type": "string"}}},
+            "content": {"text/event-stream": {"itemSchema": _SSE_AGENT_EVENT}},
         }},
     )
     async def agent_stream(body: m.RunRequest, request: Request, user: CurrentUser) -> EventSourceResponse:
@@ -211,6 +232,8 @@ def create_app(citeline: Citeline | None = None, api: ApiSettings | None = None,
                         result = AgentResult.model_validate(event.data["result"])
                         shown = svc.present_result(result, user.id, trace=body.return_trace)
                         event = event.model_copy(update={"data": {"result": shown.model_dump(mode="json")}})
+                    else:
+                        event = event.model_copy(update={"data": svc.present_data(user.id, event.data)})
                     yield ServerSentEvent(data=event.model_dump_json(), event=event.type, id=str(event.seq))
                     if event.type == "final":
                         return
@@ -418,7 +441,7 @@ def create_app(citeline: Citeline | None = None, api: ApiSettings | None = None,
         "/chat/completions", response_model=m.ChatCompletion, tags=["openai"],
         responses={200: {"description": "A chat.completion, or with `stream: true` server-sent "
                                         "chat.completion.chunk objects ending in `data: [DONE]`.",
-                         "content": {"text/event-stream": {"schema": {"type": "string"}}}}},
+                         "content": {"text/event-stream": {"itemSchema": _SSE_CHAT_CHUNK}}}},
     )
     async def chat_completions(body: m.ChatRequest, request: Request, user: CurrentUser) -> Any:
         """OpenAI-compatible: the last user message is the question, earlier messages the history.

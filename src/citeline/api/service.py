@@ -113,6 +113,15 @@ class Service:
         except ValueError:
             return source if not self.api.auth else Path(source).name
 
+    def present_data(self, owner: str, data: Any) -> Any:
+        """Event payloads with every `source` presented (they may carry passages and citations)."""
+        if isinstance(data, dict):
+            return {key: self.present_source(owner, value) if key == "source" and isinstance(value, str)
+                    else self.present_data(owner, value) for key, value in data.items()}
+        if isinstance(data, list):
+            return [self.present_data(owner, item) for item in data]
+        return data
+
     def present_result(self, result: AgentResult, owner: str, *, trace: bool = True) -> AgentResult:
         citations = [c.model_copy(update={"source": self.present_source(owner, c.source)})
                      for c in result.citations]
@@ -244,9 +253,12 @@ class Service:
             handle.stop.set()
             raise
 
-    def shutdown(self) -> None:
+    def cancel_runs(self) -> None:
         with self._active_lock:
             for handle in self._active:
                 handle.stop.set()
+
+    def shutdown(self) -> None:
+        self.cancel_runs()
         self.executor.shutdown(wait=False, cancel_futures=True)
         self.sessions.close()
