@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
 
@@ -32,7 +32,7 @@ NAMES = itertools.count()
 
 
 def marker(user: str, n: int) -> str:
-    return f"{user}mark{n}"
+    return f"{user}mark{n}q"  # the closing letter: no marker is a prefix of another
 
 
 class Isolation(RuleBasedStateMachine):
@@ -196,6 +196,7 @@ class Isolation(RuleBasedStateMachine):
 
 TestIsolation = Isolation.TestCase
 TestIsolation.settings = settings(max_examples=60, stateful_step_count=50, deadline=None,
+                                  phases=(Phase.explicit, Phase.reuse, Phase.generate),  # no slow shrinking
                                   suppress_health_check=list(HealthCheck))
 
 
