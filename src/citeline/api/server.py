@@ -228,12 +228,10 @@ def create_app(citeline: Citeline | None = None, api: ApiSettings | None = None,
                         yield ServerSentEvent(data=crash.model_dump_json(), event="final", id=str(crash.seq))
                         return
                     last_seq = event.seq
-                    if event.type == "final":
-                        result = AgentResult.model_validate(event.data["result"])
-                        shown = svc.present_result(result, user.id, trace=body.return_trace)
-                        event = event.model_copy(update={"data": {"result": shown.model_dump(mode="json")}})
-                    else:
-                        event = event.model_copy(update={"data": svc.present_data(user.id, event.data)})
+                    data = svc.present_data(user.id, event.data)
+                    if event.type == "final" and not body.return_trace:
+                        data["result"] = {**data["result"], "trace": []}
+                    event = event.model_copy(update={"data": data})
                     yield ServerSentEvent(data=event.model_dump_json(), event=event.type, id=str(event.seq))
                     if event.type == "final":
                         return
