@@ -308,3 +308,33 @@ def test_delete_document_removes_upload(client: TestClient, service: Service, ho
     assert client.get(f"/v1/documents/{target['id']}", headers=bearer(key)).status_code == 404
     user = service.users.get("alice")
     assert user is not None and not (home.resolve() / "uploads" / user.id / "notes.txt").exists()
+
+
+def test_stream_heartbeat_and_final_last(home: Path, tmp_path: Path) -> None:
+    service = make_service(home, heartbeat_s=0.2)
+    slow = write_script(tmp_path / "slow.jsonl", {"type": "sleep", "seconds": 0.7},
+                        {"type": "tool_call", "tool": "search_docs", "input": {"query": "timeout"}},
+                        {"type": "final", "answer": "Requests time out after 5 seconds of network inactivity "
+                                                    "by default [1]."})
+    service.api.models = f"scripted:{slow}"
+    _, key = service.users.add("alice")
+    with TestClient(create_app(service=service)) as client:
+        upload(client, key)
+        r = client.post("/v1/agent/stream", json={"question": "Default timeout?", "model": f"scripted:{slow}"},
+                        headers=bearer(key))
+        assert r.status_code == 200
+        lines = r.text.splitlines()
+        assert any(line.startswith(": ping") for line in lines), "no heartbeat comment"
+        events = [line[7:] for line in lines if line.startswith("event: ")]
+        assert events[0] == "run_start" and events[-1] == "final" and events.count("final") == 1
+    service.citeline.close()
+
+
+def test_logs_carry_the_query_id(client: TestClient, service: Service, caplog: pytest.LogCaptureFixture) -> None:
+    _, key = service.users.add("alice")
+    with caplog.at_level("INFO", logger="citeline.api"):
+        r = client.post("/v1/agent/run", json={"question": "What is the default timeout?"}, headers=bearer(key))
+    query_id = r.headers["x-query-id"]
+    mine = [rec for rec in caplog.records if getattr(rec, "query_id", None) == query_id]
+    assert any("run ended" in rec.getMessage() for rec in mine)
+    assert any("/v1/agent/run 200" in rec.getMessage() for rec in mine)

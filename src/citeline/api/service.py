@@ -43,6 +43,9 @@ class QueryIdFilter(logging.Filter):
         return True
 
 
+log.addFilter(QueryIdFilter())  # every record of the service carries the request's query id
+
+
 def sanitize_filename(name: str, fallback: str = "upload") -> str:
     """A safe single path component: no directories, no absolute paths, no NUL or control bytes."""
     name = unicodedata.normalize("NFKC", name or "").replace("\x00", "")
