@@ -338,3 +338,11 @@ def test_logs_carry_the_query_id(client: TestClient, service: Service, caplog: p
     mine = [rec for rec in caplog.records if getattr(rec, "query_id", None) == query_id]
     assert any("run ended" in rec.getMessage() for rec in mine)
     assert any("/v1/agent/run 200" in rec.getMessage() for rec in mine)
+
+
+def test_session_metadata_must_be_storable(client: TestClient, service: Service) -> None:
+    _, key = service.users.add("alice")
+    huge = client.post("/v1/sessions", json={"metadata": {"n": [2**95]}}, headers=bearer(key))
+    assert "64 bits" in assert_error(huge, 422, "validation_error")["message"]
+    fine = client.post("/v1/sessions", json={"metadata": {"n": [2**62, 1.5, "x", {"ok": True}]}}, headers=bearer(key))
+    assert fine.status_code == 201 and fine.json()["metadata"] == {"n": [2**62, 1.5, "x", {"ok": True}]}

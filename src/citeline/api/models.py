@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool
@@ -21,7 +22,34 @@ def _clean(value: str) -> str:
     return value
 
 
+def _json_safe(value: dict[str, Any]) -> dict[str, Any]:
+    """Free-form metadata must be storable anywhere: 64-bit ints, finite floats, bounded nesting."""
+
+    def walk(item: Any, depth: int) -> None:
+        if depth > 16:
+            raise ValueError("nested too deeply (at most 16 levels)")
+        if isinstance(item, bool) or item is None:
+            return
+        if isinstance(item, int) and not -(2**63) <= item < 2**63:
+            raise ValueError("integers must fit in 64 bits")
+        if isinstance(item, float) and not math.isfinite(item):
+            raise ValueError("numbers must be finite")
+        if isinstance(item, str):
+            _clean(item)
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                _clean(str(key))
+                walk(child, depth + 1)
+        elif isinstance(item, list):
+            for child in item:
+                walk(child, depth + 1)
+
+    walk(value, 0)
+    return value
+
+
 Text = Annotated[str, AfterValidator(_clean)]
+JsonObject = Annotated[dict[str, Any], AfterValidator(_json_safe)]
 Identifier = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.:-]+$")]
 SessionId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
 ModelSpec = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_clean)]
@@ -115,8 +143,8 @@ class SessionCreate(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
     sessionId: SessionId | None = Field(default=None, description="Generated when not given.")
-    initialContext: dict[str, Any] = Field(default_factory=dict)
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    initialContext: JsonObject = Field(default_factory=dict)
+    metadata: JsonObject = Field(default_factory=dict)
     contextWindowSize: int = Field(default=20, ge=1, le=200,
                                    description="Recent messages passed as history to the agent.")
 
