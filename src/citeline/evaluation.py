@@ -12,6 +12,7 @@ import numpy as np
 
 from citeline.agent.exits import ExitReason
 from citeline.errors import ConfigurationError
+from citeline.jsonl import read_objects
 from citeline.text import collapse_ws
 
 if TYPE_CHECKING:
@@ -25,21 +26,6 @@ def normalise(text: str) -> str:
     return collapse_ws(re.sub(r"[`*]", "", text).casefold())
 
 
-def load_items(path: Path) -> list[dict[str, Any]]:
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise ConfigurationError(f"cannot read {path}: {exc.strerror}") from exc
-    items = []
-    for number, line in enumerate(lines, 1):
-        if line.strip():
-            try:
-                items.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise ConfigurationError(f"{path}:{number}: not JSON ({exc.msg})") from exc
-    return items
-
-
 def run_eval(
     citeline: Citeline,
     qa_file: Path,
@@ -48,7 +34,7 @@ def run_eval(
     model: str | None = None,
     details_path: Path | None = None,
 ) -> dict[str, Any]:
-    items = load_items(qa_file)
+    items = read_objects(qa_file)
     owner = citeline.settings.owner
     if corpus is not None:
         report = citeline.ingest([corpus], owner=owner, exclude=EVAL_EXCLUDES)

@@ -93,7 +93,12 @@ def standalone_query(question: str, history: Sequence[Any]) -> str:
         return question
     carried = [t for t in dict.fromkeys(terms(previous)) if t not in set(terms(question))]
     carried = [t for t in carried if t in set(content_terms(previous)) or "_" in t or "." in t][:6]
-    return f"{question.strip()} ({' '.join(carried)})" if carried else question
+    if not carried:
+        return question
+    # The carried terms go inside the sentence, so the follow-up stays one part when it is split.
+    stripped = question.strip()
+    end = "?" if stripped.endswith("?") else ""
+    return f"{stripped.rstrip('?').rstrip()} ({' '.join(carried)}){end}"
 
 
 def default_plan(question: str, constraints: Constraints) -> list[str]:

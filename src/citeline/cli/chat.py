@@ -16,6 +16,7 @@ from typing import Any
 from rich.console import Console
 from rich.live import Live
 from rich.markdown import Markdown
+from rich.markup import escape
 
 from citeline.agent.events import Event
 from citeline.agent.result import AgentResult
@@ -89,9 +90,11 @@ class ChatSession:
             return
         passage = self.app.store.get_passage(self.owner, citation.document_id, citation.chunk_id)
         where = " › ".join(x for x in (citation.section, f"page {citation.page}" if citation.page else None) if x)
-        self.console.print(f"[bold][{citation.id}] {citation.document_name}[/bold]" + (f" — {where}" if where else ""))
-        self.console.print(f"[dim]{citation.source}[/dim]", highlight=False)
-        self.console.print(passage.text if passage else "(this passage is no longer in the index)", highlight=False)
+        header = f"[{citation.id}] {citation.document_name}" + (f" — {where}" if where else "")
+        self.console.print(header, style="bold", markup=False, highlight=False)
+        self.console.print(citation.source, style="dim", markup=False, highlight=False)
+        self.console.print(passage.text if passage else "(this passage is no longer in the index)", markup=False,
+                           highlight=False)
 
     def show_trace(self) -> None:
         if self.last is None:
@@ -99,7 +102,8 @@ class ChatSession:
             return
         for entry in self.last.trace:
             summary = {k: v for k, v in entry.data.items() if k not in {"output", "constraints"}}
-            self.console.print(f"[cyan]{entry.type:<10}[/cyan] {entry.elapsed_ms:8.1f} ms  {summary}", highlight=False)
+            self.console.print(f"[cyan]{entry.type:<10}[/cyan] {entry.elapsed_ms:8.1f} ms  {escape(str(summary))}",
+                               highlight=False)
         self.console.print(f"exit: [bold]{self.last.exit_reason.value}[/bold]")
 
     # --- answering -----------------------------------------------------------------------
@@ -139,13 +143,13 @@ def _wait_with_live_preview(worker: threading.Thread, buffer: list[str], console
                             cancel: threading.Event) -> None:
     """Show streamed text while the answer is being made; Ctrl+C cancels it."""
     try:
-        with Live(Markdown(""), console=console, transient=True, refresh_per_second=12) as live:
+        with Live(Markdown(""), console=console, transient=True, auto_refresh=False) as live:
             shown = 0
             while worker.is_alive():
                 worker.join(timeout=0.08)
-                if len(buffer) != shown:
+                if len(buffer) != shown:  # redraw only when new text arrived
                     shown = len(buffer)
-                    live.update(Markdown("".join(buffer)))
+                    live.update(Markdown("".join(buffer)), refresh=True)
     except KeyboardInterrupt:
         cancel.set()
         worker.join(timeout=5)

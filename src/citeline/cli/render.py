@@ -12,6 +12,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.markdown import Markdown
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -64,11 +65,11 @@ def print_result(result: AgentResult, out: Console | None = None) -> None:
         out.print("[bold]Sources[/bold]")
         for citation in result.citations:
             where = " › ".join(x for x in (citation.section, f"p. {citation.page}" if citation.page else None) if x)
-            out.print(f"  [{citation.id}] [cyan]{citation.document_name}[/cyan]"
-                          + (f" — {where}" if where else ""), highlight=False)
+            out.print(f"  \\[{citation.id}] [cyan]{escape(citation.document_name)}[/cyan]"
+                      + (f" — {escape(where)}" if where else ""), highlight=False)
             quote = " ".join(citation.quote.split())
             quote = quote if len(quote) <= 240 else quote[:237] + "..."
-            out.print(f"      “{quote}”", style="dim", highlight=False)
+            out.print(f"      “{quote}”", style="dim", markup=False, highlight=False)
     out.print(f"\n[dim]{result.exit_reason.value} · {result.model} · {result.timings.total_ms:.0f} ms[/dim]")
 
 

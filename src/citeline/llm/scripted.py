@@ -19,6 +19,7 @@ from typing import Any
 from citeline.agent.state import RunState
 from citeline.config import Settings
 from citeline.errors import ConfigurationError
+from citeline.jsonl import read_objects
 from citeline.llm.base import Action, ProviderError, Unusable, parse_action, register_policy
 from citeline.retrieval import Retriever
 
@@ -36,21 +37,7 @@ class ScriptedAnswerer:
 
     @classmethod
     def from_file(cls, path: Path) -> ScriptedAnswerer:
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except OSError as exc:
-            raise ConfigurationError(f"cannot read the script {path}: {exc.strerror}") from exc
-        turns = []
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                turn = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ConfigurationError(f"{path}:{number}: not JSON ({exc.msg})") from exc
-            if not isinstance(turn, dict):
-                raise ConfigurationError(f"{path}:{number}: each line must be a JSON object")
-            turns.append(turn)
+        turns = read_objects(path)
         return cls(turns, name=f"scripted:{path.name}")
 
     def reset(self) -> None:
