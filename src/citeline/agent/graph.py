@@ -53,7 +53,7 @@ class AgentGraph:
         graph = StateGraph(GraphState)
         for name, node in (("guard", self._guard), ("plan", self._plan), ("act", self._act),
                            ("tools", self._tools), ("validate", self._validate)):
-            graph.add_node(name, _guarded(node))  # type: ignore[call-overload]  # (state, config) node
+            graph.add_node(name, _guarded(node))  # type: ignore[call-overload, arg-type, unused-ignore]  # (state, config) node
         graph.add_node("finalize", self._finalize)
         graph.add_edge(START, "guard")
         for name in ("guard", "plan", "act", "tools", "validate"):

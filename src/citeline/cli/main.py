@@ -16,6 +16,8 @@ import typer
 
 from citeline.cli.db import db_app
 from citeline.cli.doctor import doctor
+from citeline.cli.serve import serve
+from citeline.cli.users import users_app
 from citeline.errors import CitelineError
 
 if TYPE_CHECKING:
@@ -248,6 +250,8 @@ def evaluate(
 
 # Commands that live in their own modules (each imports its heavy parts only when run).
 app.command("doctor", epilog=EXIT_CODES_HELP)(doctor)
+app.command("serve", epilog=EXIT_CODES_HELP)(serve)
+app.add_typer(users_app, name="users")
 
 
 def run() -> None:

@@ -1,0 +1,246 @@
+"""Request and response bodies of the HTTP API (every one is a pydantic model, so OpenAPI has them)."""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool
+
+from citeline.agent.result import Citation
+
+MAX_TEXT = 100_000  # schema bound; the configured question limit is checked by the handlers
+
+
+def _clean(value: str) -> str:
+    if "\x00" in value:
+        raise ValueError("must not contain NUL characters")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("must be valid Unicode (no lone surrogates)") from None
+    return value
+
+
+def _json_safe(value: dict[str, Any]) -> dict[str, Any]:
+    """Free-form metadata must be storable anywhere: 64-bit ints, finite floats, bounded nesting."""
+
+    def walk(item: Any, depth: int) -> None:
+        if depth > 16:
+            raise ValueError("nested too deeply (at most 16 levels)")
+        if isinstance(item, bool) or item is None:
+            return
+        if isinstance(item, int) and not -(2**63) <= item < 2**63:
+            raise ValueError("integers must fit in 64 bits")
+        if isinstance(item, float) and not math.isfinite(item):
+            raise ValueError("numbers must be finite")
+        if isinstance(item, str):
+            _clean(item)
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                _clean(str(key))
+                walk(child, depth + 1)
+        elif isinstance(item, list):
+            for child in item:
+                walk(child, depth + 1)
+
+    walk(value, 0)
+    return value
+
+
+Text = Annotated[str, AfterValidator(_clean)]
+JsonObject = Annotated[dict[str, Any], AfterValidator(_json_safe)]
+Identifier = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.:-]+$")]
+SessionId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
+ModelSpec = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_clean)]
+FilterValue = (
+    StrictBool
+    | Annotated[int, Field(ge=-(2**63), le=2**63 - 1)]
+    | Annotated[float, Field(allow_inf_nan=False)]
+    | Annotated[str, Field(max_length=1000), AfterValidator(_clean)]
+)
+FilterKey = Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$")]
+
+
+# --- agent -------------------------------------------------------------------------------
+class RunRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    question: Annotated[Text, Field(min_length=1, max_length=MAX_TEXT)] = Field(
+        description="The question; at most the server's `max_question_chars` (default 1000)."
+    )
+    session_id: SessionId | None = Field(
+        default=None, description="Continue this session: its history is used and the turn is recorded."
+    )
+    model: ModelSpec | None = Field(default=None, description="An id from `GET /v1/models`; default: the server's.")
+    return_trace: bool = Field(default=False, description="Include the agent trace in the result.")
+
+
+# --- search (seed 003) --------------------------------------------------------------------
+class SearchBody(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    query: Annotated[Text, Field(min_length=1, max_length=2000)]
+    documentIds: Annotated[list[Identifier], Field(max_length=500)] | None = Field(
+        default=None, description="Restrict the search to these documents."
+    )
+    topK: int = Field(default=5, ge=1, le=100, description="Passages to return.")
+    filters: Annotated[dict[FilterKey, FilterValue], Field(max_length=20)] | None = Field(
+        default=None, description="Document metadata that must match exactly, e.g. {\"format\": \"md\"}."
+    )
+
+
+class PassageModel(BaseModel):
+    passageId: str
+    text: str
+    documentId: str
+    documentName: str
+    score: float
+    metadata: dict[str, Any]
+    page: int | None
+    chunkIndex: int
+
+
+class SearchResponse(BaseModel):
+    retrievedPassages: list[PassageModel]
+    retrievalTime: float = Field(description="Milliseconds.")
+    queryEmbedding: list[float]
+
+
+# --- documents ----------------------------------------------------------------------------
+class DocumentInfo(BaseModel):
+    id: str
+    name: str = Field(description="The document's title.")
+    source: str = Field(description="The uploaded file name (or the path it was indexed from).")
+    status: str
+    chunk_count: int
+    size_bytes: int
+    created_at: float
+    updated_at: float
+    metadata: dict[str, Any]
+
+
+class DocumentList(BaseModel):
+    documents: list[DocumentInfo]
+
+
+class UploadFailure(BaseModel):
+    filename: str
+    error: str
+
+
+class UploadResult(BaseModel):
+    documents: list[DocumentInfo] = Field(description="The documents indexed (new, updated or unchanged).")
+    failed: list[UploadFailure]
+    ingested: int
+    updated: int
+    unchanged: int
+    chunks: int
+
+
+# --- sessions (seed 003) ------------------------------------------------------------------
+class SessionCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    sessionId: SessionId | None = Field(default=None, description="Generated when not given.")
+    initialContext: JsonObject = Field(default_factory=dict)
+    metadata: JsonObject = Field(default_factory=dict)
+    contextWindowSize: int = Field(default=20, ge=1, le=200,
+                                   description="Recent messages passed as history to the agent.")
+
+
+class MessageModel(BaseModel):
+    messageId: str
+    role: Literal["user", "assistant", "system"]
+    content: str
+    timestamp: str = Field(description="ISO 8601, UTC.")
+    citations: list[dict[str, Any]]
+    metadata: dict[str, Any]
+
+
+class SessionModel(BaseModel):
+    sessionId: str
+    createdAt: str
+    lastActivity: str
+    messageHistory: list[MessageModel]
+    contextWindowSize: int
+    active: bool
+    metadata: dict[str, Any]
+    initialContext: dict[str, Any]
+
+
+# --- OpenAI-compatible --------------------------------------------------------------------
+class ContentPart(BaseModel):
+    model_config = ConfigDict(extra="allow", strict=True)
+
+    type: str
+    text: Text | None = None
+
+
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(extra="allow", strict=True)
+
+    role: Literal["system", "developer", "user", "assistant", "tool"]
+    content: Annotated[Text, Field(max_length=MAX_TEXT)] | Annotated[list[ContentPart], Field(max_length=100)] | None = None
+
+    def text(self) -> str:
+        if self.content is None:
+            return ""
+        if isinstance(self.content, str):
+            return self.content
+        return "".join(part.text or "" for part in self.content if part.type == "text")
+
+
+class ChatRequest(BaseModel):
+    model_config = ConfigDict(extra="allow", strict=True)  # temperature, max_tokens ... are accepted and ignored
+
+    model: ModelSpec = Field(description="`citeline` (the server default) or an id from `GET /v1/models`.")
+    messages: Annotated[list[ChatMessage], Field(min_length=1, max_length=500)]
+    stream: bool = False
+
+
+class ChatResponseMessage(BaseModel):
+    role: Literal["assistant"] = "assistant"
+    content: str
+
+
+class ChatChoice(BaseModel):
+    index: int
+    message: ChatResponseMessage
+    finish_reason: str
+
+
+class ChatUsage(BaseModel):
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+
+
+class ChatCompletion(BaseModel):
+    id: str
+    object: Literal["chat.completion"] = "chat.completion"
+    created: int
+    model: str
+    choices: list[ChatChoice]
+    usage: ChatUsage
+    citations: list[Citation] = Field(description="Extension: the verified citations of the answer.")
+    exit_reason: str = Field(description="Extension: the agent's exit reason.")
+    query_id: str = Field(description="Extension: the run's query id.")
+
+
+class ModelCard(BaseModel):
+    id: str
+    object: Literal["model"] = "model"
+    created: int
+    owned_by: str
+
+
+class ModelList(BaseModel):
+    object: Literal["list"] = "list"
+    data: list[ModelCard]
+
+
+# --- health -------------------------------------------------------------------------------
+class Health(BaseModel):
+    status: str
+    checks: dict[str, str] = Field(default_factory=dict)

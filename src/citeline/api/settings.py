@@ -1,0 +1,25 @@
+"""Settings of the team service (`CITELINE_API_*`), separate from the library's own tree."""
+
+from __future__ import annotations
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class ApiSettings(BaseSettings):
+    """Limits and switches of `citeline serve`. Field names map to `CITELINE_API_<NAME>`."""
+
+    model_config = SettingsConfigDict(env_prefix="CITELINE_API_", extra="ignore", populate_by_name=True)
+
+    auth: bool = Field(default=True, description="Require bearer API keys; off = one local user (`owner`).")
+    max_body_bytes: int = Field(default=25 * 1024 * 1024, ge=1024, description="Largest request body accepted.")
+    max_upload_files: int = Field(default=20, ge=1, description="Files per upload request.")
+    rate_per_s: float = Field(default=10.0, gt=0, description="Sustained requests per second per user.")
+    rate_burst: int = Field(default=60, ge=1, description="Requests a user may burst above the sustained rate.")
+    max_concurrent_runs: int = Field(default=4, ge=1, description="Agent runs in flight per user.")
+    heartbeat_s: float = Field(default=15.0, gt=0, description="SSE heartbeat comment interval, seconds.")
+    models: str = Field(
+        default="extractive",
+        description="Comma-separated answerer specs clients may pick besides the server default.",
+    )
+    worker_threads: int = Field(default=64, ge=4, description="Threads that run agent work off the event loop.")
