@@ -59,7 +59,12 @@ class ScriptedAnswerer:
                 return Unusable("", "the script has no more turns")
             kind = turn.get("type")
             if kind == "sleep":
-                time.sleep(float(turn.get("seconds", 0)))
+                # A slow "model" still notices cancellation, as a real streaming provider does.
+                deadline = time.monotonic() + float(turn.get("seconds", 0))
+                while (remaining := deadline - time.monotonic()) > 0:
+                    if run.cancelled is not None and run.cancelled():
+                        return Unusable("", "cancelled while generating")
+                    time.sleep(min(0.05, remaining))
                 continue
             if kind == "error":
                 error_kind = turn.get("kind", "server")
