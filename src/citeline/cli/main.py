@@ -8,6 +8,7 @@ stderr and say how to fix them. Heavy modules are imported inside commands to ke
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
@@ -209,7 +210,11 @@ def chat(model: ModelOpt = None, owner: OwnerOpt = None) -> None:
         code = run_chat(citeline, model=model, owner=owner)
     except CitelineError as exc:
         _fail(str(exc))
-    raise typer.Exit(code)
+    # Leave without interpreter teardown: a cancelled answer can leave a worker thread inside a
+    # native library (ONNX Runtime), and tearing that down at exit aborts the process.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 @app.command(epilog=EXIT_CODES_HELP)
