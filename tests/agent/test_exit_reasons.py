@@ -132,3 +132,44 @@ def test_exit_reason_from_cli(cli_home: Path, tmp_path: Path, expected: ExitReas
     result = json.loads(out.stdout)
     assert result["exit_reason"] == expected.value, out.stderr
     assert out.returncode == (0 if expected == ExitReason.COMPLETED else 1)
+
+
+def _cli_env(home: Path) -> dict[str, str]:
+    return {**os.environ, "CITELINE_HOME": str(home)}
+
+
+def test_cancelled_from_cli_with_ctrl_c(cli_home: Path, tmp_path: Path) -> None:
+    import signal
+    import time
+
+    script = write_script(tmp_path / "slow.jsonl", {"type": "sleep", "seconds": 60}, SEARCH, GOOD)
+    proc = subprocess.Popen([sys.executable, "-m", "citeline.cli.main", "ask", Q, "--model", f"scripted:{script}",
+                             "--json", "--stream"], env=_cli_env(cli_home), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    first = json.loads(proc.stdout.readline())  # the run has started ...
+    assert first["type"] == "run_start"
+    time.sleep(1)  # ... and is inside the scripted 60 s "generation"
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    final = json.loads(stdout.splitlines()[-1])
+    assert final["type"] == "final", stderr
+    assert final["data"]["result"]["exit_reason"] == "CANCELLED"
+    assert proc.returncode == 1
+
+
+def test_retrieval_error_from_cli(tmp_path: Path) -> None:
+    import sqlite3
+
+    home = tmp_path / "home"
+    docs = write_corpus(tmp_path / "docs")
+    subprocess.run([sys.executable, "-m", "citeline.cli.main", "ingest", str(docs)], env=_cli_env(home),
+                   check=True, capture_output=True, timeout=300)
+    with sqlite3.connect(home / "index.sqlite3") as conn:  # a damaged index: the vectors' column is gone
+        conn.execute("ALTER TABLE chunks RENAME COLUMN embedding TO damaged")
+    script = write_script(tmp_path / "t.jsonl", SEARCH, GOOD)
+    out = subprocess.run([sys.executable, "-m", "citeline.cli.main", "ask", Q, "--model", f"scripted:{script}",
+                          "--json"], env=_cli_env(home), capture_output=True, text=True, timeout=300)
+    result = json.loads(out.stdout)
+    assert result["exit_reason"] == "RETRIEVAL_ERROR" and out.returncode == 1
+    assert "damaged" not in out.stdout and "embedding" not in out.stdout  # no SQL details reach the user

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
@@ -109,6 +111,33 @@ def ingest(
     raise typer.Exit(EXIT_OK if report.ok else EXIT_NOT_ANSWERED)
 
 
+def _cancellable(run: Callable[[Callable[[], bool]], AgentResult]) -> AgentResult:
+    """Run an answer in a worker thread so Ctrl+C (SIGINT) cancels it: the run then ends with
+    exit reason CANCELLED and its result is still printed."""
+    cancel = threading.Event()
+    done = threading.Event()  # not Thread.join: a join interrupted by SIGINT can report a live thread dead
+    outcome: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            outcome["result"] = run(cancel.is_set)
+        except BaseException as exc:  # re-raised in the main thread below
+            outcome["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=work, daemon=True).start()
+    while not done.is_set():
+        try:
+            done.wait(timeout=0.1)
+        except KeyboardInterrupt:
+            cancel.set()
+    if "error" in outcome:
+        raise outcome["error"]
+    result: AgentResult = outcome["result"]
+    return result
+
+
 def _exit_code(result: AgentResult) -> int:
     # A limit hit is exit 1 even when a partial answer was synthesised: scripts can tell.
     return EXIT_OK if result.exit_reason == "COMPLETED" else EXIT_NOT_ANSWERED
@@ -135,9 +164,11 @@ def ask(
         if stream:
             from citeline.cli.render import stream_answer
 
-            result = stream_answer(citeline, question, model=model, owner=owner, as_json=as_json)
+            result = _cancellable(lambda cancelled: stream_answer(
+                citeline, question, model=model, owner=owner, as_json=as_json, cancelled=cancelled))
         else:
-            result = citeline.ask(question, model=model, owner=owner)
+            result = _cancellable(lambda cancelled: citeline.ask(question, model=model, owner=owner,
+                                                                 cancelled=cancelled))
     except CitelineError as exc:
         _fail(str(exc))
     if as_json and not stream:

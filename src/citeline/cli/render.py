@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -119,7 +119,7 @@ def print_documents(records: Sequence[DocumentRecord]) -> None:
 
 
 def stream_answer(citeline: Citeline, question: str, *, model: str | None, owner: str | None,
-                  as_json: bool) -> AgentResult:
+                  as_json: bool, cancelled: Callable[[], bool] | None = None) -> AgentResult:
     """Print events as they arrive: JSON lines, or tokens then the sources."""
     final: dict[str, Any] = {}
 
@@ -138,7 +138,7 @@ def stream_answer(citeline: Citeline, question: str, *, model: str | None, owner
         if event.type == "final":
             final.update(event.data["result"])
 
-    result = citeline.ask(question, model=model, owner=owner, on_event=on_event)
+    result = citeline.ask(question, model=model, owner=owner, on_event=on_event, cancelled=cancelled)
     if not as_json:
         sys.stdout.write("\n")
         print_result(result)
