@@ -28,7 +28,7 @@ import numpy.typing as npt
 from citeline.documents.models import Chunk
 from citeline.errors import ConfigurationError, RetrievalError
 from citeline.index.pg_migrations import VECTOR_DIM, import_driver, migrate
-from citeline.index.ranking import query_phrases, reciprocal_rank_fusion, trim_lexical
+from citeline.index.ranking import assemble_passages, query_phrases, reciprocal_rank_fusion, trim_lexical
 from citeline.index.store import DocumentRecord, Passage, SearchRequest, register_engine
 
 if TYPE_CHECKING:
@@ -416,19 +416,8 @@ class PostgresStore:
             rows = conn.execute(
                 _PASSAGE_SQL + " WHERE c.owner = %s AND c.rowid = ANY(%s)", (request.owner, ids)
             ).fetchall()
-        by_id = {int(row[0]): row for row in rows}
-        lexical_rank = {rowid: rank for rank, rowid in enumerate(lexical)}
-        passages: list[Passage] = []
-        for rowid, score in fused:
-            row = by_id.get(rowid)
-            if row is None:  # deleted between the rankers and this read
-                continue
-            passage = self._passage(row)
-            passage.score = round(score, 6)
-            passage.dense_score = dense_scores.get(rowid)
-            passage.lexical_rank = lexical_rank.get(rowid)
-            passages.append(passage)
-        return passages
+        return assemble_passages(fused, {int(row[0]): row for row in rows}, self._passage,
+                                 lexical=lexical, dense_scores=dense_scores)
 
     # --- export (citeline db copy) -------------------------------------------------------
     def export_documents(self) -> Iterator[tuple[DocumentRecord, list[Chunk], npt.NDArray[np.float32]]]:

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from citeline.text import STOPWORDS, terms
+
+if TYPE_CHECKING:
+    from citeline.index.store import Passage
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 MAX_QUERY_TERMS = 32
@@ -72,3 +76,27 @@ def reciprocal_rank_fusion(rankings: Sequence[Sequence[int]], k: int) -> list[tu
     best_possible = len(rankings) / (k + 1) if rankings else 1.0
     fused = sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
     return [(item, score / best_possible) for item, score in fused]
+
+
+def assemble_passages(
+    fused: Sequence[tuple[int, float]],
+    rows_by_id: Mapping[int, Any],
+    to_passage: Callable[[Any], Passage],
+    *,
+    lexical: Sequence[int],
+    dense_scores: Mapping[int, float],
+) -> list[Passage]:
+    """Fused ids -> passages in fused order, each with its fused score and per-ranker evidence.
+    Ids whose row vanished between ranking and reading (a concurrent delete) are skipped."""
+    lexical_rank = {rowid: rank for rank, rowid in enumerate(lexical)}
+    passages: list[Passage] = []
+    for rowid, score in fused:
+        row = rows_by_id.get(rowid)
+        if row is None:
+            continue
+        passage = to_passage(row)
+        passage.score = round(score, 6)
+        passage.dense_score = dense_scores.get(rowid)
+        passage.lexical_rank = lexical_rank.get(rowid)
+        passages.append(passage)
+    return passages

@@ -21,7 +21,7 @@ import numpy.typing as npt
 
 from citeline.documents.models import Chunk
 from citeline.errors import ConfigurationError, RetrievalError
-from citeline.index.ranking import fts5_match, reciprocal_rank_fusion, trim_lexical
+from citeline.index.ranking import assemble_passages, fts5_match, reciprocal_rank_fusion, trim_lexical
 from citeline.index.store import DocumentRecord, Passage, SearchRequest, register_engine
 
 SCHEMA_VERSION = 1
@@ -310,23 +310,12 @@ class SQLiteStore:
         fused = reciprocal_rank_fusion(rankings, request.rrf_k)[: request.top_k]
         if not fused:
             return []
-        lexical_rank = {rowid: rank for rank, rowid in enumerate(lexical)}
         ids = [rowid for rowid, _ in fused]
         rows = self._conn().execute(
             self._PASSAGE_SQL + f" WHERE c.rowid IN ({','.join('?' * len(ids))})", ids
         ).fetchall()
-        by_id = {int(row["rowid"]): row for row in rows}
-        passages: list[Passage] = []
-        for rowid, score in fused:
-            row = by_id.get(rowid)
-            if row is None:  # deleted between the rankers and this read
-                continue
-            passage = self._passage(row)
-            passage.score = round(score, 6)
-            passage.dense_score = dense_scores.get(rowid)
-            passage.lexical_rank = lexical_rank.get(rowid)
-            passages.append(passage)
-        return passages
+        return assemble_passages(fused, {int(row["rowid"]): row for row in rows}, self._passage,
+                                 lexical=lexical, dense_scores=dense_scores)
 
     # --- key/value (persistent caches, users) -------------------------------------------
     def kv_get(self, namespace: str, key: str) -> str | None:
