@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from citeline.documents.limits import current_limits
-from citeline.documents.loaders import register_loader, sanitize
-from citeline.documents.models import LoadedDocument, Section
+from citeline.documents.loaders import heading_sections, register_loader, sanitize
+from citeline.documents.models import LoadedDocument
 from citeline.errors import IngestError
 
 _HEADING_STYLE = re.compile(r"^heading\s*([1-9])$", re.IGNORECASE)
@@ -126,17 +126,7 @@ class DocxLoader:
             parts.append(text)
             offset += len(text)
         full = "".join(parts)
-        sections: list[Section] = []
-        first = headings[0][0] if headings else len(full)
-        if full[:first].strip():
-            sections.append(Section(None, 0, first))
-        stack: list[tuple[int, str]] = []
-        for index, (start, level, heading) in enumerate(headings):
-            while stack and stack[-1][0] >= level:
-                stack.pop()
-            stack.append((level, heading))
-            end = headings[index + 1][0] if index + 1 < len(headings) else len(full)
-            sections.append(Section(" > ".join(h for _, h in stack), start, end))
+        sections = heading_sections(full, headings)
         title = sanitize(core_title or "")[0].strip()
         if not title:
             titled = [h for h in headings if h[1] == 0] or sorted(headings, key=lambda h: (h[1], h[0]))

@@ -11,8 +11,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from citeline.documents.loaders import decode_text, register_loader, sanitize
-from citeline.documents.models import LoadedDocument, Section
+from citeline.documents.loaders import decode_text, heading_sections, register_loader, sanitize
+from citeline.documents.models import LoadedDocument
 from citeline.errors import IngestError
 
 _DROP = ("nav", "script", "style", "header", "footer", "aside", "noscript", "template", "iframe",
@@ -170,18 +170,7 @@ class HtmlLoader:
     def _assemble(path: Path, raw: str, headings: list[tuple[int, int, str]], head_title: str,
                   metadata: dict[str, Any], removed: int) -> LoadedDocument:
         text = raw.rstrip()
-        sections: list[Section] = []
-        first = headings[0][0] if headings else len(text)
-        if text[:first].strip():
-            sections.append(Section(None, 0, first))
-        stack: list[tuple[int, str]] = []
-        for index, (start, level, heading) in enumerate(headings):
-            while stack and stack[-1][0] >= level:
-                stack.pop()
-            stack.append((level, heading))
-            end = headings[index + 1][0] if index + 1 < len(headings) else len(text)
-            if start < end:
-                sections.append(Section(" > ".join(h for _, h in stack), start, end))
+        sections = heading_sections(text, headings)
         title_clean, title_removed = sanitize(head_title)
         removed += title_removed
         title = title_clean.strip()

@@ -96,6 +96,24 @@ def _decode_legacy(data: bytes, path: Path, error: UnicodeDecodeError) -> str:
     ) from error
 
 
+def heading_sections(text: str, headings: list[tuple[int, int, str]], body_start: int = 0) -> list[Section]:
+    """Sections from (offset, level, heading) triples: each runs to the next heading and is named by
+    its heading path ("Install > On Linux"); text before the first heading is an untitled section."""
+    sections: list[Section] = []
+    first = headings[0][0] if headings else len(text)
+    if first > body_start and text[body_start:first].strip():
+        sections.append(Section(None, body_start, first))
+    stack: list[tuple[int, str]] = []
+    for index, (start, level, heading) in enumerate(headings):
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, heading))
+        end = headings[index + 1][0] if index + 1 < len(headings) else len(text)
+        if start < end:
+            sections.append(Section(" > ".join(h for _, h in stack), start, end))
+    return sections
+
+
 @runtime_checkable
 class Loader(Protocol):
     """Reads one format. `suffixes` are lower-case with the dot, e.g. `(".md",)`."""
@@ -150,18 +168,7 @@ class MarkdownLoader:
                     headings.append((offset, len(match.group(1)), title or match.group(2).strip()))
             offset += len(line)
 
-        sections: list[Section] = []
-        if not headings or headings[0][0] > body_start:
-            first = headings[0][0] if headings else len(text)
-            if text[body_start:first].strip():
-                sections.append(Section(None, body_start, first))
-        path_stack: list[tuple[int, str]] = []
-        for index, (start, level, title) in enumerate(headings):
-            while path_stack and path_stack[-1][0] >= level:
-                path_stack.pop()
-            path_stack.append((level, title))
-            end = headings[index + 1][0] if index + 1 < len(headings) else len(text)
-            sections.append(Section(" > ".join(t for _, t in path_stack), start, end))
+        sections = heading_sections(text, headings, body_start)
 
         title = str(metadata.get("title") or "")
         if not title:
