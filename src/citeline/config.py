@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import platformdirs
 from pydantic import AliasChoices, Field, field_validator
@@ -129,6 +129,18 @@ class Settings(BaseSettings):
     )
     llm_threads: int = Field(default=0, ge=0, description="llama.cpp threads; 0 = all cores.")
     llm_context: int = Field(default=8192, ge=512, description="llama.cpp context size in tokens.")
+    local_search: Literal["planned", "model"] = Field(
+        default="planned",
+        description="Who gathers evidence for llama.cpp models: `planned` = the extractive answerer's "
+        "search plan, the model only writes the answer (fast; right for small models); `model` = the "
+        "model chooses every search and open under the JSON action grammar.",
+    )
+    local_answer: Literal["quotes", "free"] = Field(
+        default="quotes",
+        description="How a llama.cpp model answers when `local_search` is `planned`: `quotes` = it picks "
+        "which of the best-ranked document sentences answer and citeline quotes them verbatim (grounded by "
+        "construction; right for small models); `free` = it writes the answer, checked by the validator.",
+    )
 
     @field_validator("home", mode="after")
     @classmethod

@@ -95,7 +95,7 @@ def test_local_bundled_model_is_grounded_or_declines(make_app: Any) -> None:
 
     first = app.policy("local")
     assert isinstance(first, LocalAnswerer)
-    again = LocalAnswerer(first.path, app.settings, name="again")
+    again = LocalAnswerer(first.path, app.settings, app.retriever, name="again")
     assert again.loaded is first.loaded
 
 

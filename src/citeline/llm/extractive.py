@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -25,6 +26,7 @@ from citeline.config import Settings
 from citeline.index.embedder import Embedder
 from citeline.index.store import Passage
 from citeline.llm.base import Action, FinalAnswer, ToolCall, register_policy
+from citeline.llm.injection import is_instruction
 from citeline.retrieval import Retriever
 from citeline.text import STOPWORDS, Span, collapse_ws, fold, segments, stem, terms
 
@@ -173,6 +175,21 @@ class Coverage:
         return scores[index], index
 
 
+def unit_text(span: Span) -> str:
+    """A sentence or list item as quoted in an answer (code in backticks, list marks dropped)."""
+    if span.code and "`" not in span.text:
+        return f"`{span.text}`"
+    return collapse_ws(_LIST_MARK.sub("", span.text)).strip(" |")
+
+
+@dataclass
+class Ranking:
+    units: list[tuple[int, Span]]  # (passage number [n], sentence)
+    overall: np.ndarray  # each unit's relevance to the whole question
+    part_picks: list[int]  # the best unit for each covered part of a multi-part question
+    insufficiencies: list[dict[str, Any]]
+
+
 class ExtractiveAnswerer:
     name = "extractive"
 
@@ -184,6 +201,13 @@ class ExtractiveAnswerer:
     def decide(self, run: RunState) -> Action:
         if run.force_final:
             return self.compose(run)
+        return self.next_tool(run) or self.compose(run)
+
+    def next_tool(self, run: RunState) -> ToolCall | None:
+        """The next search or open of the evidence-gathering plan, or None once it is done.
+
+        Shared with model answerers that let code gather the evidence (see `local`).
+        """
         question = run.standalone_query or run.question
         parts = split_parts(question)
         # A multi-part question is searched part by part (the whole question adds little then),
@@ -200,7 +224,7 @@ class ExtractiveAnswerer:
         for passage in self._choose(run, parts)[:want_open]:
             if (passage.document_id, passage.chunk_id) not in opened and run.tool_budget_left > 0:
                 return ToolCall("open_citation", {"document_id": passage.document_id, "chunk_id": passage.chunk_id})
-        return self.compose(run)
+        return None
 
     def _choose(self, run: RunState, parts: list[str]) -> list[Passage]:
         """Passages to open: the best for the whole question, then the best for each part."""
@@ -232,16 +256,46 @@ class ExtractiveAnswerer:
         return chosen
 
     # --- the answer ----------------------------------------------------------------------
-    def compose(self, run: RunState) -> FinalAnswer:
-        evidence = run.evidence()
+    def uncovered(self, run: RunState) -> FinalAnswer | None:
+        """A decline when the retrieved passages do not cover the question's informative terms.
+
+        Also the gate in front of model answerers: a model asked to answer from passages that
+        do not contain the answer tends to answer anyway.
+        """
         question = run.standalone_query or run.question
         keys = key_terms(question)
         pool = run.retrieved()
-        if not evidence or not pool:
+        if not run.evidence() or not pool:
             return self._decline(run)
         coverage, _ = Coverage(pool).best(keys)
         if coverage < self.settings.answer_threshold:
             return self._decline(run, f"the documents do not mention: {self._missing(keys, pool)}")
+        return None
+
+    def compose(self, run: RunState) -> FinalAnswer:
+        ranking = self.rank(run)
+        if isinstance(ranking, FinalAnswer):
+            return ranking
+        picked = list(ranking.part_picks)
+        overall = ranking.overall
+        # Relative floor: keep sentences close to the best one, whatever the absolute scale.
+        floor = max(0.25, 0.6 * float(overall.max()))
+        for index in np.argsort(-overall, kind="stable"):
+            if len(picked) >= MAX_UNITS:
+                break
+            if int(index) not in picked and overall[index] >= floor:
+                picked.append(int(index))
+        return self.render(run, ranking, picked)
+
+    def rank(self, run: RunState) -> Ranking | FinalAnswer:
+        """The evidence's sentences scored against the question, or a decline."""
+        declined = self.uncovered(run)
+        if declined is not None:
+            return declined
+        evidence = run.evidence()
+        question = run.standalone_query or run.question
+        keys = key_terms(question)
+        pool = run.retrieved()
         parts = split_parts(question)
         units = self._units(evidence)
         if not units:
@@ -266,8 +320,8 @@ class ExtractiveAnswerer:
 
         # For choosing sentences, the answer-type words ("default", "limit") matter too.
         overall = score(q_vec, keys + _answer_type_terms(question))
-        picked: list[int] = []
-        insufficiencies = []
+        part_picks: list[int] = []
+        insufficiencies: list[dict[str, Any]] = []
         if len(parts) > 1:
             for part, part_vec in zip(parts, part_vecs, strict=True):
                 part_keys = key_terms(part)
@@ -277,34 +331,32 @@ class ExtractiveAnswerer:
                                             "queries_tried": run.queries_tried})
                     continue
                 for index in np.argsort(-score(part_vec, part_keys), kind="stable")[:2]:
-                    if int(index) not in picked:
-                        picked.append(int(index))
+                    if int(index) not in part_picks:
+                        part_picks.append(int(index))
                         break
-        # Relative floor: keep sentences close to the best one, whatever the absolute scale.
-        floor = max(0.25, 0.6 * float(overall.max()))
-        for index in np.argsort(-overall, kind="stable"):
-            if len(picked) >= MAX_UNITS:
-                break
-            if int(index) not in picked and overall[index] >= floor:
-                picked.append(int(index))
+        return Ranking(units, overall, part_picks, insufficiencies)
+
+    def render(self, run: RunState, ranking: Ranking, picked: list[int]) -> FinalAnswer:
+        """The picked sentences verbatim, in document order, each cited."""
+        units = ranking.units
         picked = self._with_followers(picked, units)
         lines = []
         for index in sorted(picked, key=lambda i: (units[i][0], units[i][1].start)):
             number, span = units[index]
-            text = f"`{span.text}`" if span.code and "`" not in span.text else collapse_ws(_LIST_MARK.sub("", span.text)).strip(" |")
-            lines.append(f"- {text} [{number}]")
+            lines.append(f"- {unit_text(span)} [{number}]")
         if not lines:
             return self._decline(run)
         for line in lines:  # streamed as composed; the validated `final` event stays authoritative
             run.event("token", text=line + "\n")
-        return FinalAnswer("\n".join(lines), insufficiencies)
+        return FinalAnswer("\n".join(lines), ranking.insufficiencies)
 
     @staticmethod
     def _units(evidence: Sequence[Passage]) -> list[tuple[int, Span]]:
         units: list[tuple[int, Span]] = []
         for number, passage in enumerate(evidence, 1):
             for span in segments(passage.text):
-                if len(span.text) >= 12 and not span.text.startswith(("```", "~~~")):
+                # An instruction planted in a document is never quoted (grounding rule 5).
+                if len(span.text) >= 12 and not span.text.startswith(("```", "~~~")) and not is_instruction(span.text):
                     units.append((number, span))
         return units
 

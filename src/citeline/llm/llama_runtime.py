@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +23,11 @@ _params_lock = threading.Lock()
 
 def require_llama_cpp() -> Any:
     """Import `llama_cpp` or say how to install it."""
+    # ggml's OpenMP workers spin while waiting by default. When the cores are shared (the
+    # embedder, a web server, other processes) spinning threads steal them from the thread doing
+    # work: measured 3-7x slower prompt evaluation on a busy 2-core machine. Read once, when the
+    # OpenMP runtime loads, so it is set before the import; a user's own setting wins.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     try:
         import llama_cpp
     except ImportError as exc:

@@ -4,23 +4,33 @@
 gguf:PATH` any GGUF chat model. Every reply is decoded under a grammar made from the JSON action
 schema of the current state (`schema.action_schema`), so it always parses and only names
 actions that can work. `llama_cpp` is imported only when such a model is asked for.
+
+By default (`local_search = "planned"`) code gathers the evidence with the extractive
+answerer's search plan and the model writes the answer: on a CPU every model turn costs a full
+prompt evaluation, and a small model chooses searches worse than the plan does. The same
+coverage gate declines before the model is asked when the passages do not cover the question.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from citeline.agent.planning import split_parts
 from citeline.errors import ConfigurationError
 from citeline.llm import actions
-from citeline.llm.base import Action, ProviderError, register_policy
+from citeline.llm.base import Action, FinalAnswer, ProviderError, register_policy
+from citeline.llm.extractive import ExtractiveAnswerer, Ranking, unit_text
 from citeline.llm.llama_runtime import BUNDLED_NAME, bundled_model_path, require_llama_cpp, safe_model_params
-from citeline.llm.prompts import Budget, build_messages, system_prompt
-from citeline.llm.schema import action_schema
+from citeline.llm.prompts import Budget, build_messages, quote_messages, system_prompt
+from citeline.llm.schema import action_schema, final_schema, quote_schema
 
 if TYPE_CHECKING:
     from citeline.agent.state import RunState
@@ -32,6 +42,7 @@ if TYPE_CHECKING:
 LOCAL_EVIDENCE_TOKENS = 1500
 LOCAL_PASSAGE_CHARS = 900
 MAX_PART_SEARCHES = 2
+QUOTE_CANDIDATES = 8  # sentences offered to the model in `quotes` mode
 
 
 @dataclass
@@ -53,7 +64,7 @@ def load_model(path: Path, *, n_ctx: int, n_threads: int) -> _Loaded:
             llama_cpp = require_llama_cpp()
             with safe_model_params():
                 try:
-                    model = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads or None,
+                    model = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads,
                                             verbose=False)
                 except ValueError as exc:  # llama.cpp's "Failed to load model from file"
                     raise ConfigurationError(
@@ -65,7 +76,7 @@ def load_model(path: Path, *, n_ctx: int, n_threads: int) -> _Loaded:
 
 
 class LocalAnswerer:
-    def __init__(self, path: Path, settings: Settings, *, name: str) -> None:
+    def __init__(self, path: Path, settings: Settings, retriever: Retriever, *, name: str) -> None:
         require_llama_cpp()  # fail at construction with the install hint, not mid-run
         if not path.is_file():
             raise ConfigurationError(f"no GGUF model at {path}",
@@ -73,20 +84,57 @@ class LocalAnswerer:
         self.name = name
         self.path = path
         self.settings = settings
-        self.loaded = load_model(path, n_ctx=settings.llm_context, n_threads=settings.llm_threads)
+        self.loaded = load_model(path, n_ctx=settings.llm_context, n_threads=settings.llm_threads or os.cpu_count() or 1)
         self.system_prompt = system_prompt("json")  # read by the graph's fit check
-        self.fingerprint = f"{name}@{path.resolve()}"  # cached answers are keyed on the exact file
+        # Cached answers are keyed on the exact file and on how the model is used.
+        self.fingerprint = f"{name}@{path.resolve()}:{settings.local_search}:{settings.local_answer}"
+        self.planner = (ExtractiveAnswerer(settings, retriever.embedder)
+                        if settings.local_search == "planned" else None)
 
     def decide(self, run: RunState) -> Action:
+        if self.planner is None:
+            return self._write(run, answer_only=False)
+        step = None if run.force_final else self.planner.next_tool(run)
+        if step is not None:
+            return step
+        ranking = self.planner.rank(run)
+        if isinstance(ranking, FinalAnswer):  # the passages do not cover the question: decline
+            return ranking
+        if self.settings.local_answer == "quotes":
+            return self._select(run, ranking)
+        return self._write(run, answer_only=True)
+
+    def _deadline(self, run: RunState) -> float:
+        return time.monotonic() + self.settings.timeout_s - run.elapsed_ms / 1000
+
+    def _select(self, run: RunState, ranking: Ranking) -> FinalAnswer:
+        """The model picks which of the best-ranked sentences answer; code quotes them verbatim.
+
+        The grammar only admits candidate numbers, so the answer is grounded by construction and
+        a weak model can at worst pick a less relevant sentence.
+        """
+        assert self.planner is not None
+        order = [int(i) for i in np.argsort(-ranking.overall, kind="stable")]
+        candidates = list(dict.fromkeys(ranking.part_picks + order))[:QUOTE_CANDIDATES]
+        messages = quote_messages(run, [(ranking.units[i][0], unit_text(ranking.units[i][1])) for i in candidates])
+        text, prompt, completion = self._generate(run, messages, quote_schema(len(candidates)),
+                                                  self._deadline(run), stream_tokens=False)
+        run.usage.add(prompt, completion)
+        chosen = [candidates[n - 1] for n in json.loads(text)["sentences"] if 1 <= n <= len(candidates)]
+        # Each covered part of a multi-part question keeps its best sentence.
+        picked = list(dict.fromkeys(chosen + ranking.part_picks))
+        return self.planner.render(run, ranking, picked)
+
+    def _write(self, run: RunState, *, answer_only: bool) -> Action:
+        """The model writes the next action (or only the answer) under the action grammar."""
         budget = Budget(system=self.settings.system_tokens,
                         evidence=min(self.settings.evidence_tokens, LOCAL_EVIDENCE_TOKENS),
                         history=self.settings.history_tokens, response=self.settings.response_tokens,
                         passage_chars=min(self.settings.citation_chars, LOCAL_PASSAGE_CHARS),
                         context_window=self.settings.llm_context)
-        messages = build_messages(run, mode="json", budget=budget)
-        schema = action_schema(run, max_searches=self._max_searches(run))
-        deadline = time.monotonic() + self.settings.timeout_s - run.elapsed_ms / 1000
-        text, prompt, completion = self._generate(run, messages, schema, deadline)
+        messages = build_messages(run, mode="json", budget=budget, answer_only=answer_only)
+        schema = final_schema() if answer_only else action_schema(run, max_searches=self._max_searches(run))
+        text, prompt, completion = self._generate(run, messages, schema, self._deadline(run))
         run.usage.add(prompt, completion)
         # The grammar guarantees JSON of the schema, so prose never reaches here.
         return actions.screened(actions.from_text(text, prose_is_answer=False), run)
@@ -99,7 +147,7 @@ class LocalAnswerer:
         return max(run.constraints.min_searches, min(len(parts), MAX_PART_SEARCHES + 1))
 
     def _generate(self, run: RunState, messages: list[dict[str, str]], schema: dict[str, Any],
-                  deadline: float) -> tuple[str, int, int]:
+                  deadline: float, *, stream_tokens: bool = True) -> tuple[str, int, int]:
         if time.monotonic() >= deadline:
             raise ProviderError("timeout", "the run's time budget is spent")
         pieces: list[str] = []
@@ -114,7 +162,8 @@ class LocalAnswerer:
                     content = delta.get("content")
                     if content:
                         pieces.append(content)
-                        run.event("token", text=content)
+                        if stream_tokens:
+                            run.event("token", text=content)
                     if time.monotonic() > deadline:
                         raise ProviderError("timeout", "the local model did not finish within the run's "
                                             "time budget")
@@ -133,14 +182,14 @@ def _bundled(argument: str, settings: Settings, retriever: Retriever) -> LocalAn
     if argument:
         raise ConfigurationError("`local` takes no argument", hint="use --model local, or --model gguf:PATH")
     require_llama_cpp()
-    return LocalAnswerer(bundled_model_path(), settings, name=f"local:{BUNDLED_NAME}")
+    return LocalAnswerer(bundled_model_path(), settings, retriever, name=f"local:{BUNDLED_NAME}")
 
 
 def _gguf(argument: str, settings: Settings, retriever: Retriever) -> LocalAnswerer:
     if not argument:
         raise ConfigurationError("`gguf` needs a file", hint="use --model gguf:PATH/TO/model.gguf")
     path = Path(argument).expanduser()
-    return LocalAnswerer(path, settings, name=f"gguf:{path.name}")
+    return LocalAnswerer(path, settings, retriever, name=f"gguf:{path.name}")
 
 
 register_policy("local", _bundled)

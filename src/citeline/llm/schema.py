@@ -48,7 +48,7 @@ def _open(ranks: list[int]) -> dict[str, Any]:
     }
 
 
-def _final() -> dict[str, Any]:
+def final_schema() -> dict[str, Any]:
     return {
         "type": "object",
         "properties": {
@@ -66,9 +66,9 @@ def action_schema(run: RunState | None = None, *, max_searches: int | None = Non
     budget is gone (small local models do); opening is limited to results not opened yet.
     """
     if run is None:
-        return {"oneOf": [_search(), _open(list(range(1, 21))), _final()]}
+        return {"oneOf": [_search(), _open(list(range(1, 21))), final_schema()]}
     if run.force_final or run.tool_budget_left == 0:
-        return _final()
+        return final_schema()
     choices = []
     if max_searches is None or len(run.searches) < max_searches:
         choices.append(_search())
@@ -78,5 +78,17 @@ def action_schema(run: RunState | None = None, *, max_searches: int | None = Non
     if ranks:
         choices.append(_open(ranks))
     if run.searches or not choices:  # answering before any search could only be ungrounded
-        choices.append(_final())
+        choices.append(final_schema())
     return choices[0] if len(choices) == 1 else {"oneOf": choices}
+
+
+def quote_schema(candidates: int) -> dict[str, Any]:
+    """The reply of `quotes` mode: one to three numbers of the offered sentences."""
+    return {
+        "type": "object",
+        "properties": {
+            "sentences": {"type": "array", "items": {"enum": list(range(1, candidates + 1))},
+                          "minItems": 1, "maxItems": 3},
+        },
+        "required": ["sentences"],
+    }
