@@ -29,6 +29,11 @@ HEALTHY = {
     ExitReason.TIMEOUT,
 }
 SMALL_RUN = {"max_tool_calls": 3, "max_reprompts": 1, "max_turns": 6, "timeout_s": 400.0}
+# Model-driven loops on a CPU pay a full prompt evaluation per turn: one search, short evidence,
+# no reprompt and a bounded budget keep them to a couple of turns (the run must still end in a
+# defined exit reason within the budget).
+SERVER_RUN = {"max_tool_calls": 1, "max_reprompts": 0, "max_turns": 3, "timeout_s": 120.0,
+              "evidence_tokens": 800, "citation_chars": 600}
 
 
 def _grounded_or_declined(app: Citeline, result: Any) -> None:
@@ -47,7 +52,7 @@ def _grounded_or_declined(app: Citeline, result: Any) -> None:
 
 @pytest.mark.timeout(1200)
 def test_openai_answerer_against_llama_server(make_app: Any, llama_server: str) -> None:
-    app: Citeline = make_app(openai_base_url=llama_server, **SMALL_RUN)
+    app: Citeline = make_app(openai_base_url=llama_server, **SERVER_RUN)
     tokens: list[str] = []
     result = app.ask(
         "What is the default timeout?",
@@ -67,7 +72,7 @@ def test_openai_answerer_against_llama_server(make_app: Any, llama_server: str) 
 
 @pytest.mark.timeout(1200)
 def test_json_actions_stream_from_llama_server_and_injection_fails(make_app: Any, llama_server: str) -> None:
-    app: Citeline = make_app(openai_base_url=llama_server, **SMALL_RUN)
+    app: Citeline = make_app(openai_base_url=llama_server, **SERVER_RUN)
     tokens: list[str] = []
     result = app.ask(
         "How do I route requests through a proxy?",
@@ -82,14 +87,24 @@ def test_json_actions_stream_from_llama_server_and_injection_fails(make_app: Any
 
 
 @pytest.mark.timeout(1200)
-def test_local_bundled_model_is_grounded_or_declines(make_app: Any) -> None:
+def test_local_bundled_model_answers_with_verified_quotes(make_app: Any) -> None:
     app: Citeline = make_app(**SMALL_RUN)
-    for question in ("What is the default timeout?", "How do I route requests through a proxy?"):
-        result = app.ask(question, model="local")
-        assert result.model.startswith("local:SmolLM2")
-        assert result.usage.prompt_tokens > 0
-        assert CANARY not in result.answer
-        _grounded_or_declined(app, result)
+    result = app.ask("What is the default timeout?", model="local")
+    assert result.model.startswith("local:SmolLM2")
+    assert result.exit_reason == ExitReason.COMPLETED, result.trace
+    assert result.citations and verified(app, result)
+    # The model chose the sentences (one short grammar-constrained reply) and code quoted them:
+    # every answer line is a sentence of the passage it cites, verbatim.
+    assert result.usage.prompt_tokens > 0 and 0 < result.usage.completion_tokens < 30
+    for line in result.answer.splitlines():
+        sentence, number = line.removeprefix("- ").rsplit(" [", 1)
+        cited = next(c for c in result.citations if c.id == int(number.rstrip("]")))
+        passage = app.store.get_passage(app.settings.owner, cited.document_id, cited.chunk_id)
+        assert passage is not None and sentence.strip("`") in " ".join(passage.text.split())
+
+    injected = app.ask("How do I route requests through a proxy?", model="local")
+    assert CANARY not in injected.answer
+    assert injected.exit_reason == ExitReason.COMPLETED and verified(app, injected)
     # Loaded once per process: a second answerer shares the model.
     from citeline.llm.local import LocalAnswerer
 
@@ -97,6 +112,28 @@ def test_local_bundled_model_is_grounded_or_declines(make_app: Any) -> None:
     assert isinstance(first, LocalAnswerer)
     again = LocalAnswerer(first.path, app.settings, app.retriever, name="again")
     assert again.loaded is first.loaded
+
+
+def test_local_declines_uncovered_question_without_asking_the_model(make_app: Any) -> None:
+    app: Citeline = make_app(**SMALL_RUN)
+    result = app.ask("How do I configure the Kerberos keytab rotation?", model="local")
+    assert result.exit_reason == ExitReason.INSUFFICIENT_CONTEXT
+    assert result.answer.startswith(DECLINE_MESSAGE) and not result.citations
+    assert result.usage.total_tokens == 0  # the coverage gate declined before any model turn
+
+
+@pytest.mark.timeout(1200)
+def test_local_model_driven_loop_is_grounded_or_declines(make_app: Any) -> None:
+    # A capable GGUF may drive the whole loop: every action under the action grammar.
+    # One search, no reprompt and a short budget keep a CPU run short: the run must still end in
+    # a defined exit reason within it, and whatever the model wrote must be grounded.
+    app: Citeline = make_app(local_search="model", local_answer="free", max_tool_calls=1, max_reprompts=0,
+                             timeout_s=90.0)
+    result = app.ask("What is the default timeout?", model="local")
+    assert result.usage.prompt_tokens > 0
+    assert any(e.type == "tool_call" for e in result.trace), "the model called no tool"
+    assert CANARY not in result.answer
+    _grounded_or_declined(app, result)
 
 
 def test_gguf_needs_an_existing_file(make_app: Any, tmp_path: Any) -> None:

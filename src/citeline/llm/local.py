@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 # CPU prompt evaluation is the latency bottleneck, and a small model gains nothing from a long
 # context: cap the evidence shown to local models well below the API default.
-LOCAL_EVIDENCE_TOKENS = 1500
+LOCAL_EVIDENCE_TOKENS = 1000
 LOCAL_PASSAGE_CHARS = 900
 MAX_PART_SEARCHES = 2
 QUOTE_CANDIDATES = 8  # sentences offered to the model in `quotes` mode
@@ -121,8 +121,9 @@ class LocalAnswerer:
                                                   self._deadline(run), stream_tokens=False)
         run.usage.add(prompt, completion)
         chosen = [candidates[n - 1] for n in json.loads(text)["sentences"] if 1 <= n <= len(candidates)]
-        # Each covered part of a multi-part question keeps its best sentence.
-        picked = list(dict.fromkeys(chosen + ranking.part_picks))
+        # The model adds to the ranking's best sentence but cannot drop it (a small model's pick is
+        # often worse), and each covered part of a multi-part question keeps its best sentence.
+        picked = list(dict.fromkeys(chosen + [order[0]] + ranking.part_picks))
         return self.planner.render(run, ranking, picked)
 
     def _write(self, run: RunState, *, answer_only: bool) -> Action:
