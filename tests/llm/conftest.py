@@ -20,8 +20,6 @@ from citeline.cache import MemoryCache
 from citeline.config import Settings
 from tests.llm.helpers import API_KEY, DOCS, FakeOpenAI
 
-HERE = Path(__file__).parent
-
 
 # --- corpus --------------------------------------------------------------------------------
 @pytest.fixture(scope="session")
@@ -85,7 +83,8 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     env = {**os.environ, "OMP_WAIT_POLICY": "PASSIVE"}  # idle server threads must not spin on shared CPUs
     command = [
         sys.executable,
-        str(HERE / "llama_server.py"),
+        "-m",
+        "citeline.llm.llama_server",
         "--model",
         str(bundled_model_path()),
         "--model_alias",

@@ -123,7 +123,7 @@ class LocalAnswerer:
         chosen = [candidates[n - 1] for n in json.loads(text)["sentences"] if 1 <= n <= len(candidates)]
         # The model adds to the ranking's best sentence but cannot drop it (a small model's pick is
         # often worse), and each covered part of a multi-part question keeps its best sentence.
-        picked = list(dict.fromkeys(chosen + [order[0]] + ranking.part_picks))
+        picked = list(dict.fromkeys([*chosen, order[0], *ranking.part_picks]))
         return self.planner.render(run, ranking, picked)
 
     def _write(self, run: RunState, *, answer_only: bool) -> Action:
