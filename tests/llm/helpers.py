@@ -8,6 +8,7 @@ import json
 import socket
 import struct
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -64,6 +65,7 @@ class Reply:
     hang_s: float = 0.0  # sleep before answering (a hung server)
     reset: bool = False  # close the connection with a TCP reset
     cut_stream: bool = False  # a 200 event stream that ends before any chunk (a server failing mid-stream)
+    ping_s: float = 0.0  # a 200 event stream that only sends keep-alive comments for this long
     usage: tuple[int, int] = (11, 7)
 
 
@@ -171,6 +173,12 @@ class FakeOpenAI:
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Connection", "close")
                 self.end_headers()
+                # A server whose generation failed after the headers, still sending SSE pings
+                # (llama_cpp.server does this when it cannot stream a tool choice).
+                pinging_until = time.monotonic() + reply.ping_s
+                while time.monotonic() < pinging_until and not fake._stop.wait(0.2):
+                    self.wfile.write(b": ping\n\n")
+                    self.wfile.flush()
                 for chunk in [] if reply.cut_stream else _chunks(body, reply):
                     self.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\n\n")
                     self.wfile.flush()

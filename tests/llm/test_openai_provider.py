@@ -145,6 +145,19 @@ def test_hung_server_ends_in_timeout_within_the_budget(make_app: Any, fake_opena
     assert elapsed < 6, "the request timeout must be bounded by the run's remaining wall-clock"
 
 
+def test_stream_of_keepalive_pings_ends_in_timeout_within_the_budget(
+    make_app: Any, fake_openai: FakeOpenAI
+) -> None:
+    # Pings keep the socket's read timeout from firing: only the run's own deadline can end it.
+    fake_openai.script = [Reply(ping_s=30, text="late")]
+    app: Citeline = make_app(openai_base_url=fake_openai.url, timeout_s=2.0)
+    started = time.monotonic()
+    result = app.ask("What is the default timeout?", model=MODEL + "#json")
+    elapsed = time.monotonic() - started
+    assert result.exit_reason == ExitReason.TIMEOUT
+    assert elapsed < 6, "a pinging stream must not outlive the run's wall-clock budget"
+
+
 @pytest.mark.parametrize(
     ("status", "message", "expected"),
     [

@@ -8,9 +8,12 @@ retries are off: the graph retries, honouring Retry-After, and maps failures to 
 
 from __future__ import annotations
 
+import contextlib
+import queue
 import re
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -225,11 +228,8 @@ class OpenAIAnswerer:
         stream = self.client.chat.completions.create(**request)
         received = False
         try:
-            for chunk in self._chunks(stream):
+            for chunk in _before(deadline, self._chunks(stream)):
                 received = True
-                if time.monotonic() > deadline:  # a server trickling tokens must not outlive the run
-                    raise ProviderError("timeout", "the model's answer did not finish within the run's "
-                                        "time budget")
                 if getattr(chunk, "usage", None):
                     usage = (chunk.usage.prompt_tokens, chunk.usage.completion_tokens)
                 for choice in chunk.choices or []:
@@ -246,7 +246,8 @@ class OpenAIAnswerer:
                             slot[0] += call.function.name or ""
                             slot[1] += call.function.arguments or ""
         finally:
-            stream.close()
+            with contextlib.suppress(Exception):  # the reader thread may still hold it
+                stream.close()
         if not finished and not received:
             raise BrokenStream(request["model"])
         return "".join(pieces), [(n, a) for _, (n, a) in sorted(calls.items()) if n], usage
@@ -316,3 +317,34 @@ def _factory(argument: str, settings: Settings, retriever: Retriever) -> OpenAIA
 
 
 register_policy("openai", _factory)
+
+
+def _before(deadline: float, chunks: Iterator[Any]) -> Iterator[Any]:
+    """`chunks`, read in a helper thread, ending with a timeout ProviderError at `deadline`.
+
+    Why a thread: a server that sends SSE keep-alive comments but no data (llama_cpp.server after
+    a failed generation) resets the socket's read timeout forever, and a server trickling tokens
+    never trips it; only a wall-clock wait on the reader ends the run on time.
+    """
+    inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
+
+    def pump() -> None:
+        try:
+            for chunk in chunks:
+                inbox.put(("chunk", chunk))
+            inbox.put(("end", None))
+        except BaseException as exc:  # handed to the caller's thread, which raises it
+            inbox.put(("error", exc))
+
+    threading.Thread(target=pump, name="citeline-stream-reader", daemon=True).start()
+    while True:
+        try:
+            kind, item = inbox.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            raise ProviderError("timeout", "the model's answer did not finish within the run's "
+                                "time budget") from None
+        if kind == "end":
+            return
+        if kind == "error":
+            raise item
+        yield item
