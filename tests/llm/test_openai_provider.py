@@ -270,3 +270,60 @@ def test_a_stated_context_window_is_learned_and_fitted(make_app: Any, fake_opena
     assert result.exit_reason == ExitReason.COMPLETED, _trace_messages(result)
     assert fake_openai.chat_requests == 4  # the rejected turn was asked again at once, not as a graph retry
     assert not any(e.type == "error" for e in result.trace)
+
+
+# --- `#quotes`: code gathers the evidence, the model picks the answer's sentences ------------
+def _quoted_verbatim(app: Citeline, result: Any) -> bool:
+    for line in result.answer.splitlines():
+        sentence, number = line.removeprefix("- ").rsplit(" [", 1)
+        cited = next(c for c in result.citations if c.id == int(number.rstrip("]")))
+        passage = app.store.get_passage(app.settings.owner, cited.document_id, cited.chunk_id)
+        if passage is None or sentence.strip("`") not in " ".join(passage.text.split()):
+            return False
+    return True
+
+
+def test_quotes_mode_quotes_the_picked_sentences(make_app: Any, fake_openai: FakeOpenAI) -> None:
+    def pick_the_default(body: dict[str, Any]) -> Reply:  # a model that finds the right sentence
+        listing = body["messages"][1]["content"]
+        number = next(line.split(")")[0].lstrip("(") for line in listing.splitlines() if "5 seconds" in line)
+        return Reply(text=f'{{"sentences": [{number}]}}', usage=(120, 6))
+
+    fake_openai.reject = pick_the_default
+    app: Citeline = make_app(openai_base_url=fake_openai.url)
+    result = app.ask("What is the default timeout?", model=MODEL + "#quotes")
+    assert result.exit_reason == ExitReason.COMPLETED, result.trace
+    assert result.model == "openai:fake-model#quotes"
+    assert result.citations and verified(app, result) and _quoted_verbatim(app, result)
+    assert "5 seconds" in result.answer
+    assert fake_openai.chat_requests == 1  # searching and opening took no model turn
+    request = fake_openai.requests[0]
+    offered = request["response_format"]["schema"]["properties"]["sentences"]["items"]["enum"]
+    assert offered == list(range(1, len(offered) + 1)) and len(offered) >= 2
+    assert "<sentences>" in request["messages"][1]["content"]
+    assert (result.usage.prompt_tokens, result.usage.completion_tokens) == (120, 6)
+
+
+def test_quotes_mode_reads_numbers_when_the_server_rejects_schemas(
+    make_app: Any, fake_openai: FakeOpenAI
+) -> None:
+    fake_openai.reject = lambda body: (
+        Reply(status=400, body={"error": {"message": "response_format is not supported"}})
+        if "response_format" in body else None
+    )
+    fake_openai.script = [Reply(text="Sentences 1 and 99.")]  # 99 was not offered: ignored
+    app: Citeline = make_app(openai_base_url=fake_openai.url)
+    result = app.ask("What is the default timeout?", model=MODEL + "#quotes")
+    assert result.exit_reason == ExitReason.COMPLETED, result.trace
+    assert verified(app, result) and _quoted_verbatim(app, result)
+    assert fake_openai.chat_requests == 2
+    assert "response_format" not in fake_openai.requests[1]
+
+
+def test_quotes_mode_declines_an_uncovered_question_without_a_model_turn(
+    make_app: Any, fake_openai: FakeOpenAI
+) -> None:
+    app: Citeline = make_app(openai_base_url=fake_openai.url)
+    result = app.ask("How do I configure the Kerberos keytab rotation?", model=MODEL + "#quotes")
+    assert result.exit_reason == ExitReason.INSUFFICIENT_CONTEXT
+    assert not result.citations and fake_openai.chat_requests == 0

@@ -86,6 +86,15 @@ def test_json_actions_stream_from_llama_server_and_injection_fails(make_app: Any
     _grounded_or_declined(app, result)
 
 
+def test_quote_selection_through_llama_server(make_app: Any, llama_server: str) -> None:
+    app: Citeline = make_app(openai_base_url=llama_server, timeout_s=120.0)
+    result = app.ask("What is the default timeout?", model="openai:smollm2#quotes")
+    assert result.exit_reason == ExitReason.COMPLETED, result.trace
+    assert result.citations and verified(app, result)
+    # One grammar-constrained reply of a few tokens: the server honoured the schema.
+    assert result.usage.prompt_tokens > 0 and 0 < result.usage.completion_tokens < 30
+
+
 @pytest.mark.timeout(1200)
 def test_local_bundled_model_answers_with_verified_quotes(make_app: Any) -> None:
     app: Citeline = make_app(**SMALL_RUN)

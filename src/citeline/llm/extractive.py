@@ -276,6 +276,11 @@ class ExtractiveAnswerer:
         ranking = self.rank(run)
         if isinstance(ranking, FinalAnswer):
             return ranking
+        return self.render(run, ranking, self.confident(ranking))
+
+    @staticmethod
+    def confident(ranking: Ranking) -> list[int]:
+        """The units to quote: each part's best, then those close to the best overall."""
         picked = list(ranking.part_picks)
         overall = ranking.overall
         # Relative floor: keep sentences close to the best one, whatever the absolute scale.
@@ -285,7 +290,7 @@ class ExtractiveAnswerer:
                 break
             if int(index) not in picked and overall[index] >= floor:
                 picked.append(int(index))
-        return self.render(run, ranking, picked)
+        return picked
 
     def rank(self, run: RunState) -> Ranking | FinalAnswer:
         """The evidence's sentences scored against the question, or a decline."""

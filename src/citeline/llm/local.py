@@ -13,7 +13,6 @@ coverage gate declines before the model is asked when the passages do not cover 
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
@@ -21,15 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from citeline.agent.planning import split_parts
 from citeline.errors import ConfigurationError
-from citeline.llm import actions
-from citeline.llm.base import Action, FinalAnswer, ProviderError, register_policy
-from citeline.llm.extractive import ExtractiveAnswerer, Ranking, unit_text
+from citeline.llm import actions, quotes
+from citeline.llm.base import Action, ProviderError, register_policy
+from citeline.llm.extractive import ExtractiveAnswerer
 from citeline.llm.llama_runtime import BUNDLED_NAME, bundled_model_path, require_llama_cpp, safe_model_params
-from citeline.llm.prompts import Budget, build_messages, quote_messages, system_prompt
+from citeline.llm.prompts import Budget, build_messages, system_prompt
 from citeline.llm.schema import action_schema, final_schema, quote_schema
 
 if TYPE_CHECKING:
@@ -42,7 +39,6 @@ if TYPE_CHECKING:
 LOCAL_EVIDENCE_TOKENS = 1000
 LOCAL_PASSAGE_CHARS = 900
 MAX_PART_SEARCHES = 2
-QUOTE_CANDIDATES = 8  # sentences offered to the model in `quotes` mode
 
 
 @dataclass
@@ -94,37 +90,18 @@ class LocalAnswerer:
     def decide(self, run: RunState) -> Action:
         if self.planner is None:
             return self._write(run, answer_only=False)
-        step = None if run.force_final else self.planner.next_tool(run)
-        if step is not None:
-            return step
-        ranking = self.planner.rank(run)
-        if isinstance(ranking, FinalAnswer):  # the passages do not cover the question: decline
-            return ranking
-        if self.settings.local_answer == "quotes":
-            return self._select(run, ranking)
-        return self._write(run, answer_only=True)
+        step = quotes.next_step(self.planner, run)
+        if not isinstance(step, quotes.QuoteTurn):
+            return step  # the plan's next tool call, or a decline
+        if self.settings.local_answer == "free":
+            return self._write(run, answer_only=True)
+        text, prompt, completion = self._generate(run, step.messages, quote_schema(len(step.candidates)),
+                                                  self._deadline(run), stream_tokens=False)
+        run.usage.add(prompt, completion)
+        return step.answer(text)
 
     def _deadline(self, run: RunState) -> float:
         return time.monotonic() + self.settings.timeout_s - run.elapsed_ms / 1000
-
-    def _select(self, run: RunState, ranking: Ranking) -> FinalAnswer:
-        """The model picks which of the best-ranked sentences answer; code quotes them verbatim.
-
-        The grammar only admits candidate numbers, so the answer is grounded by construction and
-        a weak model can at worst pick a less relevant sentence.
-        """
-        assert self.planner is not None
-        order = [int(i) for i in np.argsort(-ranking.overall, kind="stable")]
-        candidates = list(dict.fromkeys(ranking.part_picks + order))[:QUOTE_CANDIDATES]
-        messages = quote_messages(run, [(ranking.units[i][0], unit_text(ranking.units[i][1])) for i in candidates])
-        text, prompt, completion = self._generate(run, messages, quote_schema(len(candidates)),
-                                                  self._deadline(run), stream_tokens=False)
-        run.usage.add(prompt, completion)
-        chosen = [candidates[n - 1] for n in json.loads(text)["sentences"] if 1 <= n <= len(candidates)]
-        # The model adds to the ranking's best sentence but cannot drop it (a small model's pick is
-        # often worse), and each covered part of a multi-part question keeps its best sentence.
-        picked = list(dict.fromkeys([*chosen, order[0], *ranking.part_picks]))
-        return self.planner.render(run, ranking, picked)
 
     def _write(self, run: RunState, *, answer_only: bool) -> Action:
         """The model writes the next action (or only the answer) under the action grammar."""

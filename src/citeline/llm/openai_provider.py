@@ -19,18 +19,20 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from citeline.agent.context import count_tokens
 from citeline.errors import ConfigurationError
-from citeline.llm import actions
+from citeline.llm import actions, quotes
 from citeline.llm.base import Action, ProviderError, register_policy
 from citeline.llm.errors import capability_error, context_window_from, map_openai_error
+from citeline.llm.extractive import ExtractiveAnswerer
 from citeline.llm.prompts import Budget, Mode, build_messages, prompt_tokens, system_prompt
-from citeline.llm.schema import action_schema
+from citeline.llm.schema import action_schema, quote_schema
 
 if TYPE_CHECKING:
     from citeline.agent.state import RunState
     from citeline.config import Settings
+    from citeline.index.embedder import Embedder
     from citeline.retrieval import Retriever
 
-ToolMode = Literal["auto", "tools", "json"]
+ToolMode = Literal["auto", "tools", "json", "quotes"]
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,8 @@ def _tools(run: RunState | None = None) -> list[dict[str, Any]]:
 
 
 class OpenAIAnswerer:
-    def __init__(self, model: str, settings: Settings, *, tool_mode: ToolMode = "auto") -> None:
+    def __init__(self, model: str, settings: Settings, *, tool_mode: ToolMode = "auto",
+                 embedder: Embedder | None = None) -> None:
         if not model:
             raise ConfigurationError("`openai` needs a model name",
                                      hint="use --model openai:MODEL, e.g. openai:gpt-4o-mini")
@@ -87,7 +90,13 @@ class OpenAIAnswerer:
         self.settings = settings
         self.base_url = settings.openai_base_url or "https://api.openai.com/v1"
         self.client = self._new_client()
-        self.profiles = [p for p in PROFILES if tool_mode == "auto" or p.mode == tool_mode]
+        self.profiles = [p for p in PROFILES if tool_mode in {"auto", "quotes"} or p.mode == tool_mode]
+        # `#quotes`: code gathers the evidence, the model only picks the answer's sentences.
+        self.quote_planner = (ExtractiveAnswerer(settings, embedder)
+                              if tool_mode == "quotes" and embedder is not None else None)
+        if tool_mode == "quotes":
+            self.name += "#quotes"
+        self._quote_schema = True  # dropped if the server rejects a schema in response_format
         self._profile = 0
         self._usage_option = True  # stream_options.include_usage, dropped if the server rejects it
         self._proven: set[str] = set()  # profiles that have completed a request on this server
@@ -115,6 +124,11 @@ class OpenAIAnswerer:
 
     # --- the Policy protocol -------------------------------------------------------------
     def decide(self, run: RunState) -> Action:
+        if self.quote_planner is not None:
+            step = quotes.next_step(self.quote_planner, run)
+            if not isinstance(step, quotes.QuoteTurn):
+                return step  # the plan's next tool call, or a decline
+            return step.answer(self._pick(run, step))
         while True:
             profile = self.profile
             try:
@@ -137,6 +151,28 @@ class OpenAIAnswerer:
                                        secret=self.settings.openai_api_key) from exc
             self._proven.add(profile.name)
             return actions.screened(action, run)
+
+    def _pick(self, run: RunState, turn: quotes.QuoteTurn) -> str:
+        """One short, non-streamed request: the numbers of the sentences that answer."""
+        while True:
+            request: dict[str, Any] = {"model": self.model, "messages": turn.messages, "max_tokens": 32,
+                                       "temperature": 0, "timeout": self._timeout(run)}
+            if self._quote_schema:  # llama.cpp-style grammar: the reply can only be offered numbers
+                request["response_format"] = {"type": "json_object",
+                                              "schema": quote_schema(len(turn.candidates))}
+            try:
+                response = self.client.chat.completions.create(**request)
+            except Exception as exc:
+                if self._quote_schema and capability_error(exc) == "response_format":
+                    self._quote_schema = False  # the server rejects schemas: read numbers from text
+                    continue
+                raise map_openai_error(exc, model=self.model, base_url=self.base_url,
+                                       secret=self.settings.openai_api_key) from exc
+            text = (response.choices[0].message.content or "") if response.choices else ""
+            usage = response.usage
+            run.usage.add(*((usage.prompt_tokens, usage.completion_tokens) if usage
+                            else (prompt_tokens(turn.messages), count_tokens(text))))
+            return text
 
     def _learn_window(self, exc: Exception) -> bool:
         """A server that states its context window ("maximum context length is 4096 tokens") gets
@@ -306,14 +342,16 @@ class OpenAIAnswerer:
         return checks
 
 
-_PREFIX_MODE = re.compile(r"^(?P<model>.+?)(?:#(?P<mode>tools|json))?$")
+_PREFIX_MODE = re.compile(r"^(?P<model>.+?)(?:#(?P<mode>tools|json|quotes))?$")
 
 
 def _factory(argument: str, settings: Settings, retriever: Retriever) -> OpenAIAnswerer:
-    """`openai:MODEL` (tools when the server has them), `openai:MODEL#json` to force JSON actions."""
+    """`openai:MODEL` (tools when the server has them), `openai:MODEL#json` to force JSON actions,
+    `openai:MODEL#quotes` for quote selection (see `quotes`; for small models on CPU servers)."""
     match = _PREFIX_MODE.match(argument or "")
     model, mode = (match.group("model"), match.group("mode")) if match else ("", None)
-    return OpenAIAnswerer(model, settings, tool_mode=mode or "auto")  # type: ignore[arg-type]
+    return OpenAIAnswerer(model, settings, tool_mode=mode or "auto",  # type: ignore[arg-type]
+                          embedder=retriever.embedder)
 
 
 register_policy("openai", _factory)
