@@ -4,6 +4,7 @@ loopback server, and a real llama.cpp server (`llama_cpp.server`) with the bundl
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -72,6 +73,14 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def _die_with_parent() -> None:
+    """Linux: the server gets SIGTERM when the test process dies, even by SIGKILL (no leaked servers)."""
+    import ctypes
+
+    pr_set_pdeathsig = 1
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
+
+
 @pytest.fixture(scope="session")
 def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """`llama_cpp.server` serving the bundled SmolLM2 as `smollm2` on a free loopback port."""
@@ -101,7 +110,8 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "False",
     ]
     with log.open("wb") as sink:
-        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, env=env)
+        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, env=env,
+                                   preexec_fn=_die_with_parent)
     url = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + 120
