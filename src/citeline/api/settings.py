@@ -23,3 +23,15 @@ class ApiSettings(BaseSettings):
         description="Comma-separated answerer specs clients may pick besides the server default.",
     )
     worker_threads: int = Field(default=64, ge=4, description="Threads that run agent work off the event loop.")
+    sessions: str = Field(
+        default="",
+        description="Where conversation sessions live. Empty follows the store: with a `postgresql://` "
+        "CITELINE_STORE they go to that database (LangGraph's PostgresSaver), so every worker behind a "
+        "load balancer sees them; otherwise to `sessions.sqlite3` under the worker's home. Or set "
+        "`sqlite:PATH` or `postgresql://...` explicitly.",
+    )
+    sessions_pool_size: int = Field(
+        default=4, ge=2,
+        description="Most PostgreSQL connections one worker opens for sessions (besides the store's "
+        "pool_max_size): one for the checkpointer, the rest for per-session locks of concurrent turns.",
+    )
