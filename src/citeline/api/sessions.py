@@ -176,10 +176,13 @@ class CheckpointSessionStore:
             saver = PostgresSaver(pool)
             # setup() is not safe to run from two workers booting at once (both would record the
             # same migration): one at a time, under an advisory lock held on its own connection.
-            # A session-level lock, not a transaction: CREATE INDEX CONCURRENTLY in setup() would
-            # wait for an open transaction to end, and this one would never end before it.
+            # A session-level lock taken by polling, never a blocking wait: CREATE INDEX
+            # CONCURRENTLY in setup() waits for every statement running with an older snapshot,
+            # so another worker blocked in pg_advisory_lock() would deadlock with it.
             with pool.connection() as conn:
-                conn.execute("SELECT pg_advisory_lock(%s, 0)", (_SETUP_LOCK_CLASS,))
+                while not conn.execute("SELECT pg_try_advisory_lock(%s, 0) AS ok",
+                                       (_SETUP_LOCK_CLASS,)).fetchone()["ok"]:
+                    time.sleep(0.1)
                 try:
                     saver.setup()
                 finally:
