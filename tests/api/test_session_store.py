@@ -47,8 +47,10 @@ def test_create_append_get_delete_and_owner_isolation(sessions: CheckpointSessio
 
 def test_two_workers_share_sessions_and_lose_no_concurrent_turn(postgres_url: str, tmp_path: Path) -> None:
     # Two stores on one database are two API workers: the advisory lock per session must keep
-    # their concurrent read-then-write appends from overwriting each other's turns.
-    workers = [CheckpointSessionStore.postgres(postgres_url) for _ in range(2)]
+    # their concurrent read-then-write appends from overwriting each other's turns. The smallest
+    # pool, with more threads than it has lock connections: lock holders must never starve the
+    # checkpointer of the connection they wait on.
+    workers = [CheckpointSessionStore.postgres(postgres_url, pool_size=2) for _ in range(2)]
     try:
         assert workers[0].create("alice", "shared") is not None
         assert workers[1].create("alice", "shared") is None  # worker B sees A's session

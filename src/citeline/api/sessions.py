@@ -196,7 +196,7 @@ class CheckpointSessionStore:
                 f"{str(exc).strip()[:300]}",
                 hint="check CITELINE_STORE (or CITELINE_API_SESSIONS) and that the server is reachable",
             ) from exc
-        return cls(saver, on_close=pool.close, thread_lock=_advisory_lock(pool))
+        return cls(saver, on_close=pool.close, thread_lock=_advisory_lock(pool, pool_size - 1))
 
     @staticmethod
     def _config(owner: str, session_id: str) -> dict[str, Any]:
@@ -255,13 +255,18 @@ class CheckpointSessionStore:
             self._on_close()
 
 
-def _advisory_lock(pool: ConnectionPool[Any]) -> ThreadLock:
+def _advisory_lock(pool: ConnectionPool[Any], holders: int) -> ThreadLock:
     """Per-thread locks shared by every process on the database: a transaction-level advisory
-    lock on a pooled connection, released by the commit (or by the server if the worker dies)."""
+    lock on a pooled connection, released by the commit (or by the server if the worker dies).
+
+    At most `holders` (the pool size less one) are held at once: a holder needs the saver's
+    connection to finish, so holders taking the whole pool would wait on each other forever.
+    """
+    slots = threading.BoundedSemaphore(holders)
 
     @contextmanager
     def lock(thread_id: str) -> Iterator[None]:
-        with pool.connection() as conn, conn.transaction():
+        with slots, pool.connection() as conn, conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (_SESSION_LOCK_CLASS, _lock_key(thread_id)))
             yield
 
