@@ -112,10 +112,13 @@ class Citeline:
         include: Sequence[str] = (),
         exclude: Sequence[str] = (),
         progress: ProgressCallback | None = None,
+        sources: Mapping[Path, str] | None = None,
     ) -> IngestReport:
+        """`sources` optionally names a file's document otherwise than by its path (see `ingest_paths`)."""
         return ingest_paths(
             [Path(p) for p in paths], store=self.store, embedder=self.embedder, settings=self.settings,
             owner=owner or self.settings.owner, include=include, exclude=exclude, progress=progress,
+            sources=sources,
         )
 
     def documents(self, owner: str | None = None) -> list[DocumentRecord]:

@@ -46,8 +46,10 @@ class Settings(BaseSettings):
     home: Path = Field(default_factory=default_home, description="Data directory (index, caches, logs).")
     store: str = Field(
         default="",
-        description="Store URL: empty for the embedded SQLite file under `home`, `sqlite:PATH`, "
-        "or `postgresql://...` once that engine is installed.",
+        description="Store URL: empty for the embedded SQLite file under `home`, `sqlite:PATH`, or "
+        "`postgresql://user:pass@host/db` (needs `pip install citeline[postgres]` and pgvector >= 0.8 on "
+        "the server; URL options pool_min_size, pool_max_size, ef_search). With PostgreSQL, API "
+        "sessions live in the same database.",
     )
     owner: str = Field(default="local", description="Owner id used by the CLI and library by default.")
 

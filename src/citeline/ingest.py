@@ -20,7 +20,7 @@ import random
 import sqlite3
 import stat
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -210,8 +210,11 @@ class _Pending:
 
 class _Ingester:
     def __init__(self, *, store: Store, embedder: EmbedderSource, settings: Settings, owner: str,
-                 report: IngestReport, progress: ProgressCallback | None) -> None:
+                 report: IngestReport, progress: ProgressCallback | None,
+                 sources: Mapping[Path, str] | None = None) -> None:
         self.store, self.settings, self.owner, self.report = store, settings, owner, report
+        # Resolved path -> the document's `source` when it is not the path itself (API uploads).
+        self.sources = {path.resolve(): source for path, source in (sources or {}).items()}
         self.progress = progress
         self._embedder_source = embedder
         self._embedder: Embedder | None = None
@@ -268,7 +271,7 @@ class _Ingester:
                               hint="see `citeline ingest --help` for the formats, or use --exclude")
         data = _read_checked(path, self.settings.max_file_bytes)
         digest = content_hash(data)
-        source = str(path)
+        source = self.sources.get(path.resolve(), str(path))
         existing = self.store.find_document(self.owner, source)
         if existing is not None and existing.content_hash == digest and existing.status == "indexed":
             self.report.unchanged += 1
@@ -331,10 +334,13 @@ def ingest_paths(
     progress: ProgressCallback | None = None,
     prune: bool = False,
     on_discovered: Callable[[int], None] | None = None,
+    sources: Mapping[Path, str] | None = None,
 ) -> IngestReport:
     """Ingest files and directories. `embedder` may be a factory, called only if something changed.
 
     With `prune`, documents of `owner` whose files under these roots no longer exist are removed.
+    `sources` names the documents of some files otherwise than by their path (API uploads: the
+    name must not depend on which worker's disk held the file).
     """
     roots = list(paths)
     report = IngestReport()
@@ -343,7 +349,7 @@ def ingest_paths(
     if on_discovered is not None:
         on_discovered(len(files))
     ingester = _Ingester(store=store, embedder=embedder, settings=settings, owner=owner, report=report,
-                         progress=progress)
+                         progress=progress, sources=sources)
     try:
         for path in files:
             ingester.add(path)

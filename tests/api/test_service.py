@@ -54,10 +54,28 @@ def test_uploads_stay_in_the_owners_folder(client: TestClient, service: Service,
     user = service.users.get("alice")
     assert user is not None
     folder = home.resolve() / "uploads" / user.id
-    assert sorted(p.name for p in folder.iterdir()) == ["abs.md", "escape.md", "nul_00byte.md"]  # httpx sends NUL as %00
+    # Staged only while indexed: no worker keeps a file another worker would need.
+    assert list(folder.iterdir()) == []
     assert not (home / "escape.md").exists() and not Path("/etc/abs.md").exists()
     sources = {d["source"] for d in upload_raw.json()["documents"]}
-    assert sources == {"abs.md", "escape.md", "nul_00byte.md"}  # never a server path
+    assert sources == {"abs.md", "escape.md", "nul_00byte.md"}  # never a server path; httpx sends NUL as %00
+    stored = {r.source for r in service.citeline.documents(user.id)}
+    assert stored == {"upload:abs.md", "upload:escape.md", "upload:nul_00byte.md"}  # no worker's path either
+
+
+def test_reupload_replaces_a_document_uploaded_under_the_old_path_source(
+        client: TestClient, service: Service) -> None:
+    _, key = service.users.add("alice")
+    user = service.users.get("alice")
+    assert user is not None
+    # As uploads were indexed before they were named `upload:NAME`: the staged path as source.
+    legacy = service.uploads_dir(user.id) / "notes.txt"
+    legacy.parent.mkdir(parents=True)
+    legacy.write_text("Release notes. Version 1 had no connection pooling.\n", encoding="utf-8")
+    assert service.citeline.ingest([legacy], owner=user.id).ingested == 1
+    upload(client, key, {"notes.txt": DOCS["notes.txt"]})
+    assert [r.source for r in service.citeline.documents(user.id)] == ["upload:notes.txt"]
+    assert not legacy.exists()
 
 
 def test_upload_rejections(client: TestClient, service: Service) -> None:

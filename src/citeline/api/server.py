@@ -6,6 +6,7 @@ import asyncio
 import json
 import logging
 import re
+import shutil
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -293,9 +294,11 @@ def create_app(citeline: Citeline | None = None, api: ApiSettings | None = None,
 
     def ingest_saved(owner: str, saved: list[tuple[str, Path]]) -> m.UploadResult:
         result = m.UploadResult(documents=[], failed=[], ingested=0, updated=0, unchanged=0, chunks=0)
+        store = svc.citeline.store
         for name, path in saved:
+            source = svc.upload_source(name)
             try:
-                report = svc.citeline.ingest([path], owner=owner)
+                report = svc.citeline.ingest([path], owner=owner, sources={path: source})
             except Exception:
                 log.exception("ingest of an upload failed")
                 report = None
@@ -303,13 +306,18 @@ def create_app(citeline: Citeline | None = None, api: ApiSettings | None = None,
                 reason = report.failed[0].error if report else "the file could not be indexed"
                 reason = reason.replace(str(path.parent) + "/", "").replace(str(path), name)
                 result.failed.append(m.UploadFailure(filename=name, error=reason))
-                path.unlink(missing_ok=True)
                 continue
             result.ingested += report.ingested
             result.updated += report.updated
             result.unchanged += report.unchanged
             result.chunks += report.chunks
-            record = svc.citeline.store.find_document(owner, str(path))
+            # An upload indexed before uploads were named by file name (its source a path in this
+            # worker's home) is replaced by the new document, as a re-upload always was.
+            legacy = store.find_document(owner, svc.legacy_upload_source(owner, name))
+            if legacy is not None:
+                svc.citeline.delete_document(legacy.id, owner)
+                Path(legacy.source).unlink(missing_ok=True)
+            record = store.find_document(owner, source)
             if record is not None:
                 result.documents.append(document_info(record))
         return result
@@ -323,17 +331,22 @@ def create_app(citeline: Citeline | None = None, api: ApiSettings | None = None,
         if len(files) > svc.api.max_upload_files:
             raise ApiError(422, f"at most {svc.api.max_upload_files} files per upload", type="validation_error",
                            step="validation")
-        folder = svc.uploads_dir(user.id)
+        # Files are only staged on this worker's disk while they are indexed, then removed: the
+        # store holds everything later requests need, so any worker can serve them.
+        folder = svc.uploads_dir(user.id) / uuid.uuid4().hex
         await run_in_threadpool(folder.mkdir, parents=True, exist_ok=True)
-        saved: list[tuple[str, Path]] = []
-        failures: list[m.UploadFailure] = []
-        for upload in files:
-            name, path, problem = await save_upload(upload, folder)
-            if path is None:
-                failures.append(m.UploadFailure(filename=name, error=problem or "rejected"))
-            else:
-                saved.append((name, path))
-        result = await run_in_threadpool(ingest_saved, user.id, saved)
+        try:
+            saved: list[tuple[str, Path]] = []
+            failures: list[m.UploadFailure] = []
+            for upload in files:
+                name, path, problem = await save_upload(upload, folder)
+                if path is None:
+                    failures.append(m.UploadFailure(filename=name, error=problem or "rejected"))
+                else:
+                    saved.append((name, path))
+            result = await run_in_threadpool(ingest_saved, user.id, saved)
+        finally:
+            await run_in_threadpool(shutil.rmtree, folder, ignore_errors=True)
         result.failed = failures + result.failed
         if not result.documents:
             raise ApiError(422, "no file could be indexed", type="validation_error", step="validation",
@@ -367,7 +380,7 @@ def create_app(citeline: Citeline | None = None, api: ApiSettings | None = None,
         if record is None or not await run_in_threadpool(svc.citeline.delete_document, document_id, user.id):
             raise not_found("document")
         source = Path(record.source)
-        if source.parent == svc.uploads_dir(user.id):
+        if source.parent == svc.uploads_dir(user.id):  # an upload from before uploads were staged only
             await run_in_threadpool(source.unlink, missing_ok=True)
         return Response(status_code=204)
 

@@ -22,7 +22,7 @@ from citeline.agent.result import AgentResult
 from citeline.api.errors import ApiError
 from citeline.api.limits import RateLimiter, RunSlots, retry_after
 from citeline.api.metrics import Metrics
-from citeline.api.sessions import CheckpointSessionStore, SessionMessage, SessionState, SessionStore
+from citeline.api.sessions import SessionMessage, SessionState, SessionStore, open_sessions
 from citeline.api.settings import ApiSettings
 from citeline.api.users import User, UserRegistry
 from citeline.app import Citeline
@@ -32,6 +32,7 @@ log = logging.getLogger("citeline.api")
 query_id_var: contextvars.ContextVar[str] = contextvars.ContextVar("citeline_query_id", default="-")
 
 DEFAULT_MODEL_ID = "citeline"
+UPLOAD_SCHEME = "upload:"
 _UNSAFE = re.compile(r"[^\w. -]+")
 
 
@@ -86,7 +87,9 @@ class Service:
         self.api = api
         self.home = citeline.settings.home.expanduser().resolve()
         self.users = UserRegistry(citeline.store)
-        self.sessions: SessionStore = sessions or CheckpointSessionStore.sqlite(self.home / "sessions.sqlite3")
+        # Sessions follow the store (shared PostgreSQL -> shared sessions) unless set explicitly.
+        self.sessions: SessionStore = sessions or open_sessions(
+            api.sessions, citeline.settings.store_url, self.home, pool_size=api.sessions_pool_size)
         self.metrics = Metrics()
         self.limiter = RateLimiter(api.rate_per_s, api.rate_burst)
         self.slots = RunSlots(api.max_concurrent_runs)
@@ -107,10 +110,23 @@ class Service:
 
     # --- files -----------------------------------------------------------------------------
     def uploads_dir(self, owner: str) -> Path:
+        """Where an upload is staged while it is indexed (removed afterwards: see `upload_source`)."""
         return self.home / "uploads" / sanitize_filename(owner, fallback="owner")
+
+    @staticmethod
+    def upload_source(name: str) -> str:
+        """The `source` of an uploaded document: its file name, never a path on this worker's disk,
+        so a re-upload through any worker behind the load balancer replaces the same document."""
+        return UPLOAD_SCHEME + name
+
+    def legacy_upload_source(self, owner: str, name: str) -> str:
+        """The `source` uploads had before they were named by `upload_source` (a path in `home`)."""
+        return str(self.uploads_dir(owner) / name)
 
     def present_source(self, owner: str, source: str) -> str:
         """Upload paths become the file name; the server's directory layout never leaves it."""
+        if source.startswith(UPLOAD_SCHEME):
+            return source.removeprefix(UPLOAD_SCHEME)
         try:
             return str(Path(source).relative_to(self.uploads_dir(owner)))
         except ValueError:

@@ -1,11 +1,12 @@
 """Conversation sessions persisted by a LangGraph checkpointer.
 
 `SessionStore` is the small interface the service uses; `CheckpointSessionStore` implements it on
-any LangGraph `BaseCheckpointSaver` (the SQLite saver by default, a Postgres saver can be passed
-instead). Each session is one checkpointer thread whose state holds its owner, timestamps and the
-message list (an append-only channel). The thread id is a hash of (owner, session id), so two
-users may pick the same session id and never see each other's threads; the owner is checked
-again on every read.
+any LangGraph `BaseCheckpointSaver`: `SqliteSaver` in a file under the worker's home, or
+`PostgresSaver` in the shared database, so that any number of `citeline serve` workers behind a
+load balancer see the same sessions (`open_sessions` picks one from the settings). Each session is
+one checkpointer thread whose state holds its owner, timestamps and the message list (an
+append-only channel). The thread id is a hash of (owner, session id), so two users may pick the
+same session id and never see each other's threads; the owner is checked again on every read.
 """
 
 from __future__ import annotations
@@ -18,12 +19,26 @@ import sqlite3
 import threading
 import time
 import uuid
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Protocol, TypedDict
+from typing import TYPE_CHECKING, Annotated, Any, Protocol, TypedDict
+
+from citeline.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from psycopg_pool import ConnectionPool
 
 SESSION_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 DEFAULT_CONTEXT_WINDOW = 20
+# Advisory-lock class ids (the first of PostgreSQL's two 32-bit keys): "CSES" for one session's
+# read-then-write, "CSET" for the checkpointer's schema setup. The two-key space never overlaps
+# the one-bigint key of citeline's store migrations.
+_SESSION_LOCK_CLASS = 0x43_53_45_53
+_SETUP_LOCK_CLASS = 0x43_53_45_54
+
+ThreadLock = Callable[[str], AbstractContextManager[object]]
 
 
 @dataclass
@@ -85,10 +100,21 @@ def _thread_id(owner: str, session_id: str) -> str:
     return hashlib.sha256(f"{owner}\x00{session_id}".encode()).hexdigest()
 
 
-class CheckpointSessionStore:
-    """Sessions on a LangGraph checkpointer (`SqliteSaver`, or e.g. `PostgresSaver`)."""
+def _lock_key(thread_id: str) -> int:
+    """A signed 32-bit advisory-lock key from a thread id (a collision only serialises two sessions)."""
+    return int.from_bytes(bytes.fromhex(thread_id[:8]), "big", signed=True)
 
-    def __init__(self, checkpointer: Any, *, on_close: Any = None) -> None:
+
+class CheckpointSessionStore:
+    """Sessions on a LangGraph checkpointer (`SqliteSaver` or `PostgresSaver`).
+
+    `thread_lock(thread_id)` guards each read-then-write (create checks the id is free, append
+    checks the session exists): a process-wide lock by default, enough for one process; the
+    Postgres store passes a PostgreSQL advisory lock so workers on other machines queue too.
+    """
+
+    def __init__(self, checkpointer: Any, *, on_close: Callable[[], object] | None = None,
+                 thread_lock: ThreadLock | None = None) -> None:
         # Imported as a module object (Any to mypy): mypy's inference of StateGraph's overloads
         # leaks between modules and breaks agent/graph.py's checks when both are typed here.
         lg: Any = importlib.import_module("langgraph.graph")
@@ -99,8 +125,14 @@ class CheckpointSessionStore:
         builder.add_edge("record", END)
         self.checkpointer = checkpointer
         self._graph: Any = builder.compile(checkpointer=checkpointer)
-        self._lock = threading.Lock()  # one writer at a time: appends read then write a thread
+        self._lock = threading.Lock()
+        self._thread_lock: ThreadLock = thread_lock or self._local_lock
         self._on_close = on_close
+
+    @contextmanager
+    def _local_lock(self, _thread_id: str) -> Iterator[None]:
+        with self._lock:
+            yield
 
     @classmethod
     def sqlite(cls, path: Path) -> CheckpointSessionStore:
@@ -112,6 +144,59 @@ class CheckpointSessionStore:
         saver = SqliteSaver(conn)
         saver.setup()
         return cls(saver, on_close=conn.close)
+
+    @classmethod
+    def postgres(cls, conninfo: str, *, pool_size: int = 4) -> CheckpointSessionStore:
+        """Sessions in a PostgreSQL database (LangGraph's `PostgresSaver` on a psycopg pool).
+
+        The pool holds at most `pool_size` connections: the saver uses one at a time (it
+        serialises its own calls) and each create/append in flight holds one more for its
+        advisory lock.
+        """
+        try:
+            from langgraph.checkpoint.postgres import PostgresSaver
+            from psycopg.rows import dict_row
+            from psycopg_pool import ConnectionPool
+        except ImportError as exc:
+            raise ConfigurationError(
+                f"sessions on PostgreSQL need `{exc.name}`", hint="install citeline[postgres]"
+            ) from exc
+        if pool_size < 2:
+            raise ConfigurationError("the sessions pool needs at least 2 connections",
+                                     hint="set CITELINE_API_SESSIONS_POOL_SIZE to 2 or more")
+        # The settings PostgresSaver documents for its connections: autocommit (its setup runs
+        # CREATE INDEX CONCURRENTLY), dict rows, and no prepared statements (poolers like PgBouncer).
+        pool: ConnectionPool[Any] = ConnectionPool(
+            conninfo, min_size=1, max_size=pool_size, name="citeline-sessions", open=False,
+            kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
+            check=ConnectionPool.check_connection,
+        )
+        try:
+            pool.open(wait=True, timeout=30.0)
+            saver = PostgresSaver(pool)
+            # setup() is not safe to run from two workers booting at once (both would record the
+            # same migration): one at a time, under an advisory lock held on its own connection.
+            # A session-level lock taken by polling, never a blocking wait: CREATE INDEX
+            # CONCURRENTLY in setup() waits for every statement running with an older snapshot,
+            # so another worker blocked in pg_advisory_lock() would deadlock with it.
+            with pool.connection() as conn:
+                while not conn.execute("SELECT pg_try_advisory_lock(%s, 0) AS ok",
+                                       (_SETUP_LOCK_CLASS,)).fetchone()["ok"]:
+                    time.sleep(0.1)
+                try:
+                    saver.setup()
+                finally:
+                    conn.execute("SELECT pg_advisory_unlock(%s, 0)", (_SETUP_LOCK_CLASS,))
+        except Exception as exc:
+            pool.close()
+            from citeline.index.pg_migrations import redact
+
+            raise ConfigurationError(
+                f"cannot open the sessions database at {redact(conninfo)}: {exc.__class__.__name__}: "
+                f"{str(exc).strip()[:300]}",
+                hint="check CITELINE_STORE (or CITELINE_API_SESSIONS) and that the server is reachable",
+            ) from exc
+        return cls(saver, on_close=pool.close, thread_lock=_advisory_lock(pool, pool_size - 1))
 
     @staticmethod
     def _config(owner: str, session_id: str) -> dict[str, Any]:
@@ -134,7 +219,7 @@ class CheckpointSessionStore:
                initial_context: dict[str, Any] | None = None) -> SessionState | None:
         session_id = session_id or uuid.uuid4().hex
         now = time.time()
-        with self._lock:
+        with self._thread_lock(_thread_id(owner, session_id)):
             if self._read(owner, session_id) is not None:
                 return None
             self._graph.invoke(
@@ -149,7 +234,7 @@ class CheckpointSessionStore:
         return self._read(owner, session_id)
 
     def append(self, owner: str, session_id: str, messages: list[SessionMessage]) -> SessionState | None:
-        with self._lock:
+        with self._thread_lock(_thread_id(owner, session_id)):
             if self._read(owner, session_id) is None:
                 return None
             self._graph.invoke(
@@ -159,7 +244,7 @@ class CheckpointSessionStore:
             return self._read(owner, session_id)
 
     def delete(self, owner: str, session_id: str) -> bool:
-        with self._lock:
+        with self._thread_lock(_thread_id(owner, session_id)):
             if self._read(owner, session_id) is None:
                 return False
             self.checkpointer.delete_thread(_thread_id(owner, session_id))
@@ -168,3 +253,51 @@ class CheckpointSessionStore:
     def close(self) -> None:
         if self._on_close is not None:
             self._on_close()
+
+
+def _advisory_lock(pool: ConnectionPool[Any], holders: int) -> ThreadLock:
+    """Per-thread locks shared by every process on the database: a transaction-level advisory
+    lock on a pooled connection, released by the commit (or by the server if the worker dies).
+
+    At most `holders` (the pool size less one) are held at once: a holder needs the saver's
+    connection to finish, so holders taking the whole pool would wait on each other forever.
+    """
+    slots = threading.BoundedSemaphore(holders)
+
+    @contextmanager
+    def lock(thread_id: str) -> Iterator[None]:
+        with slots, pool.connection() as conn, conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (_SESSION_LOCK_CLASS, _lock_key(thread_id)))
+            yield
+
+    return lock
+
+
+def sessions_target(sessions: str, store_url: str, home: Path) -> str:
+    """Where sessions live: `sessions` when set, else the PostgreSQL store's database, else a
+    SQLite file in `home`. Returned as `sqlite:PATH` or a libpq `postgresql://` URL."""
+    if sessions:
+        target = sessions
+    elif store_url.startswith(("postgresql://", "postgres://")):
+        from citeline.index.postgres import PostgresOptions
+
+        return PostgresOptions.from_url(store_url).conninfo  # without citeline's own URL options
+    else:
+        return f"sqlite:{home / 'sessions.sqlite3'}"
+    if target.startswith(("postgresql://", "postgres://")):
+        return target
+    if target.startswith("sqlite:") and len(target) > len("sqlite:"):
+        return target
+    raise ConfigurationError(
+        f"unsupported sessions URL `{target[:80]}`",
+        hint="set CITELINE_API_SESSIONS to `sqlite:PATH`, `postgresql://...`, or leave it empty to follow "
+        "CITELINE_STORE",
+    )
+
+
+def open_sessions(sessions: str, store_url: str, home: Path, *, pool_size: int = 4) -> CheckpointSessionStore:
+    """The session store the settings ask for (see `sessions_target`)."""
+    target = sessions_target(sessions, store_url, home)
+    if target.startswith("sqlite:"):
+        return CheckpointSessionStore.sqlite(Path(target.removeprefix("sqlite:")).expanduser())
+    return CheckpointSessionStore.postgres(target, pool_size=pool_size)

@@ -14,12 +14,28 @@ class ApiSettings(BaseSettings):
     auth: bool = Field(default=True, description="Require bearer API keys; off = one local user (`owner`).")
     max_body_bytes: int = Field(default=25 * 1024 * 1024, ge=1024, description="Largest request body accepted.")
     max_upload_files: int = Field(default=20, ge=1, description="Files per upload request.")
-    rate_per_s: float = Field(default=10.0, gt=0, description="Sustained requests per second per user.")
-    rate_burst: int = Field(default=60, ge=1, description="Requests a user may burst above the sustained rate.")
-    max_concurrent_runs: int = Field(default=4, ge=1, description="Agent runs in flight per user.")
+    # Counted in each worker's memory: behind N workers a user gets up to N times these (see
+    # docs/scaling.md, "What stays per worker").
+    rate_per_s: float = Field(default=10.0, gt=0,
+                              description="Sustained requests per second per user, counted per worker process.")
+    rate_burst: int = Field(default=60, ge=1,
+                            description="Requests a user may burst above the sustained rate (per worker).")
+    max_concurrent_runs: int = Field(default=4, ge=1, description="Agent runs in flight per user (per worker).")
     heartbeat_s: float = Field(default=15.0, gt=0, description="SSE heartbeat comment interval, seconds.")
     models: str = Field(
         default="extractive",
         description="Comma-separated answerer specs clients may pick besides the server default.",
     )
     worker_threads: int = Field(default=64, ge=4, description="Threads that run agent work off the event loop.")
+    sessions: str = Field(
+        default="",
+        description="Where conversation sessions live. Empty follows the store: with a `postgresql://` "
+        "CITELINE_STORE they go to that database (LangGraph's PostgresSaver), so every worker behind a "
+        "load balancer sees them; otherwise to `sessions.sqlite3` under the worker's home. Or set "
+        "`sqlite:PATH` or `postgresql://...` explicitly.",
+    )
+    sessions_pool_size: int = Field(
+        default=4, ge=2,
+        description="Most PostgreSQL connections one worker opens for sessions (besides the store's "
+        "pool_max_size): one for the checkpointer, the rest for per-session locks of concurrent turns.",
+    )

@@ -37,6 +37,8 @@ def hash_key(key: str) -> str:
 class UserRegistry:
     def __init__(self, store: Store) -> None:
         self.store = store
+        # Key digest -> user, per worker. Safe behind a load balancer only because a key is never
+        # revoked or reassigned; a revocation feature must expire or drop these entries.
         self._cache: dict[str, User] = {}
         self._lock = threading.Lock()
 
