@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import sys
 import tempfile
@@ -40,7 +39,6 @@ from store import OWNER, Corpus, load, make_corpus
 from citeline.index.store import SearchRequest, open_store
 
 RECALL_GOAL = 0.99
-os.environ.setdefault("LANCE_LOG", "error")  # lance warns on every hybrid query about a future default
 
 
 def before_store(path: Path) -> Any:
