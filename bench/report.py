@@ -34,13 +34,14 @@ def targets(r: dict[str, Any]) -> list[tuple[str, str, str, str]]:
                      "" if ok else "both are bound by the same embedder; the difference is within drift"))
     for run in r["query"]["runs"]:
         n, s = run["chunks"], run["systems"]
+        own = run.get("own", s)
         judged = "DESIGN §5 target" if n == max(x["chunks"] for x in r["query"]["runs"]) else "same bound, smaller size"
         for q in ("p50", "p95"):
             ratio = run[f"hybrid_vs_numpy_{q}"]
             why = ""
             if ratio > 3:
-                hyb, dense, base = (s["citeline hybrid"][q + "_ms"], s["citeline dense"][q + "_ms"],
-                                    s["numpy exact"][q + "_ms"])
+                hyb, dense, base = (own["citeline hybrid"][q + "_ms"], own["citeline dense"][q + "_ms"],
+                                    own["numpy exact"][q + "_ms"])
                 why = (f"hybrid = BM25 statement + exact dense scan + passage rows; here the dense scan alone "
                        f"took {dense:.1f} ms vs numpy's {base:.1f} ms over the same vectors")
                 if q == "p50":
@@ -48,8 +49,9 @@ def targets(r: dict[str, Any]) -> list[tuple[str, str, str, str]]:
                 if n < 50_000:
                     why += "; fixed costs dominate next to a ~1 ms numpy scan"
             rows.append((f"hybrid search {q} ≤ 3 × bare numpy exact search, {n:,} chunks ({judged})",
-                         f"{ratio:.2f}× ({s['citeline hybrid'][q + '_ms']:.2f} ms vs "
-                         f"{s['numpy exact'][q + '_ms']:.2f} ms)", _mark(ratio <= 3), why))
+                         f"{ratio:.2f}× ({own['citeline hybrid'][q + '_ms']:.2f} ms vs "
+                         f"{own['numpy exact'][q + '_ms']:.2f} ms; citeline and numpy interleaved, peers not "
+                         "loaded yet)", _mark(ratio <= 3), why))
         if "chroma hnsw" in s:
             dense = s["citeline dense"]["p50_ms"]
             for peer in ("chroma hnsw", "lancedb flat", "lancedb ivf-pq"):
@@ -227,8 +229,15 @@ def write(r: dict[str, Any], path: Path, plot_dir: Path) -> str:
               "Recall@10 is against exact search; hybrid rankings mix BM25 in, so they have no recall figure "
               "(their overlap with the dense top 10 is given).", ""]
     for run in r["query"]["runs"]:
-        lines += [f"### {run['chunks']:,} chunks ({run['queries']} queries, seed {run['seed']})", "",
-                  "| system | p50 ms | p95 ms | recall@10 | settings |", "|---|---|---|---|---|"]
+        lines += [f"### {run['chunks']:,} chunks ({run['queries']} queries, seed {run['seed']})", ""]
+        if "own" in run:
+            lines += ["Phase 1, citeline against numpy only (no peer loaded in the process yet); the "
+                      "≤ 3× target is judged on this table:", "",
+                      "| system | p50 ms | p95 ms |", "|---|---|---|"]
+            lines += [f"| {name} | {e['p50_ms']:.2f} | {e['p95_ms']:.2f} |" for name, e in run["own"].items()]
+            lines += ["", "Phase 2, all systems interleaved (peers loaded); the peer comparisons are judged "
+                      "on this table:", ""]
+        lines += ["| system | p50 ms | p95 ms | recall@10 | settings |", "|---|---|---|---|---|"]
         for name, e in run["systems"].items():
             lines.append(f"| {name} | {e['p50_ms']:.2f} | {e['p95_ms']:.2f} | "
                          f"{'–' if e['recall_at_10'] is None else e['recall_at_10']} | {e.get('settings', '')} |")
