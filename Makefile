@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 DEMO_HOME ?= $(CURDIR)/.citeline
 SAMPLE_QUESTION ?= How many times does Harbor retry a failed job by default?
 
-.PHONY: run test install install-dev lint typecheck clean
+.PHONY: run test install install-dev install-bench bench lint typecheck clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,20 +21,31 @@ $(VENV)/.installed-dev: $(VENV)/.installed
 	$(BIN)/pip install --quiet -e '.[dev,postgres,local]'
 	touch $@
 
+$(VENV)/.installed-bench: $(VENV)/.installed pyproject.toml
+	$(BIN)/pip install --quiet -e '.[bench]'
+	@if $(BIN)/python -c "import torch" 2>/dev/null; then echo "error: PyTorch got installed" >&2; exit 1; fi
+	touch $@
+
 install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev
+install-bench: $(VENV)/.installed-bench
+
+# Issue #9's benchmark suite: writes bench/results.md, bench/results/results.json and bench/plots/*.png.
+# BENCH_ARGS=--quick checks the machinery at small sizes.
+bench: install-bench
+	$(BIN)/python bench/run.py $(BENCH_ARGS)
 
 run: install
 	CITELINE_HOME=$(DEMO_HOME) $(BIN)/citeline ingest examples/docs
 	CITELINE_HOME=$(DEMO_HOME) $(BIN)/citeline ask "$(SAMPLE_QUESTION)"
 
 test: install-dev
-	$(BIN)/ruff check src tests
+	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 lint: install-dev
-	$(BIN)/ruff check src tests
+	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy
 
 clean:

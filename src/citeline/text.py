@@ -10,6 +10,7 @@ import re
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 # Identifiers such as `follow_redirects=True`, `httpx.Client`, `HTTP/2` stay one term, so a
 # question about `max_redirects` does not match a passage that only says "redirects".
@@ -34,6 +35,8 @@ STOPWORDS = frozenset(
 
 def fold(text: str) -> str:
     """Casefold and strip accents so "Café" and "cafe" compare equal."""
+    if text.isascii():  # nothing to decompose or strip; most text, and the per-char loop is slow
+        return text.casefold()
     decomposed = unicodedata.normalize("NFKD", text.casefold())
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
@@ -43,6 +46,7 @@ def terms(text: str) -> list[str]:
     return [match.group(0) for match in _TERM.finditer(fold(text))]
 
 
+@lru_cache(maxsize=1 << 15)
 def stem(term: str) -> str:
     # A light, deterministic plural/verb-form stripper: enough for "redirects"~"redirect"
     # without a stemming dependency; identifiers are left alone.

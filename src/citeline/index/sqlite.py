@@ -44,6 +44,9 @@ CREATE TABLE IF NOT EXISTS chunks (
 );
 CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(owner, document_id, chunk_index);
 CREATE INDEX IF NOT EXISTS chunks_chunk_id ON chunks(owner, chunk_id);
+-- Covers the owner/document check of every full-text match: without it each match reads the
+-- chunk's table row (text and 1.5 KB vector), which made BM25 joins 2-3x slower at 100k chunks.
+CREATE INDEX IF NOT EXISTS chunks_scope ON chunks(rowid, owner, document_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     text, section, title, tokenize = 'porter unicode61 remove_diacritics 2'
 );
@@ -52,6 +55,8 @@ CREATE TABLE IF NOT EXISTS kv (
     PRIMARY KEY (namespace, key)
 );
 """
+_MMAP_BYTES = 1 << 30
+_CACHE_KIB = 64 * 1024
 _FILTER_KEY = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 
 
@@ -82,6 +87,11 @@ class SQLiteStore:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA busy_timeout=60000")
+            # Reads through a memory map and a larger page cache: a search touches thousands
+            # of index pages (FTS doclists, the scope index), and read() per page was a large
+            # share of a hybrid query at 100k chunks. Address space only; pages are the OS's.
+            conn.execute(f"PRAGMA mmap_size={_MMAP_BYTES}")
+            conn.execute(f"PRAGMA cache_size=-{_CACHE_KIB}")
             self._local.conn = conn
         return conn
 
@@ -238,11 +248,14 @@ class SQLiteStore:
         if match is None:
             return []
         scope, params = self._scope_sql(request)
+        # The scope index answers the owner/document check per match without reading chunk rows;
+        # the documents table is joined only when metadata filters need it.
+        documents = (" JOIN documents d ON d.owner = c.owner AND d.id = c.document_id"
+                     if request.filters else "")
         rows = self._conn().execute(
             "SELECT c.rowid, -bm25(chunks_fts, 1.0, 0.5, 0.3) FROM chunks_fts f"
-            " JOIN chunks c ON c.rowid = f.rowid"
-            " JOIN documents d ON d.owner = c.owner AND d.id = c.document_id"
-            f" WHERE chunks_fts MATCH ? AND {scope}"
+            " JOIN chunks c INDEXED BY chunks_scope ON c.rowid = f.rowid"
+            f"{documents} WHERE chunks_fts MATCH ? AND {scope}"
             " ORDER BY bm25(chunks_fts, 1.0, 0.5, 0.3), c.rowid LIMIT ?",
             [match, *params, limit],
         ).fetchall()

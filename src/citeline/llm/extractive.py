@@ -11,9 +11,9 @@ from __future__ import annotations
 import importlib.util
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -91,16 +91,20 @@ def key_terms(question: str) -> list[KeyTerm]:
     return list(result.values())
 
 
-def _vocabulary(text: str) -> set[str]:
+@lru_cache(maxsize=4096)
+def _vocabulary(text: str) -> frozenset[str]:
+    """Words, stems and identifier parts of a text. Cached: one run weighs the same passages at
+    every decision (which to open, then the answer), and this was most of the agent's own time."""
     words = terms(text)
     vocab = set(words)
     for word in words:
         vocab.add(stem(word))
         if _IDENTIFIER.search(word):
             vocab.update(stem(part) for part in re.split(r"[._/=-]", word) if part)
-    return vocab
+    return frozenset(vocab)
 
 
+@lru_cache(maxsize=1 << 16)  # the same (term, word) pairs recur across passages and sentences
 def _edit_distance_at_most(a: str, b: str, limit: int) -> bool:
     """Optimal-string-alignment distance <= limit (a transposition such as "reqeust" costs 1)."""
     if abs(len(a) - len(b)) > limit:
@@ -119,7 +123,7 @@ def _edit_distance_at_most(a: str, b: str, limit: int) -> bool:
     return rows[-1][-1] <= limit
 
 
-def _credit(term: str, vocab: set[str]) -> float:
+def _credit(term: str, vocab: Set[str]) -> float:
     """1.0 if the passage has the term; partial credit when an identifier's parts all occur
     (`client.post()` is covered by a passage about `client` and `post`)."""
     if _present(term, vocab):
@@ -131,14 +135,16 @@ def _credit(term: str, vocab: set[str]) -> float:
     return 0.0
 
 
-def _present(term: str, vocab: set[str]) -> bool:
+def _present(term: str, vocab: Set[str]) -> bool:
     if term in vocab or stem(term) in vocab:
         return True
     if "-" in term:
         return False  # "rate-limit" is not covered by "rate" and "limit" apart; keep it strict
     if len(term) >= 5 and term.isalpha():  # tolerate typos: "certifcate", "reqeust"
         limit = 2 if len(term) >= 8 else 1
-        return any(v[:1] == term[:1] and _edit_distance_at_most(term, v, limit) for v in vocab if v.isalpha())
+        first, size = term[0], len(term)
+        return any(v[:1] == first and abs(len(v) - size) <= limit and v.isalpha()
+                   and _edit_distance_at_most(term, v, limit) for v in vocab)
     return False
 
 
@@ -155,12 +161,22 @@ class Coverage:
 
     def __init__(self, passages: Sequence[Passage]) -> None:
         self.vocabs = [_vocabulary(_passage_text(p)) for p in passages]
+        self._credits: dict[tuple[str, int], float] = {}
+
+    def credit(self, term: str, index: int) -> float:
+        """`_credit(term, self.vocabs[index])`, memoised: weights and ranking ask for the same
+        pairs, and a term absent from a passage costs a typo-tolerant scan of its vocabulary."""
+        key = (term, index)
+        value = self._credits.get(key)
+        if value is None:
+            value = self._credits[key] = _credit(term, self.vocabs[index])
+        return value
 
     def weights(self, keys: Sequence[KeyTerm]) -> dict[str, float]:
         n = len(self.vocabs)
         weights = {}
         for key in keys:
-            df = sum(1 for vocab in self.vocabs if _credit(key.term, vocab) > 0)
+            df = sum(1 for i in range(n) if self.credit(key.term, i) > 0)
             weights[key.term] = key.weight * math.log(1 + (n + 1) / (1 + df))
         return weights
 
@@ -170,7 +186,8 @@ class Coverage:
             return (1.0 if not keys else 0.0), 0
         weights = self.weights(keys)
         total = sum(weights.values())
-        scores = [sum(weights[k.term] * _credit(k.term, vocab) for k in keys) / total for vocab in self.vocabs]
+        scores = [sum(weights[k.term] * self.credit(k.term, i) for k in keys) / total
+                  for i in range(len(self.vocabs))]
         index = int(np.argmax(scores))
         return scores[index], index
 
@@ -238,8 +255,8 @@ class ExtractiveAnswerer:
             weights = coverage.weights(keys)
             total = sum(weights.values()) or 1.0
             scored = []
-            for passage, vocab in zip(pool, coverage.vocabs, strict=True):
-                covered = sum(weights[k.term] * _credit(k.term, vocab) for k in keys) / total
+            for index, passage in enumerate(pool):
+                covered = sum(weights[k.term] * coverage.credit(k.term, index) for k in keys) / total
                 scored.append((0.6 * covered + 0.4 * passage.score, passage))
             scored.sort(key=lambda pair: -pair[0])
             return [p for _, p in scored]
@@ -267,7 +284,8 @@ class ExtractiveAnswerer:
         pool = run.retrieved()
         if not run.evidence() or not pool:
             return self._decline(run)
-        coverage, _ = Coverage(pool).best(keys)
+        pool_coverage = Coverage(pool)
+        coverage, _ = pool_coverage.best(keys)
         if coverage < self.settings.answer_threshold:
             return self._decline(run, f"the documents do not mention: {self._missing(keys, pool)}")
         return None
@@ -330,7 +348,7 @@ class ExtractiveAnswerer:
         if len(parts) > 1:
             for part, part_vec in zip(parts, part_vecs, strict=True):
                 part_keys = key_terms(part)
-                part_cov, _ = Coverage(pool).best(part_keys)
+                part_cov, _ = pool_coverage.best(part_keys)
                 if part_cov < self.settings.answer_threshold:
                     insufficiencies.append({"section": part, "missing": f"no passage covers: {part}",
                                             "queries_tried": run.queries_tried})

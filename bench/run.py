@@ -1,0 +1,107 @@
+"""`make bench`: every benchmark of issue #9 in one run, written to bench/results.md and PNG plots.
+
+    .venv/bin/python bench/run.py            # the full suite (about 10-15 minutes on 2 busy cores)
+    .venv/bin/python bench/run.py --quick    # small sizes, to check the machinery (~3 minutes)
+
+Every figure that is judged against a target is a ratio of two things measured in this run,
+interleaved or alternated, using medians: absolute times drift on shared machines. All data is
+seeded; the settings used are printed and written to the results.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import ingest
+import process
+import query
+import report
+from common import BENCH_DIR, machine
+
+import agent
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="small sizes: checks the machinery, not the targets")
+    parser.add_argument("--ingest-chunks", type=int, default=None)
+    parser.add_argument("--ingest-rounds", type=int, default=2)
+    parser.add_argument("--sizes", default=None, help="query benchmark sizes (default 10000,100000)")
+    parser.add_argument("--queries", type=int, default=None)
+    parser.add_argument("--agent-chunks", type=int, default=None)
+    parser.add_argument("--agent-questions", type=int, default=12)
+    parser.add_argument("--cold-runs", type=int, default=4)
+    parser.add_argument("--out", type=Path, default=BENCH_DIR / "results.md")
+    parser.add_argument("--json", type=Path, default=BENCH_DIR / "results" / "results.json")
+    args = parser.parse_args()
+    sizes = [int(s) for s in (args.sizes or ("2000,10000" if args.quick else "10000,100000")).split(",")]
+    settings: dict[str, Any] = {
+        "ingest_chunks": args.ingest_chunks or (40 if args.quick else 100), "ingest_rounds": args.ingest_rounds,
+        "ingest_seed": 20251121, "query_sizes": sizes, "queries": args.queries or (40 if args.quick else 100),
+        "query_seed": 42, "agent_chunks": args.agent_chunks or (2000 if args.quick else 10_000),
+        "agent_questions": args.agent_questions, "agent_seed": 7, "cold_runs": args.cold_runs,
+    }
+    started = time.perf_counter()
+    out: dict[str, Any] = {"settings": settings, "machine": machine(), "quick": args.quick}
+    print("settings:", json.dumps(settings), flush=True)
+    print("machine: ", json.dumps(out["machine"]), flush=True)
+    work = Path(tempfile.mkdtemp(prefix="citeline-bench-run-"))
+    try:
+        corpus = work / "corpus"
+        step("ingest: citeline vs embedding alone vs LlamaIndex IngestionPipeline (real ONNX embedder)")
+        out["ingest"] = ingest.measure(settings["ingest_chunks"], settings["ingest_seed"], settings["ingest_rounds"],
+                                       keep_corpus=corpus)
+        show(out["ingest"], skip=("samples_s",))
+
+        step("memory: peak RSS of `citeline ingest` on the same corpus (fresh process)")
+        home = work / "home"
+        out["ingest_memory"] = process.ingest_memory(corpus, home)
+        show(out["ingest_memory"])
+
+        step("cold start: `citeline ask` in a fresh process vs `python -c pass`")
+        out["cold_start"] = process.cold_start(home, settings["cold_runs"])
+        show(out["cold_start"])
+
+        step(f"query: hybrid search vs numpy exact, Chroma and LanceDB at {sizes} chunks (synthetic vectors)")
+        largest = max(sizes)
+        kept = work / f"query-{largest}.sqlite3"
+        out["query"] = query.measure(sizes, settings["queries"], settings["query_seed"], keep_sqlite={largest: kept})
+
+        step(f"memory: warm `citeline serve` on the {largest:,}-chunk index")
+        out["serve_memory"] = process.serve_memory(kept, query.OWNER, work / "serve-home")
+        out["serve_memory"]["chunks"] = largest
+        show(out["serve_memory"])
+
+        step(f"agent: extractive `ask` at {settings['agent_chunks']:,} chunks")
+        out["agent"] = agent.measure(settings["agent_chunks"], settings["agent_questions"], settings["agent_seed"])
+        show(out["agent"], skip=("rows",))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    out["wall_s"] = round(time.perf_counter() - started, 1)
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(out, indent=2, default=str) + "\n", encoding="utf-8")
+    markdown = report.write(out, args.out, BENCH_DIR / "plots")
+    print("\n" + markdown)
+    print(f"wrote {args.out}, {args.json} and plots in {BENCH_DIR / 'plots'} ({out['wall_s']} s)")
+    return 0
+
+
+def step(title: str) -> None:
+    print(f"\n== {title}", flush=True)
+
+
+def show(data: dict[str, Any], skip: tuple[str, ...] = ()) -> None:
+    print(json.dumps({k: v for k, v in data.items() if k not in skip}, indent=1, default=str), flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
