@@ -318,7 +318,7 @@ class ExtractiveAnswerer:
         evidence = run.evidence()
         question = run.standalone_query or run.question
         keys = key_terms(question)
-        pool = run.retrieved()
+        pool_coverage = Coverage(run.retrieved())
         parts = split_parts(question)
         units = self._units(evidence)
         if not units:
