@@ -52,6 +52,17 @@ def verified(app: Citeline, result: Any) -> bool:
     return True
 
 
+def quoted_verbatim(app: Citeline, result: Any) -> bool:
+    """Every answer line ("- sentence [n]") is a sentence of the passage [n] cites, verbatim."""
+    for line in result.answer.splitlines():
+        sentence, number = line.removeprefix("- ").rsplit(" [", 1)
+        cited = next(c for c in result.citations if c.id == int(number.rstrip("]")))
+        passage = app.store.get_passage(app.settings.owner, cited.document_id, cited.chunk_id)
+        if passage is None or sentence.strip("`") not in " ".join(passage.text.split()):
+            return False
+    return True
+
+
 # --- a scripted OpenAI-compatible server -----------------------------------------------------
 @dataclass
 class Reply:

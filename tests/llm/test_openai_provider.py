@@ -14,7 +14,7 @@ from citeline.config import Settings
 from citeline.errors import ConfigurationError
 from citeline.llm.base import create_policy
 from citeline.llm.openai_provider import OpenAIAnswerer
-from tests.llm.helpers import API_KEY, CANARY, FakeOpenAI, Reply, verified
+from tests.llm.helpers import API_KEY, CANARY, FakeOpenAI, Reply, quoted_verbatim, verified
 
 MODEL = "openai:fake-model"
 SUPPORTED = "HTTPX raises a TimeoutException after 5 seconds of network inactivity [1]."
@@ -273,16 +273,6 @@ def test_a_stated_context_window_is_learned_and_fitted(make_app: Any, fake_opena
 
 
 # --- `#quotes`: code gathers the evidence, the model picks the answer's sentences ------------
-def _quoted_verbatim(app: Citeline, result: Any) -> bool:
-    for line in result.answer.splitlines():
-        sentence, number = line.removeprefix("- ").rsplit(" [", 1)
-        cited = next(c for c in result.citations if c.id == int(number.rstrip("]")))
-        passage = app.store.get_passage(app.settings.owner, cited.document_id, cited.chunk_id)
-        if passage is None or sentence.strip("`") not in " ".join(passage.text.split()):
-            return False
-    return True
-
-
 def test_quotes_mode_quotes_the_picked_sentences(make_app: Any, fake_openai: FakeOpenAI) -> None:
     def pick_the_default(body: dict[str, Any]) -> Reply:  # a model that finds the right sentence
         listing = body["messages"][1]["content"]
@@ -294,7 +284,7 @@ def test_quotes_mode_quotes_the_picked_sentences(make_app: Any, fake_openai: Fak
     result = app.ask("What is the default timeout?", model=MODEL + "#quotes")
     assert result.exit_reason == ExitReason.COMPLETED, result.trace
     assert result.model == "openai:fake-model#quotes"
-    assert result.citations and verified(app, result) and _quoted_verbatim(app, result)
+    assert result.citations and verified(app, result) and quoted_verbatim(app, result)
     assert "5 seconds" in result.answer
     assert fake_openai.chat_requests == 1  # searching and opening took no model turn
     request = fake_openai.requests[0]
@@ -315,7 +305,7 @@ def test_quotes_mode_reads_numbers_when_the_server_rejects_schemas(
     app: Citeline = make_app(openai_base_url=fake_openai.url)
     result = app.ask("What is the default timeout?", model=MODEL + "#quotes")
     assert result.exit_reason == ExitReason.COMPLETED, result.trace
-    assert verified(app, result) and _quoted_verbatim(app, result)
+    assert verified(app, result) and quoted_verbatim(app, result)
     assert fake_openai.chat_requests == 2
     assert "response_format" not in fake_openai.requests[1]
 

@@ -13,7 +13,7 @@ import pytest
 from citeline.agent.exits import DECLINE_MESSAGE, ExitReason
 from citeline.app import Citeline
 from citeline.errors import ConfigurationError
-from tests.llm.helpers import CANARY, verified
+from tests.llm.helpers import CANARY, quoted_verbatim, verified
 
 pytest.importorskip("llama_cpp", reason="install citeline[local]")
 
@@ -105,11 +105,7 @@ def test_local_bundled_model_answers_with_verified_quotes(make_app: Any) -> None
     # The model chose the sentences (one short grammar-constrained reply) and code quoted them:
     # every answer line is a sentence of the passage it cites, verbatim.
     assert result.usage.prompt_tokens > 0 and 0 < result.usage.completion_tokens < 30
-    for line in result.answer.splitlines():
-        sentence, number = line.removeprefix("- ").rsplit(" [", 1)
-        cited = next(c for c in result.citations if c.id == int(number.rstrip("]")))
-        passage = app.store.get_passage(app.settings.owner, cited.document_id, cited.chunk_id)
-        assert passage is not None and sentence.strip("`") in " ".join(passage.text.split())
+    assert quoted_verbatim(app, result)
 
     injected = app.ask("How do I route requests through a proxy?", model="local")
     assert CANARY not in injected.answer
