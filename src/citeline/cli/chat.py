@@ -17,10 +17,12 @@ from rich.console import Console
 from rich.live import Live
 from rich.markdown import Markdown
 from rich.markup import escape
+from rich.text import Text
 
 from citeline.agent.events import Event
 from citeline.agent.result import AgentResult
 from citeline.app import Citeline
+from citeline.cli.interrupt import sigint_sets
 from citeline.cli.render import print_result
 
 HELP = """[bold]Commands[/bold]
@@ -125,8 +127,9 @@ class ChatSession:
                 outcome["error"] = exc
 
         worker = threading.Thread(target=work, daemon=True)
-        worker.start()
-        _wait_with_live_preview(worker, buffer, self.console, cancel)
+        with sigint_sets(cancel):
+            worker.start()
+            _wait_with_live_preview(worker, buffer, self.console, cancel)
         if cancel.is_set():
             self.console.print("[yellow]cancelled[/yellow]")
             return
@@ -141,18 +144,18 @@ class ChatSession:
 
 def _wait_with_live_preview(worker: threading.Thread, buffer: list[str], console: Console,
                             cancel: threading.Event) -> None:
-    """Show streamed text while the answer is being made; Ctrl+C cancels it."""
-    try:
-        with Live(Markdown(""), console=console, transient=True, auto_refresh=False) as live:
-            shown = 0
-            while worker.is_alive():
-                worker.join(timeout=0.08)
-                if len(buffer) != shown:  # redraw only when new text arrived
-                    shown = len(buffer)
-                    live.update(Markdown("".join(buffer)), refresh=True)
-    except KeyboardInterrupt:
-        cancel.set()
-        worker.join(timeout=5)
+    """Show streamed text while the answer is being made; Ctrl+C (which sets `cancel`) stops it."""
+    with Live(Text("answering… (Ctrl+C cancels)", style="dim"), console=console, transient=True,
+              auto_refresh=False) as live:
+        live.refresh()
+        shown = 0
+        while worker.is_alive() and not cancel.is_set():
+            worker.join(timeout=0.08)
+            if len(buffer) != shown:  # redraw only when new text arrived
+                shown = len(buffer)
+                live.update(Markdown("".join(buffer)), refresh=True)
+    if cancel.is_set():
+        worker.join(timeout=5)  # the run notices the cancel and ends CANCELLED
 
 
 def _reader(history_file: Path) -> Callable[[str], str]:

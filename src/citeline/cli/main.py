@@ -19,6 +19,7 @@ import typer
 
 from citeline.cli.db import db_app
 from citeline.cli.doctor import doctor
+from citeline.cli.interrupt import sigint_sets
 from citeline.cli.serve import serve
 from citeline.cli.users import users_app
 from citeline.errors import CitelineError
@@ -115,7 +116,7 @@ def _cancellable(run: Callable[[Callable[[], bool]], AgentResult]) -> AgentResul
     """Run an answer in a worker thread so Ctrl+C (SIGINT) cancels it: the run then ends with
     exit reason CANCELLED and its result is still printed."""
     cancel = threading.Event()
-    done = threading.Event()  # not Thread.join: a join interrupted by SIGINT can report a live thread dead
+    done = threading.Event()
     outcome: dict[str, Any] = {}
 
     def work() -> None:
@@ -126,12 +127,10 @@ def _cancellable(run: Callable[[Callable[[], bool]], AgentResult]) -> AgentResul
         finally:
             done.set()
 
-    threading.Thread(target=work, daemon=True).start()
-    while not done.is_set():
-        try:
-            done.wait(timeout=0.1)
-        except KeyboardInterrupt:
-            cancel.set()
+    with sigint_sets(cancel):
+        threading.Thread(target=work, daemon=True).start()
+        while not done.wait(timeout=0.1):
+            pass
     if "error" in outcome:
         raise outcome["error"]
     result: AgentResult = outcome["result"]
