@@ -40,6 +40,15 @@ def test_healthy_setup_exits_zero(env: dict[str, str], fake_openai: FakeOpenAI) 
     assert fake_openai.requests[0]["tools"]
 
 
+def test_quote_selection_is_probed_without_tools(env: dict[str, str], fake_openai: FakeOpenAI) -> None:
+    fake_openai.script = [Reply(text="1")]
+    result = _doctor(env, "--model", "openai:fake-model#quotes", "--json")
+    assert result.exit_code == 0, result.output
+    details = " ".join(c["detail"] for c in json.loads(result.output)["checks"])
+    assert "quote selection needs no tool calling" in details
+    assert fake_openai.chat_requests == 1 and "tools" not in fake_openai.requests[0]
+
+
 def test_unknown_model_and_missing_tools_are_reported(env: dict[str, str], fake_openai: FakeOpenAI) -> None:
     fake_openai.script = [Reply(status=400, body={"error": {"message": "tools are not supported"}})]
     result = _doctor(env, "--model", "openai:gpt-9")

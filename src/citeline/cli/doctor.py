@@ -95,8 +95,8 @@ def check_provider(settings: Settings, spec: str) -> list[Check]:
 def _check_openai(settings: Settings, argument: str) -> list[Check]:
     from citeline.llm.openai_provider import OpenAIAnswerer
 
-    model = argument.split("#", 1)[0]
-    answerer = OpenAIAnswerer(model, settings)
+    model, _, mode = argument.partition("#")
+    answerer = OpenAIAnswerer(model, settings, tool_mode=mode if mode in {"tools", "json", "quotes"} else "auto")  # type: ignore[arg-type]
     return [Check("model", ok, what, fix) for ok, what, fix in answerer.probe()]
 
 

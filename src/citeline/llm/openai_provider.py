@@ -94,6 +94,7 @@ class OpenAIAnswerer:
         # `#quotes`: code gathers the evidence, the model only picks the answer's sentences.
         self.quote_planner = (ExtractiveAnswerer(settings, embedder)
                               if tool_mode == "quotes" and embedder is not None else None)
+        self.tool_mode = tool_mode
         if tool_mode == "quotes":
             self.name += "#quotes"
         self._quote_schema = True  # dropped if the server rejects a schema in response_format
@@ -326,13 +327,21 @@ class OpenAIAnswerer:
         present = self.model in models
         checks.append((present, f"model `{self.model}` " + ("is served" if present else "is not listed"),
                        "" if present else f"use one of: {', '.join(models[:8]) or '(none listed)'}"))
+        if self.tool_mode == "quotes":
+            # Quote selection sends plain chat requests; a tool-call probe could even set off a
+            # server's unbounded tool-argument generation (llama.cpp's function-calling format).
+            probe: dict[str, Any] = {"messages": [{"role": "user", "content": "Reply with the number 1."}],
+                                     "max_tokens": 8}
+            answered = "a test chat request answered (quote selection needs no tool calling)"
+        else:
+            probe = {"messages": [{"role": "user", "content": "Search the documents for: ping"}],
+                     "tools": _tools(), "max_tokens": 32}
+            answered = "tool calling accepted"
         try:
-            self.client.chat.completions.create(
-                model=self.model, messages=[{"role": "user", "content": "Search the documents for: ping"}],
-                tools=_tools(), max_tokens=32, temperature=0, timeout=60)
-            checks.append((True, "tool calling accepted", ""))
+            self.client.chat.completions.create(model=self.model, temperature=0, timeout=60, **probe)
+            checks.append((True, answered, ""))
         except Exception as exc:  # reported, not raised
-            if capability_error(exc):
+            if "tools" in probe and capability_error(exc):
                 checks.append((True, "no native tool calling; citeline will use JSON actions instead",
                                ""))
             else:
