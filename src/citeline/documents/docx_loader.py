@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from citeline.documents.limits import current_limits
-from citeline.documents.loaders import heading_sections, register_loader, sanitize
+from citeline.documents.loaders import heading_sections, join_blocks, register_loader, sanitize
 from citeline.documents.models import LoadedDocument
 from citeline.errors import IngestError
 
@@ -108,24 +108,10 @@ class DocxLoader:
     @staticmethod
     def _assemble(path: Path, blocks: list[tuple[int | None, str]], core_title: str | None,
                   meta: dict[str, Any]) -> LoadedDocument:
-        parts: list[str] = []
-        headings: list[tuple[int, int, str]] = []  # (offset, level, text)
-        removed = 0
-        offset = 0
-        for level, raw in blocks:
-            text, count = sanitize(raw)
-            removed += count
-            text = text.strip()
-            if not text:
-                continue
-            if parts:
-                parts.append("\n\n")
-                offset += 2
-            if level is not None:
-                headings.append((offset, level, " ".join(text.split())))
-            parts.append(text)
-            offset += len(text)
-        full = "".join(parts)
+        full, spans, removed = join_blocks(raw for _, raw in blocks)
+        # (offset, level, text) of each heading block that kept some text
+        headings = [(start, level, " ".join(full[start:end].split()))
+                    for index, start, end in spans if (level := blocks[index][0]) is not None]
         sections = heading_sections(full, headings)
         title = sanitize(core_title or "")[0].strip()
         if not title:

@@ -9,6 +9,7 @@ Third-party formats register exactly the way the built-ins do:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -94,6 +95,28 @@ def _decode_legacy(data: bytes, path: Path, error: UnicodeDecodeError) -> str:
         "could not be detected",
         hint="convert the file to UTF-8, e.g. `iconv -f CP1252 -t UTF-8 FILE`",
     ) from error
+
+
+def join_blocks(blocks: Iterable[str]) -> tuple[str, list[tuple[int, int, int]], int]:
+    """Sanitised, non-empty blocks joined by blank lines, for formats that yield text in blocks
+    (DOCX paragraphs, PDF pages): (text, (block index, start, end) of each kept block, invisible
+    characters removed)."""
+    parts: list[str] = []
+    spans: list[tuple[int, int, int]] = []
+    removed = offset = 0
+    for index, raw in enumerate(blocks):
+        text, count = sanitize(raw)
+        removed += count
+        text = text.strip()
+        if not text:
+            continue
+        if parts:
+            parts.append("\n\n")
+            offset += 2
+        spans.append((index, offset, offset + len(text)))
+        parts.append(text)
+        offset += len(text)
+    return "".join(parts), spans, removed
 
 
 def heading_sections(text: str, headings: list[tuple[int, int, str]], body_start: int = 0) -> list[Section]:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from citeline.documents.limits import current_limits
-from citeline.documents.loaders import register_loader, sanitize
+from citeline.documents.loaders import join_blocks, register_loader, sanitize
 from citeline.documents.models import LoadedDocument, Section
 from citeline.errors import IngestError
 
@@ -125,22 +125,8 @@ class PdfLoader:
                 hint="re-download or re-export it (e.g. `qpdf in.pdf out.pdf` often repairs it)",
             ) from exc
 
-        parts: list[str] = []
-        sections: list[Section] = []
-        removed = 0
-        offset = 0
-        for number, raw in enumerate(texts, start=1):
-            text, count = sanitize(raw)
-            removed += count
-            text = text.strip()
-            if not text:
-                continue
-            if parts:
-                parts.append("\n\n")
-                offset += 2
-            sections.append(Section(None, offset, offset + len(text), page=number))
-            parts.append(text)
-            offset += len(text)
+        full, spans, removed = join_blocks(texts)
+        sections = [Section(None, start, end, page=index + 1) for index, start, end in spans]
         if not sections:
             raise IngestError(
                 f"{name}: has no extractable text (a scanned PDF?)",
@@ -148,7 +134,7 @@ class PdfLoader:
             )
         title = str(info.pop("title", "") or "").strip() or path.stem
         info["pages"] = len(texts)
-        return LoadedDocument("".join(parts), title, sections, info, removed)
+        return LoadedDocument(full, title, sections, info, removed)
 
     @staticmethod
     def _encrypted(name: str) -> IngestError:
