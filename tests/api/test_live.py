@@ -19,6 +19,7 @@ import httpx
 import pytest
 
 from tests.conftest import write_corpus, write_script
+from tests.servers import stop, wait_until_serving
 
 ANSWER = "Requests time out after 5 seconds of network inactivity by default [1]."
 
@@ -72,16 +73,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert process.poll() is None, process.stdout.read().decode() if process.stdout else ""
-            assert time.monotonic() < deadline, "the server did not come up"
-            time.sleep(0.2)
+        wait_until_serving(f"{url}/healthz", process, timeout_s=60)
         corpus = write_corpus(root / "docs")
         files = [("files", (p.name, p.read_bytes(), "text/plain")) for p in sorted(corpus.iterdir())]
         uploaded = httpx.post(f"{url}/v1/documents", files=files, headers={"Authorization": f"Bearer {key}"},
@@ -89,12 +81,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
         assert uploaded.status_code == 201, uploaded.text
         yield Live(url, key, home, f"scripted:{slow}", process)
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop([process])
 
 
 def test_openai_client_chat_completion(live: Live) -> None:

@@ -13,7 +13,6 @@ import re
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ import httpx
 import pytest
 
 from tests.conftest import write_corpus
+from tests.servers import stop, wait_until_serving
 
 
 def _free_port() -> int:
@@ -34,19 +34,6 @@ def _env(home: Path, store: str) -> dict[str, str]:
     # Nothing of the test run's own CITELINE_* settings leaks in: only the database is shared.
     base = {k: v for k, v in os.environ.items() if not k.startswith("CITELINE_")}
     return {**base, "CITELINE_HOME": str(home), "CITELINE_STORE": store, "CITELINE_EMBED_THREADS": "1"}
-
-
-def _wait_healthy(url: str, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 120  # two workers may boot (and migrate) at once on 2 shared cores
-    while True:
-        try:
-            if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        assert process.poll() is None, process.stdout.read().decode() if process.stdout else ""
-        assert time.monotonic() < deadline, f"the worker at {url} did not come up"
-        time.sleep(0.2)
 
 
 @pytest.fixture
@@ -66,17 +53,11 @@ def workers(postgres_url: str, tmp_path: Path) -> Iterator[tuple[str, str, str]]
     urls = [f"http://127.0.0.1:{port}" for port in ports]
     try:
         for url, process in zip(urls, processes, strict=True):
-            _wait_healthy(url, process)
+            # two workers may boot (and migrate) at once on 2 shared cores
+            wait_until_serving(f"{url}/healthz", process, timeout_s=120)
         yield urls[0], urls[1], key
     finally:
-        for process in processes:
-            process.terminate()
-        for process in processes:
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        stop(processes)
 
 
 def _searches(result: dict[str, Any]) -> list[str]:

@@ -8,8 +8,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +18,7 @@ from citeline.app import Citeline
 from citeline.cache import MemoryCache
 from citeline.config import Settings
 from tests.llm.helpers import API_KEY, DOCS, FakeOpenAI
+from tests.servers import stop, wait_until_serving
 
 
 # --- corpus --------------------------------------------------------------------------------
@@ -114,23 +113,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                                    preexec_fn=_die_with_parent)
     url = f"http://127.0.0.1:{port}/v1"
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"llama_cpp.server exited ({process.returncode}): {log.read_text()[-2000:]}")
-            try:
-                with urllib.request.urlopen(f"{url}/models", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail("llama_cpp.server did not start within 120 s")
-            time.sleep(0.5)
+        wait_until_serving(f"{url}/models", process, timeout_s=120, log=log)
         yield url
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        stop([process])

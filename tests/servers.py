@@ -1,0 +1,41 @@
+"""Starting and stopping real servers in tests: wait until one answers, stop it for sure."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterable
+from pathlib import Path
+
+
+def wait_until_serving(url: str, process: subprocess.Popen[bytes], *, timeout_s: float,
+                       log: Path | None = None) -> None:
+    """Return once GET `url` answers 200; fail with the server's output if it exits or times out."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            pass
+        if process.poll() is not None:
+            output = log.read_text()[-2000:] if log else (process.stdout.read().decode() if process.stdout else "")
+            raise AssertionError(f"the server for {url} exited ({process.returncode}): {output}")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the server for {url} did not answer within {timeout_s:.0f} s")
+        time.sleep(0.2)
+
+
+def stop(processes: Iterable[subprocess.Popen[bytes]]) -> None:
+    """SIGTERM all, then SIGKILL whatever has not exited 15 s later."""
+    processes = list(processes)
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
