@@ -16,36 +16,24 @@ QUERY_CHARS = 120
 ANSWER_CHARS = 500  # keeps a small model from rambling; long enough for a few cited sentences
 
 
-def _search() -> dict[str, Any]:
+def _tool_call(tool: str, argument: str, argument_schema: dict[str, Any]) -> dict[str, Any]:
     return {
         "type": "object",
         "properties": {
             "type": {"const": "tool_call"},
-            "tool": {"const": "search_docs"},
-            "input": {
-                "type": "object",
-                "properties": {"query": {"type": "string", "minLength": 2, "maxLength": QUERY_CHARS}},
-                "required": ["query"],
-            },
+            "tool": {"const": tool},
+            "input": {"type": "object", "properties": {argument: argument_schema}, "required": [argument]},
         },
         "required": ["type", "tool", "input"],
     }
+
+
+def _search() -> dict[str, Any]:
+    return _tool_call("search_docs", "query", {"type": "string", "minLength": 2, "maxLength": QUERY_CHARS})
 
 
 def _open(ranks: list[int]) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": {
-            "type": {"const": "tool_call"},
-            "tool": {"const": "open_citation"},
-            "input": {
-                "type": "object",
-                "properties": {"rank": {"enum": ranks}},
-                "required": ["rank"],
-            },
-        },
-        "required": ["type", "tool", "input"],
-    }
+    return _tool_call("open_citation", "rank", {"enum": ranks})
 
 
 def final_schema() -> dict[str, Any]:
