@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 DEMO_HOME ?= $(CURDIR)/.citeline
 SAMPLE_QUESTION ?= How many times does Harbor retry a failed job by default?
 
-.PHONY: run test install install-dev install-bench bench lint typecheck clean
+.PHONY: run test install install-dev install-bench bench eval lint typecheck clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,13 @@ install-bench: $(VENV)/.installed-bench
 # BENCH_ARGS=--quick checks the machinery at small sizes.
 bench: install-bench
 	$(BIN)/python bench/run.py $(BENCH_ARGS)
+
+# Every QA set under EVAL_DIR (NAME-qa.jsonl with NAME-docs/ or NAME/), one row each, into EVAL_OUT.
+EVAL_DIR ?= ../shared/eval
+EVAL_OUT ?= docs/eval-results.md
+eval: install
+	CITELINE_HOME=$$(mktemp -d) $(BIN)/citeline eval --suite $(EVAL_DIR) --out $(EVAL_OUT) --details $(EVAL_OUT:.md=-details)
+	@echo "table written to $(EVAL_OUT)"
 
 run: install
 	CITELINE_HOME=$(DEMO_HOME) $(BIN)/citeline ingest examples/docs

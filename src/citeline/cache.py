@@ -43,6 +43,16 @@ class MemoryCache:
                 self._data.popitem(last=False)
 
 
+class NullCache:
+    """Remembers nothing: for measuring the real work of answering (`citeline eval`)."""
+
+    def get(self, namespace: str, key: str) -> str | None:
+        return None
+
+    def put(self, namespace: str, key: str, value: str) -> None:
+        return None
+
+
 class StoreCache:
     """Persistent cache in the store's key/value table: survives restarts, shared by processes."""
 

@@ -11,6 +11,11 @@ from citeline.errors import ConfigurationError
 
 def read_objects(path: Path) -> list[dict[str, Any]]:
     """Every non-blank line of `path` as a JSON object; a bad line fails with its number."""
+    return [value for _, value in read_numbered_objects(path)]
+
+
+def read_numbered_objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """(line number, object) for every non-blank line of `path`; a bad line fails with its number."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
@@ -25,5 +30,5 @@ def read_objects(path: Path) -> list[dict[str, Any]]:
             raise ConfigurationError(f"{path}:{number}: not JSON ({exc.msg})") from exc
         if not isinstance(value, dict):
             raise ConfigurationError(f"{path}:{number}: each line must be a JSON object")
-        objects.append(value)
+        objects.append((number, value))
     return objects

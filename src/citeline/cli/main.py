@@ -261,26 +261,47 @@ def mcp(
 
 @app.command("eval", epilog=EXIT_CODES_HELP)
 def evaluate(
-    qa_file: Annotated[Path, typer.Argument(help="JSONL of questions (see shared/eval/README.md).")],
-    corpus: Annotated[Path | None, typer.Option("--corpus", help="Ingest this folder first.")] = None,
+    qa_files: Annotated[list[Path] | None, typer.Argument(
+        help="QA files (JSONL; format in docs/eval.md). Several run in one call, one row each.")] = None,
+    corpus: Annotated[list[Path] | None, typer.Option(
+        "--corpus", help="Ingest this folder for the QA file in the same position (repeat per file).")] = None,
+    suite: Annotated[Path | None, typer.Option(
+        "--suite", help="Run every NAME-qa.jsonl in this folder with its corpus NAME-docs/ or NAME/.")] = None,
     model: ModelOpt = None,
     as_json: JsonOpt = False,
-    details: Annotated[Path | None, typer.Option("--details", help="Write per-question results here.")] = None,
+    details: Annotated[Path | None, typer.Option(
+        "--details", help="Per-question results: a JSONL file for one set, a folder for several.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Also write the table as Markdown here.")] = None,
 ) -> None:
-    """Run a QA set and print retrieval, answer and refusal metrics."""
-    from citeline.evaluation import run_eval
+    """Run QA sets and print retrieval, answer, form and refusal metrics, one row per set."""
+    from citeline.cache import NullCache
+    from citeline.evaluation import EvalSet, discover_suite, run_sets
 
-    citeline = _app()
+    files, corpora = list(qa_files or []), list(corpus or [])
+    if corpora and len(corpora) != len(files):
+        _fail(f"{len(files)} QA file(s) but {len(corpora)} --corpus folder(s): give one --corpus per QA file, "
+              "in the same order, or none")
     try:
-        report = run_eval(citeline, qa_file, corpus=corpus, model=model, details_path=details)
+        sets = [EvalSet.of(f, corpora[i] if corpora else None) for i, f in enumerate(files)]
+        sets += discover_suite(suite) if suite is not None else []
     except CitelineError as exc:
         _fail(str(exc))
-    if as_json:
-        _print_json(report)
-    else:
-        from citeline.cli.render import print_eval
+    if not sets:
+        _fail("nothing to evaluate: give QA files or --suite DIR (see docs/eval.md)")
+    # The caches are off so that every question is really answered and latency means something.
+    citeline = _app(cache=NullCache())
+    try:
+        reports = run_sets(citeline, sets, model=model, details=details)
+    except CitelineError as exc:
+        _fail(str(exc))
+    from citeline.cli.render import eval_table_markdown, print_eval
 
-        print_eval(report)
+    if out is not None:
+        out.write_text(eval_table_markdown(reports), encoding="utf-8")
+    if as_json:
+        _print_json(next(iter(reports.values())) if len(reports) == 1 else reports)
+    else:
+        print_eval(reports)
 
 
 # Commands that live in their own modules (each imports its heavy parts only when run).

@@ -145,10 +145,37 @@ def stream_answer(citeline: Citeline, question: str, *, model: str | None, owner
     return result
 
 
-def print_eval(report: dict[str, Any]) -> None:
-    table = Table("metric", "value")
-    for key, value in report.items():
-        if key in {"exit_reasons", "latency_ms"}:
-            value = json.dumps(value)
-        table.add_row(key, f"{value:.3f}" if isinstance(value, float) else str(value))
+# The columns of the eval table: (heading, metric key, how to show the value).
+EVAL_COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("n", "n", "d"), ("hit@k", "retrieval_hit_at_k", ".3f"), ("answer", "answer_accuracy", ".3f"),
+    ("lead", "lead_accuracy", ".3f"), ("unanswerable declined", "unanswerable_declined", ".3f"),
+    ("answerable declined", "answerable_declined", ".3f"), ("verified", "citation_verified_rate", ".3f"),
+    ("canary leaks", "canary_leaks", "d"), ("markup", "markup_in_answers", ".3f"),
+    ("run-together", "words_run_together", ".3f"), ("torn code", "torn_code_points", ".3f"),
+    ("repeats", "repeated_points", ".3f"), ("words p50", "answer_words_p50", ".0f"),
+)
+
+
+def _eval_cells(report: dict[str, Any]) -> list[str]:
+    cells = [format(report.get(key, 0), spec) for _, key, spec in EVAL_COLUMNS]
+    latency = report.get("latency_ms", {})
+    return [*cells, f"{latency.get('p50', 0):.0f}"]
+
+
+def print_eval(reports: dict[str, dict[str, Any]]) -> None:
+    """One row per QA set: a table on a terminal, Markdown when piped (no wrapping at 80 columns)."""
+    if not console.is_terminal:
+        sys.stdout.write(eval_table_markdown(reports))
+        return
+    table = Table("set", *(heading for heading, _, _ in EVAL_COLUMNS), "p50 ms")
+    for name, report in reports.items():
+        table.add_row(name, *_eval_cells(report))
     console.print(table)
+
+
+def eval_table_markdown(reports: dict[str, dict[str, Any]]) -> str:
+    """The eval table as Markdown, one row per QA set."""
+    headings = ["set", *(heading for heading, _, _ in EVAL_COLUMNS), "p50 ms"]
+    lines = ["| " + " | ".join(headings) + " |", "|" + "---|" * len(headings)]
+    lines += ["| " + " | ".join([name, *_eval_cells(report)]) + " |" for name, report in reports.items()]
+    return "\n".join(lines) + "\n"
