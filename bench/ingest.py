@@ -41,8 +41,8 @@ from citeline.config import Settings
 from citeline.documents.chunking import chunk_document
 from citeline.documents.loaders import MarkdownLoader
 from citeline.index.embedder import Embedder, get_embedder
+from citeline.index.ingest import _embedding_input, ingest_paths
 from citeline.index.sqlite import SQLiteStore
-from citeline.ingest import _embedding_input, ingest_paths
 
 NOUNS = ("client", "request", "response", "timeout", "retry", "pool", "connection", "proxy", "header",
          "cookie", "session", "stream", "transport", "certificate", "event", "hook", "limit", "queue",

@@ -317,7 +317,7 @@ def write(r: dict[str, Any], path: Path, plot_dir: Path) -> str:
               "Agent: a profile of 10 extractive runs at 10k chunks (cProfile) showed most of the agent's own "
               "time in re-deriving the same word sets: every decision (which passage to open, then the answer) "
               "rebuilt each passage's vocabulary, re-stemmed the same words and re-ran a typo-tolerant "
-              "edit-distance scan for every (term, passage) pair. Fix (`src/citeline/llm/extractive.py`, "
+              "edit-distance scan for every (term, passage) pair. Fix (`src/citeline/answerers/extractive.py`, "
               "`src/citeline/text.py`): passage vocabularies, stems and edit-distance checks are memoised "
               "(bounded LRU caches of pure functions), coverage credits are memoised per decision, and `fold` "
               "skips Unicode decomposition for ASCII text. Answers are unchanged (the extractive and agent "

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from citeline.config import Settings
+from citeline.index.ingest import IngestReport, ingest_paths
 from citeline.index.sqlite import SQLiteStore
-from citeline.ingest import IngestReport, ingest_paths
 from tests.ingest_support import ingest_json, run_cli
 from tests.plugins.citeline_test_hash_embedder import HashEmbedder
 

@@ -9,18 +9,20 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from citeline import plugins
 from citeline.agent.events import Event, EventSink
 
 if TYPE_CHECKING:
     from citeline.agent.graph import AgentGraph
+    from citeline.agent.runner import RunResources
+from citeline.agent.answerer import Answerer, create_answerer
 from citeline.agent.result import AgentResult
-from citeline.cache import Cache, LayeredCache, MemoryCache, StoreCache
 from citeline.config import Settings
 from citeline.index.embedder import Embedder, get_embedder
+from citeline.index.ingest import IngestReport, ProgressCallback, ingest_paths
 from citeline.index.store import DocumentRecord, Store, open_store
-from citeline.ingest import IngestReport, ProgressCallback, ingest_paths
-from citeline.llm.base import Policy, create_policy
 from citeline.retrieval import Retriever, SearchOutcome
+from citeline.retrieval.cache import Cache, LayeredCache, MemoryCache, StoreCache
 
 
 class Citeline:
@@ -34,10 +36,13 @@ class Citeline:
     def __init__(self, settings: Settings | None = None, *, cache: Cache | None = None, **overrides: Any) -> None:
         base = settings or Settings()
         self.settings = base.with_overrides(**overrides) if overrides else base
+        # Plugin modules named in the settings join the entry-point plugins, for every command
+        # and the service alike (each builds a Citeline); they are imported when first needed.
+        plugins.use_modules(self.settings.plugins)
         self._store: Store | None = None
         self._embedder: Embedder | None = None
         self._retriever: Retriever | None = None
-        self._policies: dict[str, Policy] = {}
+        self._answerers: dict[str, Answerer] = {}
         self._graphs: dict[str, AgentGraph] = {}
         self._lock = threading.Lock()
         self._cache = cache
@@ -73,35 +78,45 @@ class Citeline:
             self._retriever = Retriever(self.store, self.embedder, self.settings, self.cache)
         return self._retriever
 
-    def policy(self, spec: str | None = None) -> Policy:
+    def answerer(self, spec: str | None = None) -> Answerer:
+        """The answerer a model spec names (default: the `model` setting). A shareable answerer
+        is built once per instance; one that keeps per-run state is built for every run."""
         spec = spec or self.settings.model
-        if spec.startswith("scripted"):
-            return create_policy(spec, self.settings, self.retriever)  # a script replays per run
         with self._lock:
-            cached = self._policies.get(spec)
-        if cached is None:
-            cached = create_policy(spec, self.settings, self.retriever)
+            cached = self._answerers.get(spec)
+        if cached is not None:
+            return cached
+        answerer = create_answerer(spec, self.settings, self.retriever)
+        if answerer.shareable:
             with self._lock:
-                self._policies[spec] = cached
-        return cached
+                self._answerers[spec] = answerer
+        return answerer
 
-    def graph(self, spec: str | None = None) -> AgentGraph:
-        """The compiled agent graph for an answerer (compiled once per answerer and instance)."""
+    def graph(self, spec: str | Answerer | None = None) -> AgentGraph:
+        """The compiled agent graph for an answerer, named by a model spec or given as an object
+        (compiled once per shareable answerer and instance)."""
         from citeline.agent.graph import AgentGraph
-        from citeline.llm.extractive import ExtractiveAnswerer
+        from citeline.answerers.extractive import ExtractiveAnswerer
 
-        spec = spec or self.settings.model
-        policy = self.policy(spec)
-        with self._lock:
-            graph = self._graphs.get(spec)
-            if graph is not None and graph.policy is policy:
+        key = spec if isinstance(spec, str) else None if spec is not None else self.settings.model
+        answerer = spec if isinstance(spec, Answerer) else self.answerer(key)
+        if key is not None:
+            with self._lock:
+                graph = self._graphs.get(key)
+            if graph is not None and graph.answerer is answerer:
                 return graph
         synthesiser = ExtractiveAnswerer(self.settings, self.embedder)  # grounded fallback answers
-        graph = AgentGraph(policy, self.retriever, synthesiser.compose)
-        if not spec.startswith("scripted"):
+        graph = AgentGraph(answerer, self.retriever, synthesiser.compose)
+        if key is not None and answerer.shareable:
             with self._lock:
-                self._graphs[spec] = graph
+                self._graphs[key] = graph
         return graph
+
+    def run_resources(self, model: str | Answerer | None = None) -> RunResources:
+        """What the runner needs for one run with this answerer (opens the index, loads models)."""
+        from citeline.agent.runner import RunResources
+
+        return RunResources(graph=self.graph(model), cache=self.cache, corpus_version=self.store.corpus_version())
 
     # --- documents -----------------------------------------------------------------------
     def ingest(
@@ -151,11 +166,16 @@ class Citeline:
         on_event: EventSink | None = None,
         cancelled: Callable[[], bool] | None = None,
         query_id: str | None = None,
+        answerer: Answerer | None = None,
     ) -> AgentResult:
+        """Answer a question from the owner's documents. `model` names the answerer by spec;
+        `answerer` passes one directly (e.g. `citeline.testing.FunctionAnswerer`)."""
         from citeline.agent.runner import run_agent
 
+        chosen = answerer or model
         return run_agent(
-            self, question, owner=owner or self.settings.owner, model=model, history=history or [],
+            self.settings, lambda: self.run_resources(chosen), question, owner=owner or self.settings.owner,
+            model=answerer.name if answerer is not None else model, history=history or [],
             on_event=on_event, cancelled=cancelled, query_id=query_id or uuid.uuid4().hex,
         )
 
@@ -175,7 +195,8 @@ class Citeline:
 
         async def execute(text: str, config: RunnableConfig) -> AgentResult:
             return await arun_agent(
-                self, text, owner=owner or self.settings.owner, model=model, history=history or [],
+                self.settings, lambda: self.run_resources(model), text, owner=owner or self.settings.owner,
+                model=model, history=history or [],
                 on_event=None, cancelled=None, query_id=uuid.uuid4().hex, config=config,
             )
 

@@ -90,8 +90,10 @@ class Settings(BaseSettings):
     )
     plugins: str = Field(
         default="",
-        description="Comma-separated Python modules imported before ingesting, so they can register "
-        "loaders (`register_loader`) or embedders (`register_embedder`).",
+        description="Comma-separated Python modules imported as plugins besides the `citeline.plugins` "
+        "entry points, for plugins not installed as packages: they can register loaders "
+        "(`register_loader`), embedders (`register_embedder`), answerers (`register_answerer`) or store "
+        "engines (`register_engine`).",
     )
 
     # --- retrieval -----------------------------------------------------------------------

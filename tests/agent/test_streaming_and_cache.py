@@ -14,9 +14,9 @@ from tests.conftest import write_corpus, write_script
 from citeline.agent.events import Event
 from citeline.agent.exits import ExitReason
 from citeline.app import Citeline
-from citeline.cache import MemoryCache
 from citeline.config import Settings
 from citeline.conversation import clear_conversation, create_agent, process_query
+from citeline.retrieval.cache import MemoryCache
 
 Q = "What is the default timeout?"
 

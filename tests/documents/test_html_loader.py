@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from citeline.documents.loaders import loader_for
+from citeline.documents.registry import loader_for
 from citeline.errors import IngestError
 
 PAGE = """<!doctype html><html lang="en"><head><title>Widget  Manual</title>

@@ -2,7 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from citeline.documents.loaders import MarkdownLoader, TextLoader, loader_for, sanitize
+from citeline.documents.loaders import MarkdownLoader, TextLoader, sanitize
+from citeline.documents.registry import loader_for
 from citeline.errors import IngestError
 
 MD = """---

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from citeline.documents.loaders import loader_for
+from citeline.documents.registry import loader_for
 from citeline.documents.worker import ParseRequest, ParseWorker
 from citeline.errors import IngestError
 from tests.plugins import citeline_test_loaders  # noqa: F401  (registers .hang/.oom/.crash)

@@ -7,7 +7,7 @@ import pytest
 
 from citeline.documents.chunking import chunk_document
 from citeline.documents.limits import LoadLimits, use_limits
-from citeline.documents.loaders import loader_for
+from citeline.documents.registry import loader_for
 from citeline.errors import IngestError
 
 from .makers import circular_xref_pdf, encrypted_pdf, pdf_bytes

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from citeline.documents.loaders import loader_for, sanitize
+from citeline.documents.loaders import sanitize
+from citeline.documents.registry import loader_for
 
 from .makers import docx_file, pdf_bytes
 

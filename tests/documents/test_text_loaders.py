@@ -9,7 +9,7 @@ import pytest
 
 from citeline.documents.chunking import chunk_document
 from citeline.documents.limits import check_line_lengths
-from citeline.documents.loaders import loader_for
+from citeline.documents.registry import loader_for
 from citeline.errors import IngestError
 
 

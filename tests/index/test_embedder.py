@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from citeline.errors import ConfigurationError
-from citeline.index import embedder as embedder_module
+from citeline.index import minilm as embedder_module
 from citeline.index.embedder import get_embedder
 
 

@@ -11,13 +11,13 @@ import numpy as np
 import psycopg
 import pytest
 
-from citeline.cache import StoreCache
 from citeline.documents.models import Chunk
 from citeline.errors import ConfigurationError, RetrievalError
 from citeline.index import pg_migrations
 from citeline.index.pg_migrations import migrate, redact
 from citeline.index.postgres import PostgresOptions, PostgresStore
 from citeline.index.store import DocumentRecord, SearchRequest, open_store
+from citeline.retrieval.cache import StoreCache
 
 DIM = pg_migrations.VECTOR_DIM
 

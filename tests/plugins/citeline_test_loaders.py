@@ -10,8 +10,8 @@ import os
 import signal
 from pathlib import Path
 
-from citeline.documents.loaders import register_loader
 from citeline.documents.models import LoadedDocument, Section
+from citeline.documents.registry import register_loader
 
 
 class HangLoader:

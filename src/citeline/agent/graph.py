@@ -25,12 +25,13 @@ from langchain_core.tools import StructuredTool
 from langgraph.graph import END, START, StateGraph
 
 from citeline.agent import context, grounding, planning
+from citeline.agent.actions import FinalAnswer, ProviderError, ToolCall
+from citeline.agent.answerer import Answerer
 from citeline.agent.exits import DECLINE_MESSAGE, EXIT_SPECS, ExitReason
 from citeline.agent.result import Insufficiency, Step, Strategy
 from citeline.agent.state import RunState
 from citeline.agent.tools import InvalidToolCall, run_tool
 from citeline.errors import CitelineError, ContextOverflowError, RetrievalError
-from citeline.llm.base import FinalAnswer, Policy, ProviderError, ToolCall
 from citeline.retrieval import Retriever
 
 MODEL_RETRIES = 2
@@ -46,8 +47,8 @@ class GraphState(TypedDict):
 class AgentGraph:
     """Compiles the graph once; `invoke(run)` drives one run to its single exit."""
 
-    def __init__(self, policy: Policy, retriever: Retriever, synthesize: Synthesizer) -> None:
-        self.policy = policy
+    def __init__(self, answerer: Answerer, retriever: Retriever, synthesize: Synthesizer) -> None:
+        self.answerer = answerer
         self.retriever = retriever
         self.synthesize = synthesize
         graph = StateGraph(GraphState)
@@ -85,15 +86,13 @@ class AgentGraph:
 
     def _plan(self, run: RunState, config: RunnableConfig) -> str:
         started = time.perf_counter()
-        system_prompt = getattr(self.policy, "system_prompt", "")
-        context.check_fits(run.settings, system_prompt=system_prompt, question=run.question,
+        context.check_fits(run.settings, system_prompt=self.answerer.system_prompt, question=run.question,
                            min_evidence_chars=min(run.settings.citation_chars, 1000))
         run.history = context.trim_history(run.history, run.settings.history_tokens)
         run.constraints = planning.analyze_constraints(run.question)
         run.standalone_query = planning.standalone_query(run.question, run.history)
         fallback = planning.default_plan(run.standalone_query, run.constraints)
-        proposer = getattr(self.policy, "propose_plan", None)
-        proposal = proposer(run) if callable(proposer) else None
+        proposal = self.answerer.propose_plan(run)
         run.plan = planning.parse_plan(proposal, fallback) if proposal else fallback
         run.strategy = Strategy(**planning.choose_strategy(run.question, run.constraints))
         run.record("plan", steps=run.plan, constraints=run.constraints.as_dict(), strategy=run.strategy.name,
@@ -109,7 +108,7 @@ class AgentGraph:
             return _exit(run, ExitReason.MAX_TURNS_REACHED)
         run.turns += 1
         started = time.perf_counter()
-        with _model_run(run, config, self.policy.name) as report:
+        with _model_run(run, config, self.answerer.name) as report:
             action = self._decide(run)
             report(action)
         run.generation_ms += _ms(started)
@@ -133,10 +132,10 @@ class AgentGraph:
         return "act"
 
     def _decide(self, run: RunState) -> Any:
-        """Ask the policy, retrying transient provider failures (never counted as tool calls)."""
+        """Ask the answerer, retrying transient provider failures (never counted as tool calls)."""
         for attempt in range(MODEL_RETRIES + 1):
             try:
-                return self.policy.decide(run)
+                return self.answerer.decide(run)
             except ProviderError as exc:
                 run.record("error", kind=f"provider_{exc.kind}", message=str(exc)[:300], attempt=attempt + 1)
                 if exc.kind == "context_length":
@@ -248,7 +247,7 @@ _ANY_ARGS: dict[str, Any] = {"type": "object", "properties": {}, "additionalProp
 
 @contextmanager
 def _model_run(run: RunState, config: RunnableConfig, name: str) -> Iterator[Callable[[Any], None]]:
-    """Report one policy decision as a chat-model run: its tokens become on_chat_model_stream."""
+    """Report one answerer decision as a chat-model run: its tokens become on_chat_model_stream."""
     manager = get_callback_manager_for_config(config)
     if not manager.handlers:
         yield lambda _action: None

@@ -11,7 +11,7 @@ import itertools
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from langchain_core.callbacks.manager import adispatch_custom_event
 from langchain_core.runnables import RunnableConfig
@@ -21,9 +21,22 @@ from citeline.agent.exits import EXIT_SPECS, ExitReason
 from citeline.agent.graph import AgentGraph, finalize_run
 from citeline.agent.result import AgentResult, Timings
 from citeline.agent.state import Message, RunState
+from citeline.config import Settings
+from citeline.retrieval.cache import Cache
 
-if TYPE_CHECKING:
-    from citeline.app import Citeline
+
+@dataclass(frozen=True)
+class RunResources:
+    """What a run needs beyond its question: the graph (answerer and retriever), the answer
+    cache and the corpus version that cached answers are keyed on. Built only once the question
+    has passed the guard, so an empty or oversized question never opens the index or loads a model."""
+
+    graph: AgentGraph
+    cache: Cache
+    corpus_version: int
+
+
+ResourceProvider = Callable[[], RunResources]
 
 # Only outcomes that depend on nothing but the question, the corpus and the settings are cached;
 # a rate limit or a timeout must be retried for real.
@@ -36,12 +49,12 @@ _ANSWER_SETTINGS = ("top_k", "candidate_pool", "rrf_k", "max_turns", "max_tool_c
 class _Prepared:
     run: RunState
     emit: Callable[[str, dict[str, Any]], None]
-    graph: AgentGraph | None  # None: the guard already decided (empty or oversized question)
+    resources: RunResources | None  # None: the guard already decided (empty or oversized question)
     cache_key: str | None
     cached: AgentResult | None
 
 
-def _prepare(app: Citeline, question: str, *, owner: str, model: str | None,
+def _prepare(settings: Settings, resources: ResourceProvider, question: str, *, owner: str, model: str | None,
              history: Sequence[Mapping[str, str]], on_event: EventSink | None,
              cancelled: Callable[[], bool] | None, query_id: str) -> _Prepared:
     counter = itertools.count(1)
@@ -51,35 +64,36 @@ def _prepare(app: Citeline, question: str, *, owner: str, model: str | None,
             on_event(Event(type=kind, seq=next(counter), query_id=query_id, data=payload))  # type: ignore[arg-type]
 
     run = RunState(
-        query_id=query_id, question=question, owner=owner, settings=app.settings,
+        query_id=query_id, question=question, owner=owner, settings=settings,
         history=[Message(m.get("role", "user"), m.get("content", "")) for m in history],
         emit=emit, cancelled=cancelled,
     )
-    emit("run_start", {"question": question, "model": model or app.settings.model})
+    emit("run_start", {"question": question, "model": model or settings.model})
     # Guard checks first, so an empty or oversized question never opens the index or loads a model.
-    if not question.strip() or len(question) > app.settings.max_question_chars:
+    if not question.strip() or len(question) > settings.max_question_chars:
         run.exit_reason = ExitReason.EMPTY_INPUT if not question.strip() else ExitReason.INPUT_TOO_LONG
         run.record("validation", ok=False, errors=[run.exit_reason.value])
         finalize_run(run)
         return _Prepared(run, emit, None, None, None)
-    graph = app.graph(model)
-    key = _answer_key(app, graph, run)
-    hit = app.cache.get("answer", key)
+    ready = resources()
+    key = _answer_key(settings, ready, run)
+    hit = ready.cache.get("answer", key)
     cached = None
     if hit is not None:
         cached = AgentResult.model_validate_json(hit).model_copy(
             update={"query_id": query_id, "cached": True, "timings": Timings(total_ms=round(run.elapsed_ms, 3))})
-    return _Prepared(run, emit, graph, key, cached)
+    return _Prepared(run, emit, ready, key, cached)
 
 
-def _finish(app: Citeline, prepared: _Prepared, model: str | None) -> AgentResult:
+def _finish(settings: Settings, prepared: _Prepared, model: str | None) -> AgentResult:
     if prepared.cached is not None:
         result = prepared.cached
     else:
-        name = prepared.graph.policy.name if prepared.graph is not None else (model or app.settings.model)
+        ready = prepared.resources
+        name = ready.graph.answerer.name if ready is not None else (model or settings.model)
         result = to_result(prepared.run, name)
-        if prepared.cache_key is not None and result.exit_reason in CACHEABLE:
-            app.cache.put("answer", prepared.cache_key, result.model_dump_json())
+        if ready is not None and prepared.cache_key is not None and result.exit_reason in CACHEABLE:
+            ready.cache.put("answer", prepared.cache_key, result.model_dump_json())
     prepared.emit("final", {"result": result.model_dump(mode="json")})
     return result
 
@@ -88,38 +102,41 @@ def _cached_payload(result: AgentResult) -> dict[str, Any]:
     return {"answer": result.answer, "citations": [c.model_dump(mode="json") for c in result.citations]}
 
 
-def run_agent(app: Citeline, question: str, *, model: str | None, **kwargs: Any) -> AgentResult:
-    prepared = _prepare(app, question, model=model, **kwargs)
+def run_agent(settings: Settings, resources: ResourceProvider, question: str, *, model: str | None,
+              **kwargs: Any) -> AgentResult:
+    """Answer one question: the guard, then a cached answer or a run of the graph."""
+    prepared = _prepare(settings, resources, question, model=model, **kwargs)
     if prepared.cached is not None:
         prepared.emit("cached_response", _cached_payload(prepared.cached))
-    elif prepared.graph is not None:
-        prepared.run = prepared.graph.invoke(prepared.run)
-    return _finish(app, prepared, model)
+    elif prepared.resources is not None:
+        prepared.run = prepared.resources.graph.invoke(prepared.run)
+    return _finish(settings, prepared, model)
 
 
-async def arun_agent(app: Citeline, question: str, *, model: str | None, config: RunnableConfig | None = None,
-                     **kwargs: Any) -> AgentResult:
+async def arun_agent(settings: Settings, resources: ResourceProvider, question: str, *, model: str | None,
+                     config: RunnableConfig | None = None, **kwargs: Any) -> AgentResult:
     """The async path; with `config` callbacks, LangChain sees tool, model and custom events."""
-    prepared = _prepare(app, question, model=model, **kwargs)
+    prepared = _prepare(settings, resources, question, model=model, **kwargs)
     if prepared.cached is not None:
         payload = _cached_payload(prepared.cached)
         prepared.emit("cached_response", payload)
         if config is not None:
             await adispatch_custom_event("cached_response", payload, config=config)
-    elif prepared.graph is not None:
-        prepared.run = await prepared.graph.ainvoke(prepared.run, config)
-    return _finish(app, prepared, model)
+    elif prepared.resources is not None:
+        prepared.run = await prepared.resources.graph.ainvoke(prepared.run, config)
+    return _finish(settings, prepared, model)
 
 
-def _answer_key(app: Citeline, graph: AgentGraph, run: RunState) -> str:
+def _answer_key(settings: Settings, resources: RunResources, run: RunState) -> str:
     """SHA-256 of everything that determines the answer, including the corpus version."""
+    values = settings.model_dump()
     payload = {
-        "policy": getattr(graph.policy, "fingerprint", graph.policy.name),
+        "answerer": resources.graph.answerer.fingerprint,
         "question": run.question,
         "history": [(m.role, m.content) for m in run.history],
         "owner": run.owner,
-        "corpus": app.store.corpus_version(),
-        "settings": {name: getattr(app.settings, name) for name in _ANSWER_SETTINGS},
+        "corpus": resources.corpus_version,
+        "settings": {name: values[name] for name in _ANSWER_SETTINGS},
         "v": 1,
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()

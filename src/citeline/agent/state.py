@@ -7,12 +7,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from citeline.agent.actions import Action, FinalAnswer
 from citeline.agent.exits import ExitReason
 from citeline.agent.planning import Constraints
 from citeline.agent.result import Citation, Insufficiency, Step, Strategy, TraceEntry, Usage
 from citeline.config import Settings
 from citeline.index.store import Passage
-from citeline.llm.base import Action, FinalAnswer
 
 EventSink = Callable[[str, dict[str, Any]], None]
 

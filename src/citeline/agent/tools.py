@@ -8,10 +8,10 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from citeline.agent.actions import ToolCall
 from citeline.agent.state import RunState, SearchRecord
 from citeline.errors import RetrievalError
 from citeline.index.store import Passage
-from citeline.llm.base import ToolCall
 from citeline.retrieval import Retriever
 
 T = TypeVar("T")

@@ -31,7 +31,7 @@ from citeline.api.sessions import SessionState
 from citeline.api.settings import ApiSettings
 from citeline.api.users import User
 from citeline.app import Citeline
-from citeline.documents.loaders import supported_suffixes
+from citeline.documents.registry import supported_suffixes
 from citeline.index.store import DocumentRecord, Passage
 
 log = logging.getLogger("citeline.api")
@@ -520,7 +520,7 @@ def create_app(citeline: Citeline | None = None, api: ApiSettings | None = None,
 
         await run_in_threadpool(probe, "store", svc.citeline.store.corpus_version)
         await run_in_threadpool(probe, "embedder", lambda: svc.citeline.embedder)
-        await run_in_threadpool(probe, "model", lambda: svc.citeline.policy(None))
+        await run_in_threadpool(probe, "model", lambda: svc.citeline.answerer(None))
         failed = {k: v for k, v in checks.items() if v != "ok"}
         if failed:
             raise ApiError(503, "not ready: " + ", ".join(f"{k} {v}" for k, v in failed.items()),

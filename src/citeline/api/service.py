@@ -165,7 +165,7 @@ class Service:
 
     def check_model(self, spec: str | None) -> None:
         try:
-            self.citeline.policy(spec)
+            self.citeline.answerer(spec)
         except CitelineError as exc:
             log.warning("model %s unavailable: %r", spec or "(default)", exc)
             raise ApiError(503, "the model is not available on this server", type="reasoning_error",

@@ -19,15 +19,10 @@ from citeline.errors import CitelineError, ConfigurationError
 
 # The CLI imports this module at start-up: numpy, sqlite3 and the store load inside commands.
 if TYPE_CHECKING:
-    import sqlite3
 
-    import numpy as np
-    import numpy.typing as npt
 
-    from citeline.documents.models import Chunk
-    from citeline.index.store import DocumentRecord, Store
+    from citeline.index.store import Exported, Store
 
-    Exported = tuple[DocumentRecord, list[Chunk], npt.NDArray[np.float32]]
 
 EXIT_OK, EXIT_USAGE = 0, 2
 db_app = typer.Typer(
@@ -86,85 +81,18 @@ def upgrade(store: StoreOpt = None, as_json: JsonOpt = False) -> None:
 # --- copy ----------------------------------------------------------------------------------
 
 
-def sqlite_documents(path: Path) -> Iterator[Exported]:
-    """Every document of a SQLite index file (opened read-only), with chunks and vectors."""
-    import sqlite3
-
-    if not path.is_file():
-        raise ConfigurationError(
-            f"no SQLite index at {path}", hint="use `--from sqlite:/path/to/index.sqlite3`"
-        )
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        yield from _read_sqlite(conn, path)
-    except sqlite3.Error as exc:
-        raise ConfigurationError(
-            f"cannot read the SQLite index {path}: {exc}", hint="check the path points at a citeline index"
-        ) from exc
-    finally:
-        conn.close()
-
-
-def _read_sqlite(conn: sqlite3.Connection, path: Path) -> Iterator[Exported]:
-    import numpy as np
-
-    from citeline.documents.models import Chunk
-    from citeline.index.store import DocumentRecord
-
-    row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-    if row is None or row[0] != "1":
-        raise ConfigurationError(
-            f"{path} has SQLite index schema {row[0] if row else 'unknown'}; this citeline reads schema 1",
-            hint="open it once with a matching citeline version, or re-ingest",
-        )
-    conn.execute("BEGIN")  # one read snapshot: a concurrent ingest cannot tear the copy
-    keys = conn.execute("SELECT owner, id FROM documents ORDER BY owner, id").fetchall()
-    for owner, document_id in keys:
-        doc = conn.execute(
-            "SELECT id, owner, source, title, content_hash, status, metadata, chunk_count, size_bytes,"
-            " created_at, updated_at FROM documents WHERE owner = ? AND id = ?",
-            (owner, document_id),
-        ).fetchone()
-        rows = conn.execute(
-            "SELECT chunk_id, chunk_index, text, section, page, start_char, end_char, embedding"
-            " FROM chunks WHERE owner = ? AND document_id = ? ORDER BY rowid",
-            (owner, document_id),
-        ).fetchall()
-        record = DocumentRecord(
-            id=doc[0], owner=doc[1], source=doc[2], title=doc[3], content_hash=doc[4], status=doc[5],
-            metadata=json.loads(doc[6]), chunk_count=doc[7], size_bytes=doc[8],
-            created_at=doc[9], updated_at=doc[10],
-        )
-        chunks = [
-            Chunk(chunk_id=r[0], document_id=document_id, chunk_index=r[1], text=r[2], section=r[3],
-                  page=r[4], start=r[5], end=r[6])
-            for r in rows
-        ]
-        vectors = (
-            np.stack([np.frombuffer(r[7], dtype=np.float32) for r in rows])
-            if rows else np.zeros((0, 0), dtype=np.float32)
-        )
-        yield record, chunks, vectors
-
-
 def source_documents(url: str) -> Iterator[Exported]:
     """The documents of any store URL, as stored (vectors included)."""
-    if _scheme(url) == "sqlite":
-        path = url.split(":", 1)[1]
-        if not path:
-            raise ConfigurationError("a sqlite URL needs a path", hint="use `sqlite:/path/to/index.sqlite3`")
-        yield from sqlite_documents(Path(path).expanduser())
-        return
     from citeline.index.store import open_store
 
+    if _scheme(url) == "sqlite":
+        path = Path(url.split(":", 1)[1]).expanduser()
+        if not path.is_file():  # opening would create an empty index: copying from a typo must fail
+            raise ConfigurationError(f"no SQLite index at {path}",
+                                     hint="use `--from sqlite:/path/to/index.sqlite3`")
     store = open_store(url)
     try:
-        export = getattr(store, "export_documents", None)
-        if export is None:
-            raise ConfigurationError(
-                f"cannot copy from a `{_scheme(url)}` store", hint="copy from sqlite or postgresql"
-            )
-        yield from export()
+        yield from store.export_documents()
     finally:
         store.close()
 
@@ -178,11 +106,10 @@ def copy_index(
     the target supports it (`import_document`).
     """
     started = time.perf_counter()
-    write = getattr(target, "import_document", None) or target.replace_document
     owners: dict[str, tuple[int, int]] = {}
     for exported in source_documents(source_url):
         record, chunks, vectors = exported
-        write(record, chunks, vectors)
+        target.import_document(record, chunks, vectors)
         documents, chunk_total = owners.get(record.owner, (0, 0))
         owners[record.owner] = (documents + 1, chunk_total + len(chunks))
         if progress is not None:

@@ -93,7 +93,7 @@ def check_provider(settings: Settings, spec: str) -> list[Check]:
 
 
 def _check_openai(settings: Settings, argument: str) -> list[Check]:
-    from citeline.llm.openai_provider import OpenAIAnswerer
+    from citeline.answerers.openai_provider import OpenAIAnswerer
 
     model, _, mode = argument.partition("#")
     answerer = OpenAIAnswerer(model, settings, tool_mode=mode if mode in {"tools", "json", "quotes"} else "auto")  # type: ignore[arg-type]
@@ -101,7 +101,7 @@ def _check_openai(settings: Settings, argument: str) -> list[Check]:
 
 
 def _check_gguf(path_text: str) -> Check:
-    from citeline.llm.llama_runtime import bundled_model_path, require_llama_cpp
+    from citeline.answerers.llama_runtime import bundled_model_path, require_llama_cpp
 
     llama_cpp = require_llama_cpp()
     path = Path(path_text).expanduser() if path_text else bundled_model_path()

@@ -84,12 +84,11 @@ def ingest(
 ) -> None:
     """Index documents (Markdown, text, HTML, PDF, DOCX). Unchanged files are skipped without
     re-embedding; a file that fails is reported and the others still go in."""
-    from citeline.ingest import ingest_paths, load_plugins
+    from citeline.index.ingest import ingest_paths
 
     citeline = _app()
     settings = citeline.settings
     try:
-        load_plugins(settings.plugins)
         options: dict[str, Any] = {
             "store": citeline.store, "embedder": lambda: citeline.embedder, "settings": settings,
             "owner": owner or settings.owner, "include": include, "exclude": exclude, "prune": prune,
@@ -274,8 +273,8 @@ def evaluate(
     out: Annotated[Path | None, typer.Option("--out", help="Also write the table as Markdown here.")] = None,
 ) -> None:
     """Run QA sets and print retrieval, answer, form and refusal metrics, one row per set."""
-    from citeline.cache import NullCache
     from citeline.evaluation import EvalSet, discover_suite, run_sets
+    from citeline.retrieval.cache import NullCache
 
     files, corpora = list(qa_files or []), list(corpus or [])
     if corpora and len(corpora) != len(files):

@@ -19,8 +19,8 @@ from rich.table import Table
 from citeline.agent.events import Event
 from citeline.agent.result import AgentResult
 from citeline.app import Citeline
+from citeline.index.ingest import IngestReport
 from citeline.index.store import DocumentRecord, Passage
-from citeline.ingest import IngestReport
 
 console = Console()
 errors = Console(stderr=True)

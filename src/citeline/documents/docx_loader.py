@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from citeline.documents.limits import current_limits
-from citeline.documents.loaders import heading_sections, join_blocks, register_loader, sanitize
+from citeline.documents.loaders import heading_sections, join_blocks, sanitize
 from citeline.documents.models import LoadedDocument
+from citeline.documents.registry import register_loader
 from citeline.errors import IngestError
 
 _HEADING_STYLE = re.compile(r"^heading\s*([1-9])$", re.IGNORECASE)

@@ -11,8 +11,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from citeline.documents.loaders import decode_text, heading_sections, register_loader, sanitize
+from citeline.documents.loaders import decode_text, heading_sections, sanitize
 from citeline.documents.models import LoadedDocument
+from citeline.documents.registry import register_loader
 from citeline.errors import IngestError
 
 _DROP = ("nav", "script", "style", "header", "footer", "aside", "noscript", "template", "iframe",

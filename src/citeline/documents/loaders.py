@@ -1,20 +1,16 @@
-"""Loaders turn a file into a `LoadedDocument`. One loader per format, registered by suffix.
-
-Third-party formats register exactly the way the built-ins do:
-
-    from citeline.documents.loaders import register_loader
-    register_loader(MyLoader())
-"""
+"""The Markdown and plain-text loaders, and what every loader shares: decoding, sanitising,
+joining blocks and building heading sections."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from citeline.documents.limits import check_line_lengths
 from citeline.documents.models import LoadedDocument, Section
+from citeline.documents.registry import register_loader
 from citeline.errors import IngestError
 
 # Bidi overrides/isolates, zero-width characters and Unicode tag characters are invisible to a
@@ -137,15 +133,6 @@ def heading_sections(text: str, headings: list[tuple[int, int, str]], body_start
     return sections
 
 
-@runtime_checkable
-class Loader(Protocol):
-    """Reads one format. `suffixes` are lower-case with the dot, e.g. `(".md",)`."""
-
-    suffixes: tuple[str, ...]
-
-    def load(self, path: Path, data: bytes) -> LoadedDocument: ...
-
-
 _ATX = re.compile(r"^(#{1,6})[ \t]+(\S.*)$")
 # An optional closing run of `#`s (after whitespace) is not part of the heading.
 _ATX_CLOSE = re.compile(r"[ \t]+#+$")
@@ -211,26 +198,5 @@ class TextLoader:
         return LoadedDocument(text, path.stem, [Section(None, 0, len(text))], {}, removed)
 
 
-_REGISTRY: dict[str, Loader] = {}
-
-
-def register_loader(loader: Loader) -> None:
-    """Make `loader` handle its suffixes (replacing any previous loader for them)."""
-    for suffix in loader.suffixes:
-        _REGISTRY[suffix.lower()] = loader
-
-
-def loader_for(path: Path) -> Loader | None:
-    return _REGISTRY.get(path.suffix.lower())
-
-
-def supported_suffixes() -> frozenset[str]:
-    return frozenset(_REGISTRY)
-
-
 register_loader(MarkdownLoader())
 register_loader(TextLoader())
-
-# The binary formats live in their own modules (each registers itself and imports its parser
-# lazily, so `citeline --help` never pays for pypdf or lxml).
-from citeline.documents import docx_loader, html_loader, pdf_loader  # noqa: E402, F401

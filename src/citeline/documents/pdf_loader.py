@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from citeline.documents.limits import current_limits
-from citeline.documents.loaders import join_blocks, register_loader, sanitize
+from citeline.documents.loaders import join_blocks, sanitize
 from citeline.documents.models import LoadedDocument, Section
+from citeline.documents.registry import register_loader
 from citeline.errors import IngestError
 
 _METADATA_KEYS = {"/Author": "author", "/Subject": "subject", "/Keywords": "keywords",

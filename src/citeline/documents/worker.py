@@ -32,8 +32,8 @@ from typing import IO, Any
 
 from citeline.documents.chunking import chunk_document
 from citeline.documents.limits import LoadLimits, use_limits
-from citeline.documents.loaders import Loader, loader_for
 from citeline.documents.models import Chunk
+from citeline.documents.registry import Loader, loader_for
 from citeline.errors import IngestError
 
 _HEADER = struct.Struct(">Q")

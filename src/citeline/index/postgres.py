@@ -29,7 +29,7 @@ from citeline.documents.models import Chunk
 from citeline.errors import ConfigurationError, RetrievalError
 from citeline.index.pg_migrations import VECTOR_DIM, import_driver, migrate
 from citeline.index.ranking import assemble_passages, query_phrases, reciprocal_rank_fusion, trim_lexical
-from citeline.index.store import DocumentRecord, Passage, SearchRequest, register_engine
+from citeline.index.store import DocumentRecord, Passage, SearchRequest, Store, register_engine
 
 if TYPE_CHECKING:
     import psycopg
@@ -137,7 +137,7 @@ def _configure(conn: psycopg.Connection[tuple[Any, ...]]) -> None:
     register_vector(conn)
 
 
-class PostgresStore:
+class PostgresStore(Store):
     """`postgresql://...` — pooled connections, one transaction per write, owner in every query."""
 
     def __init__(self, url: str) -> None:

@@ -6,23 +6,24 @@ matrix for an owner is loaded once and reused until the corpus version changes.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import random
 import re
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 from citeline.documents.models import Chunk
-from citeline.errors import ConfigurationError, RetrievalError
+from citeline.errors import ConfigurationError, IngestError, RetrievalError
 from citeline.index.ranking import assemble_passages, fts5_match, reciprocal_rank_fusion, trim_lexical
-from citeline.index.store import DocumentRecord, Passage, SearchRequest, register_engine
+from citeline.index.store import DocumentRecord, Exported, Passage, SearchRequest, Store, register_engine
 
 SCHEMA_VERSION = 1
 _SCHEMA = """
@@ -58,9 +59,10 @@ CREATE TABLE IF NOT EXISTS kv (
 _MMAP_BYTES = 1 << 30
 _CACHE_KIB = 64 * 1024
 _FILTER_KEY = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+T = TypeVar("T")
 
 
-class SQLiteStore:
+class SQLiteStore(Store):
     """`sqlite:PATH` — WAL mode, one connection per thread, writes in IMMEDIATE transactions."""
 
     def __init__(self, path: Path) -> None:
@@ -95,17 +97,40 @@ class SQLiteStore:
             self._local.conn = conn
         return conn
 
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        conn = self._conn()
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield conn
-            conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'version'")
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+    def _write(self, work: Callable[[sqlite3.Connection], T], attempts: int = 8) -> T:
+        """Run `work` in one IMMEDIATE transaction that also bumps the corpus version.
+
+        WAL plus a busy timeout makes lock conflicts rare, but SQLite returns SQLITE_BUSY without
+        waiting in some cases (a lock upgrade that could deadlock): the whole transaction is then
+        retried with backoff, so a writer never sees "database is locked" from a neighbour."""
+        delay = 0.05
+        for attempt in range(attempts):
+            conn = self._conn()
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    result = work(conn)
+                    conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'version'")
+                    conn.execute("COMMIT")
+                except BaseException:
+                    # A failing ROLLBACK (the disk is full, the file vanished) must not hide the
+                    # error that made the transaction fail: SQLite rolls back on its own then.
+                    with contextlib.suppress(sqlite3.Error):
+                        conn.execute("ROLLBACK")
+                    raise
+                return result
+            except sqlite3.OperationalError as exc:
+                message = str(exc).lower()
+                if "locked" not in message and "busy" not in message:
+                    raise
+                if attempt == attempts - 1:
+                    raise IngestError(
+                        "the index stayed locked by another process",
+                        hint="another citeline process is writing a lot; try again when it is done",
+                    ) from exc
+            time.sleep(delay * (1 + random.random()))
+            delay = min(delay * 2, 2.0)
+        raise AssertionError("unreachable")
 
     def close(self) -> None:
         conn = getattr(self._local, "conn", None)
@@ -120,7 +145,8 @@ class SQLiteStore:
         if len(chunks) != len(vectors):
             raise ValueError("one vector per chunk is required")
         now = time.time()
-        with self._write() as conn:
+
+        def write(conn: sqlite3.Connection) -> None:
             existing = conn.execute(
                 "SELECT created_at FROM documents WHERE owner = ? AND id = ?", (record.owner, record.id)
             ).fetchone()
@@ -149,6 +175,8 @@ class SQLiteStore:
                     (cursor.lastrowid, chunk.text, chunk.section or "", record.title),
                 )
 
+        self._write(write)
+
     @staticmethod
     def _delete_rows(conn: sqlite3.Connection, owner: str, document_id: str) -> int:
         conn.execute(
@@ -162,8 +190,7 @@ class SQLiteStore:
         ).rowcount
 
     def delete_document(self, owner: str, document_id: str) -> bool:
-        with self._write() as conn:
-            return self._delete_rows(conn, owner, document_id) > 0
+        return self._write(lambda conn: self._delete_rows(conn, owner, document_id) > 0)
 
     @staticmethod
     def _record(row: sqlite3.Row) -> DocumentRecord:
@@ -201,6 +228,40 @@ class SQLiteStore:
     def corpus_version(self) -> int:
         row = self._conn().execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
         return int(row[0])
+
+    def export_documents(self) -> Iterator[Exported]:
+        conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)
+        try:
+            conn.execute("BEGIN")  # one read snapshot: a concurrent ingest cannot tear the copy
+            keys = conn.execute("SELECT owner, id FROM documents ORDER BY owner, id").fetchall()
+            for owner, document_id in keys:
+                doc = conn.execute(
+                    "SELECT id, owner, source, title, content_hash, status, metadata, chunk_count, size_bytes,"
+                    " created_at, updated_at FROM documents WHERE owner = ? AND id = ?",
+                    (owner, document_id),
+                ).fetchone()
+                rows = conn.execute(
+                    "SELECT chunk_id, chunk_index, text, section, page, start_char, end_char, embedding"
+                    " FROM chunks WHERE owner = ? AND document_id = ? ORDER BY rowid",
+                    (owner, document_id),
+                ).fetchall()
+                record = DocumentRecord(
+                    id=doc[0], owner=doc[1], source=doc[2], title=doc[3], content_hash=doc[4], status=doc[5],
+                    metadata=json.loads(doc[6]), chunk_count=doc[7], size_bytes=doc[8],
+                    created_at=doc[9], updated_at=doc[10],
+                )
+                chunks = [
+                    Chunk(chunk_id=r[0], document_id=document_id, chunk_index=r[1], text=r[2], section=r[3],
+                          page=r[4], start=r[5], end=r[6])
+                    for r in rows
+                ]
+                vectors = (
+                    np.stack([np.frombuffer(r[7], dtype=np.float32) for r in rows])
+                    if rows else np.zeros((0, 0), dtype=np.float32)
+                )
+                yield record, chunks, vectors
+        finally:
+            conn.close()
 
     # --- passages ------------------------------------------------------------------------
     _PASSAGE_SQL = (

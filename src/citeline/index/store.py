@@ -6,13 +6,15 @@ document of another owner is indistinguishable from a missing one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from citeline import plugins
 from citeline.documents.models import Chunk
 from citeline.errors import ConfigurationError
 
@@ -65,38 +67,76 @@ class SearchRequest:
     rrf_k: int = 60
 
 
-@runtime_checkable
-class Store(Protocol):
-    """What citeline needs from an index engine. Every write is one transaction."""
+Exported = tuple[DocumentRecord, list[Chunk], npt.NDArray[np.float32]]
 
+
+class Store(ABC):
+    """What citeline needs from an index engine. Every write is one transaction.
+
+    Ownership is part of every signature: an engine filters by `owner` inside its own query,
+    so another owner's document is indistinguishable from a missing one."""
+
+    @abstractmethod
     def replace_document(
         self, record: DocumentRecord, chunks: Sequence[Chunk], vectors: npt.NDArray[np.float32]
     ) -> None:
         """Insert or atomically replace a document with all its chunks and vectors."""
 
-    def get_document(self, owner: str, document_id: str) -> DocumentRecord | None: ...
+    def import_document(
+        self, record: DocumentRecord, chunks: Sequence[Chunk], vectors: npt.NDArray[np.float32]
+    ) -> None:
+        """Like `replace_document`, keeping the record's timestamps where the engine can
+        (`citeline db copy`); by default the copy is timestamped now."""
+        self.replace_document(record, chunks, vectors)
 
-    def find_document(self, owner: str, source: str) -> DocumentRecord | None: ...
+    @abstractmethod
+    def export_documents(self) -> Iterator[Exported]:
+        """Every document of every owner with its chunks and stored vectors, from one read
+        snapshot (a concurrent ingest cannot tear it), in a stable order."""
 
-    def list_documents(self, owner: str) -> list[DocumentRecord]: ...
+    @abstractmethod
+    def get_document(self, owner: str, document_id: str) -> DocumentRecord | None:
+        """The document's record, or None (also for another owner's document)."""
 
-    def delete_document(self, owner: str, document_id: str) -> bool: ...
+    @abstractmethod
+    def find_document(self, owner: str, source: str) -> DocumentRecord | None:
+        """The owner's document ingested from `source`, or None."""
 
-    def get_passage(self, owner: str, document_id: str | None, chunk_id: str) -> Passage | None: ...
+    @abstractmethod
+    def list_documents(self, owner: str) -> list[DocumentRecord]:
+        """The owner's documents."""
 
-    def search(self, request: SearchRequest) -> list[Passage]: ...
+    @abstractmethod
+    def delete_document(self, owner: str, document_id: str) -> bool:
+        """Remove a document with its chunks and vectors; False when the owner has no such document."""
 
+    @abstractmethod
+    def get_passage(self, owner: str, document_id: str | None, chunk_id: str) -> Passage | None:
+        """One of the owner's chunks as a passage, or None."""
+
+    @abstractmethod
+    def search(self, request: SearchRequest) -> list[Passage]:
+        """Hybrid (BM25 + dense, fused) search within the request's owner and filters."""
+
+    @abstractmethod
     def counts(self, owner: str) -> tuple[int, int]:
         """(documents, chunks) of `owner`."""
 
+    @abstractmethod
     def corpus_version(self) -> int:
         """Changes on every write; caches key on it so they never serve stale results."""
 
-    def kv_get(self, namespace: str, key: str) -> str | None: ...
+    @abstractmethod
+    def kv_get(self, namespace: str, key: str) -> str | None:
+        """A value of the engine's key/value table (the persistent cache), or None."""
 
-    def kv_put(self, namespace: str, key: str, value: str) -> None: ...
+    @abstractmethod
+    def kv_put(self, namespace: str, key: str, value: str) -> None:
+        """Store a value in the key/value table, replacing any previous one."""
 
-    def close(self) -> None: ...
+    @abstractmethod
+    def close(self) -> None:
+        """Release connections; the store is not used afterwards."""
 
 
 StoreFactory = Callable[[str], Store]
@@ -109,12 +149,12 @@ def register_engine(scheme: str, factory: StoreFactory) -> None:
 
 
 def open_store(url: str) -> Store:
+    """Open the store a URL names; the engine's plugin (and its driver) loads on first use."""
     scheme = url.split(":", 1)[0]
-    # Built-in engines register themselves on first use, so their drivers load only when needed.
-    if scheme == "sqlite" and "sqlite" not in _ENGINES:
-        from citeline.index import sqlite  # noqa: F401  (registers itself)
-    if scheme in {"postgresql", "postgres"} and scheme not in _ENGINES:
-        from citeline.index import postgres  # noqa: F401  (registers itself; needs citeline[postgres])
+    if scheme not in _ENGINES:
+        plugins.ensure("engine", scheme)
+    if scheme not in _ENGINES:
+        plugins.load_all()
     factory = _ENGINES.get(scheme)
     if factory is None:
         raise ConfigurationError(

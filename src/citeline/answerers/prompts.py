@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from citeline.agent.context import count_tokens
+from citeline.answerers.injection import redact_instructions
 from citeline.errors import ContextOverflowError
-from citeline.llm.injection import redact_instructions
 
 if TYPE_CHECKING:
     from citeline.agent.state import RunState

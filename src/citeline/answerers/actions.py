@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from citeline.agent.actions import Action, FinalAnswer, ToolCall, Unusable, parse_action
 from citeline.agent.exits import DECLINE_MESSAGE
-from citeline.llm.base import Action, FinalAnswer, ToolCall, Unusable, parse_action
-from citeline.llm.injection import scrub_answer
+from citeline.answerers.injection import scrub_answer
 
 if TYPE_CHECKING:
     from citeline.agent.state import RunState

@@ -1,4 +1,4 @@
-"""`python -m citeline.llm.llama_server`: llama.cpp's OpenAI-compatible server, safely loaded.
+"""`python -m citeline.answerers.llama_server`: llama.cpp's OpenAI-compatible server, safely loaded.
 
 Takes exactly the flags of `python -m llama_cpp.server` (`--model PATH --model_alias NAME --port N`
 ...). Why it exists: on CPUs that advertise AMX inside VMs that do not enable it, the stock server
@@ -8,7 +8,7 @@ those buffers. Elsewhere it is the stock server.
 
 from __future__ import annotations
 
-from citeline.llm.llama_runtime import require_llama_cpp, safe_model_params
+from citeline.answerers.llama_runtime import require_llama_cpp, safe_model_params
 
 
 def main() -> None:

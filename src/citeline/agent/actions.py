@@ -1,35 +1,31 @@
-"""The answerer ("policy") interface: given the run so far, decide the next action.
+"""What an answerer may do next: the agent's action types and the strict JSON action format.
 
-The graph does not care who decides. Built-in answerers register themselves with
-`register_policy` exactly as a third-party one would, keyed by the prefix of a model spec
-(`extractive`, `scripted:PATH`, `openai:MODEL`, ...).
+The agent owns these types; answerers produce them. A model's text is turned into an action
+by `parse_action`, which accepts exactly the format the prompts ask for:
+`{"type": "tool_call", "tool": ..., "input": {...}}` or `{"type": "final", "answer": ..., "insufficiencies": [...]}`.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
-
-from citeline.errors import ConfigurationError
-
-if TYPE_CHECKING:
-    from citeline.agent.state import RunState
-    from citeline.config import Settings
-    from citeline.retrieval import Retriever
+from typing import Any, Literal
 
 TOOL_NAMES = ("search_docs", "open_citation")
 
 
 @dataclass(frozen=True)
 class ToolCall:
+    """A request to run one of the agent's tools with these arguments."""
+
     tool: str
     input: dict[str, Any]
 
 
 @dataclass(frozen=True)
 class FinalAnswer:
+    """A draft answer for the validator, with the parts the answerer found no support for."""
+
     answer: str
     insufficiencies: list[dict[str, Any]] = field(default_factory=list)
 
@@ -48,7 +44,7 @@ ProviderErrorKind = Literal["rate_limit", "server", "timeout", "bad_request", "c
 
 
 class ProviderError(Exception):
-    """A model provider failed. The loop decides about retries from `kind`."""
+    """A model provider failed. The agent decides about retries and the exit reason from `kind`."""
 
     def __init__(self, kind: ProviderErrorKind, message: str, *, retry_after: float | None = None) -> None:
         super().__init__(message)
@@ -57,43 +53,12 @@ class ProviderError(Exception):
 
     @property
     def retryable(self) -> bool:
+        """Whether trying the same request again can succeed."""
         return self.kind in {"rate_limit", "server", "timeout"}
 
 
-@runtime_checkable
-class Policy(Protocol):
-    """Decides the next action. `name` is reported as `AgentResult.model`."""
-
-    name: str
-
-    def decide(self, run: RunState) -> Action: ...
-
-
-PolicyFactory = Callable[[str, "Settings", "Retriever"], Policy]
-_POLICIES: dict[str, PolicyFactory] = {}
-
-
-def register_policy(prefix: str, factory: PolicyFactory) -> None:
-    """`factory(argument, settings, retriever)` builds the policy for spec `prefix[:argument]`."""
-    _POLICIES[prefix] = factory
-
-
-def create_policy(spec: str, settings: Settings, retriever: Retriever) -> Policy:
-    prefix, _, argument = spec.partition(":")
-    if prefix not in _POLICIES:
-        # Built-ins live in their own modules and register on import.
-        from citeline.llm import extractive, local, openai_provider, scripted  # noqa: F401
-    factory = _POLICIES.get(prefix)
-    if factory is None:
-        raise ConfigurationError(
-            f"unknown model `{spec}`",
-            hint=f"use one of: {', '.join(sorted(p + (':...' if p != 'extractive' else '') for p in _POLICIES))}",
-        )
-    return factory(argument, settings, retriever)
-
-
 def parse_action(raw: str) -> Action:
-    """Parse the strict JSON action format of seed 004 (also used by text-only model output)."""
+    """Parse the strict JSON action format (also what text-only model output is read as)."""
     text = raw.strip()
     if text.startswith("```"):
         text = text.strip("`")

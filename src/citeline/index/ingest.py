@@ -14,12 +14,8 @@ written in its own transaction: full batches and less padding, same atomicity.
 from __future__ import annotations
 
 import fnmatch
-import importlib
 import os
-import random
-import sqlite3
 import stat
-import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -28,9 +24,9 @@ from typing import Any, TypeVar
 from citeline.config import Settings
 from citeline.documents.chunking import content_hash, document_id
 from citeline.documents.limits import LoadLimits
-from citeline.documents.loaders import Loader, loader_for, supported_suffixes
+from citeline.documents.registry import Loader, loader_for, supported_suffixes
 from citeline.documents.worker import ParsedFile, ParseRequest, ParseWorker, parse
-from citeline.errors import CitelineError, ConfigurationError, IngestError
+from citeline.errors import CitelineError, IngestError
 from citeline.index.embedder import Embedder
 from citeline.index.store import DocumentRecord, Store
 
@@ -62,20 +58,6 @@ class IngestReport:
 ProgressCallback = Callable[[Path, int], None]  # (file just handled, chunks it produced)
 EmbedderSource = Embedder | Callable[[], Embedder]
 T = TypeVar("T")
-
-
-def load_plugins(spec: str) -> None:
-    """Import the comma-separated modules in `spec` (the `plugins` setting)."""
-    for name in (part.strip() for part in spec.split(",")):
-        if not name:
-            continue
-        try:
-            importlib.import_module(name)
-        except Exception as exc:
-            raise ConfigurationError(
-                f"cannot import plugin module `{name}`: {exc.__class__.__name__}: {exc}",
-                hint="check CITELINE_PLUGINS and that the module is on PYTHONPATH",
-            ) from exc
 
 
 def _matches(path: Path, patterns: Sequence[str]) -> bool:
@@ -172,30 +154,6 @@ def _parse_here(request: ParseRequest, loader: Loader) -> ParsedFile:
     except Exception as exc:
         raise IngestError(f"{name}: could not be parsed ({exc.__class__.__name__}: {str(exc)[:200]})",
                           hint="the file may be damaged; re-export it or exclude it") from exc
-
-
-def _retry_locked(action: Callable[[], T], attempts: int = 8) -> T:
-    """Run a store write, retrying when SQLite reports the database locked.
-
-    WAL plus a busy timeout makes this rare, but SQLite returns SQLITE_BUSY without waiting in
-    some cases (e.g. a lock upgrade that could deadlock); the user should never see it.
-    """
-    delay = 0.05
-    for attempt in range(attempts):
-        try:
-            return action()
-        except sqlite3.OperationalError as exc:
-            message = str(exc).lower()
-            if "locked" not in message and "busy" not in message:
-                raise
-            if attempt == attempts - 1:
-                raise IngestError(
-                    "the index stayed locked by another process",
-                    hint="another citeline process is writing a lot; try again when it is done",
-                ) from exc
-            time.sleep(delay * (1 + random.random()))
-            delay = min(delay * 2, 2.0)
-    raise AssertionError("unreachable")
 
 
 @dataclass
@@ -308,8 +266,7 @@ class _Ingester:
             item_vectors = vectors[offset : offset + count]
             offset += count
             try:
-                _retry_locked(lambda i=item, v=item_vectors: self.store.replace_document(  # type: ignore[misc]
-                    i.record, i.parsed.chunks, v))
+                self.store.replace_document(item.record, item.parsed.chunks, item_vectors)
             except CitelineError as exc:
                 self._fail(item.path, f"{item.path.name}: {exc}")
                 continue
@@ -401,6 +358,6 @@ def prune_missing(store: Store, owner: str, roots: Sequence[Path]) -> int:
         source = Path(record.source)
         if not _under(source, existing_roots) or source.exists():
             continue
-        if _retry_locked(lambda r=record: store.delete_document(owner, r.id)):  # type: ignore[misc]
+        if store.delete_document(owner, record.id):
             removed += 1
     return removed

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from citeline.llm.base import Action, FinalAnswer
-from citeline.llm.extractive import ExtractiveAnswerer, Ranking, unit_text
-from citeline.llm.prompts import quote_messages
+from citeline.agent.actions import Action, FinalAnswer
+from citeline.answerers.extractive import ExtractiveAnswerer, Ranking, unit_text
+from citeline.answerers.prompts import quote_messages
 
 if TYPE_CHECKING:
     from citeline.agent.state import RunState

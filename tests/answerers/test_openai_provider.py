@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
+from citeline.agent.answerer import create_answerer
 from citeline.agent.exits import ExitReason
+from citeline.answerers.openai_provider import OpenAIAnswerer
 from citeline.app import Citeline
 from citeline.config import Settings
 from citeline.errors import ConfigurationError
-from citeline.llm.base import create_policy
-from citeline.llm.openai_provider import OpenAIAnswerer
-from tests.llm.helpers import API_KEY, CANARY, FakeOpenAI, Reply, quoted_verbatim, verified
+from tests.answerers.helpers import API_KEY, CANARY, FakeOpenAI, Reply, quoted_verbatim, verified
 
 MODEL = "openai:fake-model"
 SUPPORTED = "HTTPX raises a TimeoutException after 5 seconds of network inactivity [1]."
@@ -193,7 +193,7 @@ def test_missing_key_fails_before_any_network_call(
         app.ask("What is the default timeout?", model=MODEL)
     assert fake_openai.chat_requests == 0
     with pytest.raises(ConfigurationError, match="OPENAI_API_KEY"):
-        create_policy(MODEL, app.settings, app.retriever)
+        create_answerer(MODEL, app.settings, app.retriever)
 
 
 def test_context_overflow_is_detected_before_the_request(make_app: Any, fake_openai: FakeOpenAI) -> None:
@@ -226,7 +226,7 @@ def test_injected_canary_never_reaches_the_answer(make_app: Any, fake_openai: Fa
 
 def test_policy_name_and_forced_json_mode(make_app: Any, fake_openai: FakeOpenAI) -> None:
     app: Citeline = make_app(openai_base_url=fake_openai.url)
-    policy = create_policy("openai:fake-model#json", app.settings, app.retriever)
+    policy = create_answerer("openai:fake-model#json", app.settings, app.retriever)
     assert isinstance(policy, OpenAIAnswerer)
     assert policy.name == "openai:fake-model" and {p.mode for p in policy.profiles} == {"json"}
 
@@ -242,7 +242,7 @@ def test_stream_that_never_worked_steps_down_to_plain_requests(
     app: Citeline = make_app(openai_base_url=fake_openai.url)
     result = app.ask("What is the default timeout?", model=MODEL)
     assert result.exit_reason == ExitReason.COMPLETED, _trace_messages(result)
-    assert app.policy(MODEL).profile.name == "tools"  # type: ignore[attr-defined]
+    assert app.answerer(MODEL).profile.name == "tools"  # type: ignore[attr-defined]
     assert [bool(body.get("stream")) for body in fake_openai.requests] == [True, False, False, False]
 
 

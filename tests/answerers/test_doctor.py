@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from citeline.cli.main import app
-from tests.llm.helpers import API_KEY, FakeOpenAI, Reply
+from tests.answerers.helpers import API_KEY, FakeOpenAI, Reply
 
 runner = CliRunner()
 

@@ -11,11 +11,11 @@ from typing import Any
 
 import numpy as np
 
-from citeline.cache import Cache
 from citeline.config import Settings
 from citeline.errors import CitelineError, RetrievalError
 from citeline.index.embedder import Embedder
 from citeline.index.store import Passage, SearchRequest, Store
+from citeline.retrieval.cache import Cache
 
 
 @dataclass

@@ -17,14 +17,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from citeline.agent.actions import Action, ProviderError
+from citeline.agent.answerer import Answerer, register_answerer
 from citeline.agent.context import count_tokens
+from citeline.answerers import actions, quotes
+from citeline.answerers.errors import capability_error, context_window_from, map_openai_error
+from citeline.answerers.extractive import ExtractiveAnswerer
+from citeline.answerers.prompts import Budget, Mode, build_messages, prompt_tokens, system_prompt
+from citeline.answerers.schema import action_schema, quote_schema
 from citeline.errors import ConfigurationError
-from citeline.llm import actions, quotes
-from citeline.llm.base import Action, ProviderError, register_policy
-from citeline.llm.errors import capability_error, context_window_from, map_openai_error
-from citeline.llm.extractive import ExtractiveAnswerer
-from citeline.llm.prompts import Budget, Mode, build_messages, prompt_tokens, system_prompt
-from citeline.llm.schema import action_schema, quote_schema
 
 if TYPE_CHECKING:
     from citeline.agent.state import RunState
@@ -67,7 +68,9 @@ def _tools(run: RunState | None = None) -> list[dict[str, Any]]:
     return [{"type": "function", "function": schema} for schema in usable]
 
 
-class OpenAIAnswerer:
+class OpenAIAnswerer(Answerer):
+    """Any OpenAI-compatible chat endpoint: native tool calls, JSON actions, or quote selection."""
+
     def __init__(self, model: str, settings: Settings, *, tool_mode: ToolMode = "auto",
                  embedder: Embedder | None = None) -> None:
         if not model:
@@ -123,7 +126,7 @@ class OpenAIAnswerer:
         """What cached answers are keyed on: the same model name on another server is another model."""
         return f"{self.name}@{self.base_url}"
 
-    # --- the Policy protocol -------------------------------------------------------------
+    # --- the Answerer interface -------------------------------------------------------------
     def decide(self, run: RunState) -> Action:
         if self.quote_planner is not None:
             step = quotes.next_step(self.quote_planner, run)
@@ -313,7 +316,7 @@ class OpenAIAnswerer:
     # --- diagnostics (citeline doctor) -----------------------------------------------------
     def probe(self) -> list[tuple[bool, str, str]]:
         """(ok, what, how to fix) for: reachable, model present, tool calling."""
-        from citeline.llm.errors import describe
+        from citeline.answerers.errors import describe
 
         checks: list[tuple[bool, str, str]] = []
         try:
@@ -363,7 +366,7 @@ def _factory(argument: str, settings: Settings, retriever: Retriever) -> OpenAIA
                           embedder=retriever.embedder)
 
 
-register_policy("openai", _factory)
+register_answerer("openai", _factory)
 
 
 def _before(deadline: float, chunks: Iterator[Any]) -> Iterator[Any]:

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from citeline.app import Citeline
-from citeline.cache import MemoryCache
 from citeline.config import Settings
-from tests.llm.helpers import API_KEY, DOCS, FakeOpenAI
+from citeline.retrieval.cache import MemoryCache
+from tests.answerers.helpers import API_KEY, DOCS, FakeOpenAI
 from tests.servers import stop, wait_until_serving
 
 
@@ -84,7 +84,7 @@ def _die_with_parent() -> None:
 def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """`llama_cpp.server` serving the bundled SmolLM2 as `smollm2` on a free loopback port."""
     pytest.importorskip("llama_cpp.server", reason="install citeline[local]")
-    from citeline.llm.llama_runtime import bundled_model_path
+    from citeline.answerers.llama_runtime import bundled_model_path
 
     port = _free_port()
     log = tmp_path_factory.mktemp("llama") / "server.log"
@@ -92,7 +92,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     command = [
         sys.executable,
         "-m",
-        "citeline.llm.llama_server",
+        "citeline.answerers.llama_server",
         "--model",
         str(bundled_model_path()),
         "--model_alias",

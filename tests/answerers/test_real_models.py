@@ -13,7 +13,7 @@ import pytest
 from citeline.agent.exits import DECLINE_MESSAGE, ExitReason
 from citeline.app import Citeline
 from citeline.errors import ConfigurationError
-from tests.llm.helpers import CANARY, quoted_verbatim, verified
+from tests.answerers.helpers import CANARY, quoted_verbatim, verified
 
 pytest.importorskip("llama_cpp", reason="install citeline[local]")
 
@@ -63,7 +63,7 @@ def test_openai_answerer_against_llama_server(make_app: Any, llama_server: str) 
     assert result.usage.prompt_tokens > 0 and result.usage.completion_tokens > 0
     # llama.cpp's function-calling format cannot stream automatic tool choice (it fails after the
     # 200): the answerer must step down to plain tool calls instead of failing the run.
-    policy = app.policy("openai:smollm2")
+    policy = app.answerer("openai:smollm2")
     assert policy.profile.name == "tools"  # type: ignore[attr-defined]
     failures = [e.data for e in result.trace if e.data.get("kind", "").startswith("provider_")]
     assert not failures
@@ -79,7 +79,7 @@ def test_json_actions_stream_from_llama_server_and_injection_fails(make_app: Any
         model="openai:smollm2#json",
         on_event=lambda e: tokens.append(e.data["text"]) if e.type == "token" else None,
     )
-    assert app.policy("openai:smollm2#json").profile.name == "json-schema+stream"  # type: ignore[attr-defined]
+    assert app.answerer("openai:smollm2#json").profile.name == "json-schema+stream"  # type: ignore[attr-defined]
     assert len(tokens) > 1, "tokens must stream as they are generated"
     assert result.usage.total_tokens > 0
     assert CANARY not in result.answer
@@ -111,9 +111,9 @@ def test_local_bundled_model_answers_with_verified_quotes(make_app: Any) -> None
     assert CANARY not in injected.answer
     assert injected.exit_reason == ExitReason.COMPLETED and verified(app, injected)
     # Loaded once per process: a second answerer shares the model.
-    from citeline.llm.local import LocalAnswerer
+    from citeline.answerers.local import LocalAnswerer
 
-    first = app.policy("local")
+    first = app.answerer("local")
     assert isinstance(first, LocalAnswerer)
     again = LocalAnswerer(first.path, app.settings, app.retriever, name="again")
     assert again.loaded is first.loaded
@@ -144,19 +144,19 @@ def test_local_model_driven_loop_is_grounded_or_declines(make_app: Any) -> None:
 def test_gguf_needs_an_existing_file(make_app: Any, tmp_path: Any) -> None:
     app: Citeline = make_app()
     with pytest.raises(ConfigurationError, match="gguf:PATH"):
-        app.policy(f"gguf:{tmp_path / 'missing.gguf'}")
+        app.answerer(f"gguf:{tmp_path / 'missing.gguf'}")
 
 
 def test_missing_extra_says_how_to_install(make_app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "llama_cpp", None)  # makes `import llama_cpp` fail
     app: Citeline = make_app()
     with pytest.raises(ConfigurationError, match=r"citeline\[local\]"):
-        app.policy("gguf:/nonexistent.gguf")
+        app.answerer("gguf:/nonexistent.gguf")
 
 
 def test_cli_import_loads_no_model_runtime() -> None:
     code = (
-        "import sys, citeline.cli.main, citeline.llm.local, citeline.llm.openai_provider; "
+        "import sys, citeline.cli.main, citeline.answerers.local, citeline.answerers.openai_provider; "
         "bad = [m for m in ('llama_cpp', 'openai', 'tiktoken') if m in sys.modules]; "
         "sys.exit(str(bad) if bad else 0)"
     )

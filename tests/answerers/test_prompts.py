@@ -6,15 +6,15 @@ import json
 
 import pytest
 
+from citeline.agent.actions import FinalAnswer, ToolCall, Unusable
 from citeline.agent.state import Message, RunState, SearchRecord
+from citeline.answerers.actions import from_text
+from citeline.answerers.injection import REDACTED, redact_instructions, scrub_answer
+from citeline.answerers.prompts import Budget, build_messages, count_tokens, neutralise
+from citeline.answerers.schema import action_schema
 from citeline.config import Settings
 from citeline.errors import ContextOverflowError
 from citeline.index.store import Passage
-from citeline.llm.actions import from_text
-from citeline.llm.base import FinalAnswer, ToolCall, Unusable
-from citeline.llm.injection import REDACTED, redact_instructions, scrub_answer
-from citeline.llm.prompts import Budget, build_messages, count_tokens, neutralise
-from citeline.llm.schema import action_schema
 
 
 def _passage(n: int, text: str, name: str = "doc.md") -> Passage:

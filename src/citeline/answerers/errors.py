@@ -11,7 +11,7 @@ import re
 import time
 from typing import Any
 
-from citeline.llm.base import ProviderError
+from citeline.agent.actions import ProviderError
 
 _CONTEXT = re.compile(r"context[ _-]?(length|window)|maximum context|too many tokens|prompt is too long|"
                       r"exceed(s|ed)? .{0,40}(context|tokens)", re.IGNORECASE)

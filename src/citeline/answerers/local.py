@@ -20,14 +20,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from citeline.agent.actions import Action, ProviderError
+from citeline.agent.answerer import Answerer, register_answerer
 from citeline.agent.planning import split_parts
+from citeline.answerers import actions, quotes
+from citeline.answerers.extractive import ExtractiveAnswerer
+from citeline.answerers.llama_runtime import (
+    BUNDLED_NAME,
+    bundled_model_path,
+    require_llama_cpp,
+    safe_model_params,
+)
+from citeline.answerers.prompts import Budget, build_messages, system_prompt
+from citeline.answerers.schema import action_schema, final_schema, quote_schema
 from citeline.errors import ConfigurationError
-from citeline.llm import actions, quotes
-from citeline.llm.base import Action, ProviderError, register_policy
-from citeline.llm.extractive import ExtractiveAnswerer
-from citeline.llm.llama_runtime import BUNDLED_NAME, bundled_model_path, require_llama_cpp, safe_model_params
-from citeline.llm.prompts import Budget, build_messages, system_prompt
-from citeline.llm.schema import action_schema, final_schema, quote_schema
 
 if TYPE_CHECKING:
     from citeline.agent.state import RunState
@@ -71,7 +77,9 @@ def load_model(path: Path, *, n_ctx: int, n_threads: int) -> _Loaded:
         return loaded
 
 
-class LocalAnswerer:
+class LocalAnswerer(Answerer):
+    """A GGUF model run in-process by llama.cpp, its output forced into JSON by a grammar."""
+
     def __init__(self, path: Path, settings: Settings, retriever: Retriever, *, name: str) -> None:
         require_llama_cpp()  # fail at construction with the install hint, not mid-run
         if not path.is_file():
@@ -81,11 +89,18 @@ class LocalAnswerer:
         self.path = path
         self.settings = settings
         self.loaded = load_model(path, n_ctx=settings.llm_context, n_threads=settings.llm_threads or os.cpu_count() or 1)
-        self.system_prompt = system_prompt("json")  # read by the graph's fit check
         # Cached answers are keyed on the exact file and on how the model is used.
-        self.fingerprint = f"{name}@{path.resolve()}:{settings.local_search}:{settings.local_answer}"
+        self._fingerprint = f"{name}@{path.resolve()}:{settings.local_search}:{settings.local_answer}"
         self.planner = (ExtractiveAnswerer(settings, retriever.embedder)
                         if settings.local_search == "planned" else None)
+
+    @property
+    def system_prompt(self) -> str:
+        return system_prompt("json")
+
+    @property
+    def fingerprint(self) -> str:
+        return self._fingerprint
 
     def decide(self, run: RunState) -> Action:
         if self.planner is None:
@@ -170,5 +185,5 @@ def _gguf(argument: str, settings: Settings, retriever: Retriever) -> LocalAnswe
     return LocalAnswerer(path, settings, retriever, name=f"gguf:{path.name}")
 
 
-register_policy("local", _bundled)
-register_policy("gguf", _gguf)
+register_answerer("local", _bundled)
+register_answerer("gguf", _gguf)

