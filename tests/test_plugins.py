@@ -58,7 +58,7 @@ def test_a_lookup_imports_only_the_plugin_it_needs() -> None:
 def test_a_broken_plugin_fails_with_its_name_and_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(plugins, "_extra", [])
     plugins.use_modules("citeline_no_such_plugin_module")
-    with pytest.raises(ConfigurationError, match="citeline_no_such_plugin_module.*CITELINE_PLUGINS") as error:
+    with pytest.raises(ConfigurationError, match=r"citeline_no_such_plugin_module.*CITELINE_PLUGINS") as error:
         plugins.load_all()
     assert "correct CITELINE_PLUGINS" in (error.value.hint or "")
 

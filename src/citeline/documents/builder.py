@@ -1,0 +1,170 @@
+"""Assembling stored text from typed blocks: the one way every structured loader builds a document.
+
+A loader walks its parsed source and calls `heading`, `block` and `hidden` in reading order; the
+builder lays the blocks out as plain text (blank lines between blocks, single line breaks between
+consecutive items of one list or rows of one table), records each block's exact offsets, keeps
+the heading path that names each section, and flags text aimed at an AI.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from citeline.documents import suspicious
+from citeline.documents.loaders import sanitize
+from citeline.documents.models import Block, BlockKind, Flag, LoadedDocument, Section
+
+_SPACES = re.compile(r"[ \t\u00a0]+")
+_BLANK_LINES = re.compile(r"\n\s*\n+")
+_EXCERPT_CHARS = 160
+
+# Kinds laid out one per line when they follow each other in one container: a list reads as a
+# list and a table as rows, not as paragraphs with gaps.
+_TIGHT = frozenset({"list_item", "table_row"})
+
+
+def clean_inline(text: str) -> str:
+    """Prose as stored: invisible characters removed, runs of spaces and tabs collapsed, line
+    breaks inside a paragraph turned into spaces."""
+    text, _ = sanitize(text)
+    lines = [_SPACES.sub(" ", line).strip() for line in text.split("\n")]
+    return " ".join(line for line in lines if line)
+
+
+def clean_code(text: str) -> str:
+    """Code as stored: invisible characters removed, indentation and line breaks kept, trailing
+    blank lines dropped."""
+    text, _ = sanitize(text)
+    lines = [line.rstrip() for line in text.split("\n")]
+    while lines and not lines[-1]:
+        lines.pop()
+    while lines and not lines[0]:
+        lines.pop(0)
+    return "\n".join(lines)
+
+
+class DocumentBuilder:
+    """Stored text, blocks, sections and flags of one document, built in reading order."""
+
+    def __init__(self) -> None:
+        self._parts: list[str] = []
+        self._length = 0
+        self.blocks: list[Block] = []
+        self.flags: list[Flag] = []
+        self._headings: list[tuple[int, int, str]] = []  # (offset, level, title)
+        self._stack: list[tuple[int, str]] = []
+        self._last_group: object = None
+        self.first_heading: str | None = None
+
+    @property
+    def section(self) -> str | None:
+        """The heading path of the current position ("Install > On Linux")."""
+        return " > ".join(title for _, title in self._stack) or None
+
+    def heading(self, level: int, title: str, *, source: tuple[int, int] | None = None,
+                page: int | None = None) -> Block | None:
+        """A heading: starts a section named by the path of headings above it."""
+        title = clean_inline(title)
+        if not title:
+            return None
+        while self._stack and self._stack[-1][0] >= level:
+            self._stack.pop()
+        self._stack.append((level, title))
+        if self.first_heading is None:
+            self.first_heading = title
+        block = self.block("heading", title, source=source, page=page)
+        if block is not None:
+            self._headings.append((block.start, level, title))
+        return block
+
+    def block(
+        self,
+        kind: BlockKind,
+        text: str,
+        *,
+        label: str | None = None,
+        cells: tuple[str, ...] = (),
+        source: tuple[int, int] | None = None,
+        page: int | None = None,
+        pages: tuple[int, ...] = (),
+        group: object = None,
+        preformatted: bool = False,
+    ) -> Block | None:
+        """Append one block. `group` ties consecutive list items or table rows together (one line
+        apart instead of a blank line); `preformatted` keeps line breaks and indentation (code)."""
+        text = clean_code(text) if preformatted else clean_inline(text)
+        if not text.strip():
+            return None
+        if self._parts:
+            tight = kind in _TIGHT and group is not None and group is self._last_group
+            self._emit("\n" if tight else "\n\n")
+        start = self._length
+        self._emit(text)
+        reasons = suspicious.reasons(text if not label else f"{label}: {text}")
+        block = Block(
+            kind=kind, start=start, end=self._length, section=self.section, page=page, label=label,
+            cells=cells, source_start=source[0] if source else None, source_end=source[1] if source else None,
+            pages=pages, flags=reasons,
+        )
+        if reasons:
+            self.flags.append(Flag(", ".join(reasons), _excerpt(text), block.source_start, stored=True))
+        self.blocks.append(block)
+        self._last_group = group if kind in _TIGHT else None
+        return block
+
+    def hidden(self, text: str, why: str, *, source: tuple[int, int] | None = None) -> None:
+        """Text hidden from a reader (a comment, `display:none`) that the loader drops: reported
+        when it carries instructions or is more than markup noise, never stored."""
+        cleaned = clean_inline(text)
+        reasons = suspicious.reasons(cleaned)
+        if reasons:
+            self.flags.append(Flag(f"hidden text ({why}): {', '.join(reasons)}", _excerpt(cleaned),
+                                   source[0] if source else None, stored=False))
+
+    def build(self, title: str | None = None, metadata: dict[str, Any] | None = None,
+              sanitized_chars: int = 0) -> LoadedDocument:
+        """The document: stored text, its sections (from the headings) and blocks."""
+        text = "".join(self._parts)
+        sections = _sections(text, self._headings, self.blocks)
+        return LoadedDocument(
+            text=text, title=title or self.first_heading or "", sections=sections,
+            metadata=dict(metadata or {}), sanitized_chars=sanitized_chars, blocks=list(self.blocks),
+            flags=list(self.flags),
+        )
+
+    def _emit(self, piece: str) -> None:
+        self._parts.append(piece)
+        self._length += len(piece)
+
+
+def _excerpt(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _EXCERPT_CHARS else text[: _EXCERPT_CHARS - 1] + "…"
+
+
+def _sections(text: str, headings: list[tuple[int, int, str]], blocks: list[Block]) -> list[Section]:
+    """One section per heading (named by its path) running to the next heading; text before the
+    first heading is an untitled section. Pages come from the blocks when the format has them."""
+    sections: list[Section] = []
+    starts = [offset for offset, _, _ in headings]
+    names = {block.start: block.section for block in blocks if block.kind == "heading"}
+    if not starts or starts[0] > 0:
+        end = starts[0] if starts else len(text)
+        if text[:end].strip():
+            sections.append(Section(None, 0, end, _first_page(blocks, 0, end)))
+    for index, start in enumerate(starts):
+        end = starts[index + 1] if index + 1 < len(starts) else len(text)
+        if start < end:
+            sections.append(Section(names.get(start), start, end, _first_page(blocks, start, end)))
+    return sections
+
+
+def _first_page(blocks: list[Block], start: int, end: int) -> int | None:
+    for block in blocks:
+        if start <= block.start < end and block.page is not None:
+            return block.page
+    return None
+
+
+__all__ = ["DocumentBuilder", "clean_code", "clean_inline"]
