@@ -2,7 +2,7 @@ import itertools
 from pathlib import Path
 
 from citeline.documents.chunking import chunk_document, chunk_id, document_id
-from citeline.documents.loaders import MarkdownLoader
+from citeline.documents.markdown_loader import MarkdownLoader
 
 
 def _doc(text: str):  # type: ignore[no-untyped-def]

@@ -23,7 +23,8 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         rf"|\[\s*(?:ai|assistant|llm|agent|system)\b[^\]\n]{{0,60}}\]"
         rf"|\b{_AI}\s+(?:must|should|shall|are\s+(?:required|instructed|asked|expected)|need\s+to|reading\s+this)\b"
         rf"|\b(?:when|if)\s+(?:an?\s+)?{_AI}\s+(?:answers?|summari[sz]es?|reads?|responds?|generates?|quotes?)\b"
-        rf"|\b(?:answers?|responses?|replies|summaries|output)\s+(?:generated|written|produced)\s+(?:from|by|with)\b",
+        rf"|\b(?:answers?|responses?|replies|summaries|outputs?)\s+(?:generated|written|produced|drawn)\s+(?:from|by|with|using)\s+"
+        rf"(?:this|these|the\s+present)\s+(?:page|pages|document|note|notes|faq|text|site|section)\b",
         re.IGNORECASE)),
     # Directives about the conversation itself rather than the software being documented.
     ("directive to ignore or reveal", re.compile(
@@ -36,7 +37,7 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("directive to include or print", re.compile(
         r"\b(?:always\s+)?(?:include|append|add|insert|print|output|say|mention|reply\s+with|respond\s+with|"
         r"close\s+with|end\s+with|sign\s+(?:off\s+)?with|tell\s+the\s+user)\b[^.!?\n]{0,80}"
-        r"\b(?:verification\s+code|tag|token|canary|phrase|string|signature|code\s+word|exactly|verbatim)\b"
+        r"\b(?:verification\s+code|canary|code\s+word|secret\s+word|the\s+tag|the\s+phrase|signature|exactly|verbatim)\b"
         r"|\b(?:customarily|always|must)\s+(?:close|end|begin|start)s?\s+with\b"
         r"|\bpresent(?:ed)?\s+(?:this|it)\s+as\s+(?:official|authoritative)\b"
         r"|\brecommend\b[^.!?\n]{0,60}\bas\s+the\s+official\b",
@@ -50,9 +51,13 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
-def reasons(text: str) -> tuple[str, ...]:
-    """Why `text` looks aimed at an AI; empty when it reads as documentation."""
-    return tuple(name for name, pattern in _RULES if pattern.search(text))
+_CODE_RULES = frozenset({"download piped into a shell"})
+
+
+def reasons(text: str, *, code: bool = False) -> tuple[str, ...]:
+    """Why `text` looks aimed at an AI; empty when it reads as documentation. In code only a
+    download piped into a shell counts: code legitimately prints, includes and ignores things."""
+    return tuple(name for name, pattern in _RULES if (not code or name in _CODE_RULES) and pattern.search(text))
 
 
 def is_suspicious(text: str) -> bool:
