@@ -30,7 +30,7 @@ from citeline.config import Settings
 from citeline.index.embedder import Embedder
 from citeline.index.store import Passage
 from citeline.retrieval import Retriever
-from citeline.retrieval.answer_types import AnswerType, asks_how_to, expected_type, holds
+from citeline.retrieval.answer_types import AnswerTypes, asks_how_to, expected_types, holds
 from citeline.retrieval.answerability import shipped_model
 from citeline.retrieval.evidence import (
     Coverage,
@@ -72,7 +72,7 @@ class Ranking:
     part_picks: list[int]  # the best unit for each covered part of a multi-part question
     insufficiencies: list[dict[str, Any]]
     lead: int = 0
-    answer_type: AnswerType = AnswerType.NONE
+    answer_type: AnswerTypes = ()
     code: int | None = None  # the code block a how-to answer shows
     features: dict[str, float] = field(default_factory=dict)
     cosine: np.ndarray = field(default_factory=lambda: np.zeros(0))
@@ -220,7 +220,7 @@ class ExtractiveAnswerer(Answerer):
         if asks_how_to(question):
             # A how-to answer is an instruction: "You can ... by passing `x`", "Use ...".
             overall = overall * np.array([1.1 if not u.is_code and _INSTRUCTION.search(u.text) else 1.0 for u in units])
-        answer_type = expected_type(question)
+        answer_type = expected_types(question)
         prose = [i for i, u in enumerate(units) if not u.is_code]
         lead = self._lead(units, overall, prose, answer_type)
         part_picks: list[int] = []
@@ -247,13 +247,13 @@ class ExtractiveAnswerer(Answerer):
         return ranking
 
     @staticmethod
-    def _lead(units: list[Unit], overall: np.ndarray, prose: list[int], answer_type: AnswerType) -> int:
+    def _lead(units: list[Unit], overall: np.ndarray, prose: list[int], answer_type: AnswerTypes) -> int:
         """The unit to lead with: the best-scoring prose unit, or — when the question asks for a
         kind of value — the best one close to it that holds such a value."""
         best = max(prose, key=lambda i: overall[i])
-        if answer_type is AnswerType.NONE or holds(answer_type, units[best].text):
+        if holds(answer_type, units[best].text):
             return best
-        close = [i for i in prose if overall[i] >= 0.8 * overall[best] and holds(answer_type, units[i].text)]
+        close = [i for i in prose if overall[i] >= 0.7 * overall[best] and holds(answer_type, units[i].text)]
         return max(close, key=lambda i: overall[i]) if close else best
 
     @staticmethod
@@ -282,8 +282,7 @@ class ExtractiveAnswerer(Answerer):
         top = max(pool, key=lambda p: p.score)
         prose = [i for i, u in enumerate(ranking.units) if not u.is_code]
         best_units = sorted(prose, key=lambda i: -ranking.overall[i])[:5]
-        type_missing = float(ranking.answer_type is not AnswerType.NONE
-                             and not any(holds(ranking.answer_type, ranking.units[i].text) for i in best_units))
+        type_missing = float(not any(holds(ranking.answer_type, ranking.units[i].text) for i in best_units))
         return {
             "coverage_passage": round(coverage.best(keys)[0], 4),
             "coverage_unit": round(float(max((unit_lexical[i] for i in prose), default=0.0)), 4),
@@ -348,12 +347,12 @@ class ExtractiveAnswerer(Answerer):
         return FinalAnswer(answer, ranking.insufficiencies, decision)
 
     @staticmethod
-    def _lead_text(unit: Unit, answer_type: AnswerType) -> str:
+    def _lead_text(unit: Unit, answer_type: AnswerTypes) -> str:
         """The lead as one sentence. A list item or row whose value sits in a later sentence
         leads with its name and that sentence ("`max_age` - Defaults to 2 weeks."), so the
         asked value is in the first sentence a reader sees."""
         text = unit_text(unit)
-        if unit.kind not in ("list_item", "table_row") or answer_type is AnswerType.NONE:
+        if unit.kind not in ("list_item", "table_row") or not answer_type:
             return text
         sentences = item_sentences(unit)
         if len(sentences) < 2 or holds(answer_type, sentences[0]):

@@ -70,18 +70,20 @@ _VALUE_BY_TYPE: dict[AnswerType, re.Pattern[str]] = {
 }
 
 
-def expected_type(question: str) -> AnswerType:
-    """The first answer type the question's wording asks for, or NONE."""
-    for answer_type, pattern in _QUESTION_TYPES:
-        if pattern.search(question):
-            return answer_type
-    return AnswerType.NONE
+AnswerTypes = tuple[AnswerType, ...]
 
 
-def holds(answer_type: AnswerType, text: str) -> bool:
-    """Whether `text` contains a value of the type (always True for NONE)."""
-    pattern = _VALUE_BY_TYPE.get(answer_type)
-    return True if pattern is None else bool(pattern.search(text))
+def expected_types(question: str) -> AnswerTypes:
+    """Every kind of value the question's wording asks for ("the default timeout": a default
+    and a duration); empty when it asks for an explanation."""
+    return tuple(answer_type for answer_type, pattern in _QUESTION_TYPES if pattern.search(question))
+
+
+def holds(answer_types: AnswerTypes, text: str) -> bool:
+    """Whether `text` contains a value of one of the types (always True when none is asked)."""
+    if not answer_types:
+        return True
+    return any(_VALUE_BY_TYPE[answer_type].search(text) for answer_type in answer_types if answer_type in _VALUE_BY_TYPE)
 
 
 _HOW_TO = re.compile(
