@@ -195,6 +195,12 @@ def _code_line(line: Line, column: float, left: float, skip_first: bool = False)
     return text
 
 
+def _glyph_bullet(line: Line) -> bool:
+    """Whether a line starts with a bullet glyph in a text font (a "-" in a code font is code)."""
+    first = line.words[0]
+    return len(line.words) >= 2 and len(first.text) == 1 and first.text in _BULLETS and not first.mono
+
+
 def _is_bullet(line: Line) -> bool:
     if len(line.words) < 2:
         return False
@@ -291,7 +297,7 @@ class _Flow:
             self._flush()
             if level is not None:
                 kind = "heading"
-            elif line.mono:
+            elif line.mono and not _glyph_bullet(line):
                 kind = "code"
             elif _is_bullet(line):
                 kind = "list_item"
@@ -309,8 +315,13 @@ class _Flow:
             return (level is not None and level == current.level and same_page and line.size == previous.size
                     and step <= pitch * _GAP_RATIO and len(current.lines) < 3)
         if current.kind == "code":
-            return line.mono and (not same_page or step <= pitch * 3.2)
-        if level is not None or line.mono or _is_bullet(line) or abs(line.size - previous.size) >= 0.6:
+            return line.mono and not _glyph_bullet(line) and (not same_page or step <= pitch * 3.2)
+        if line.mono and not self._inline_code_line(current, previous, line, step, pitch):
+            return False
+        numbered = _is_bullet(line) and not _glyph_bullet(line)
+        if numbered and not _TERMINAL.search(previous.text.rstrip()) and not previous.text.rstrip().endswith(";"):
+            numbered = False  # "… must not be\n0. …": a number that wrapped to the line start
+        if level is not None or _glyph_bullet(line) or numbered or abs(line.size - previous.size) >= 0.6:
             return False
         if not same_page:
             return self._runs_on(previous, line)
@@ -321,9 +332,22 @@ class _Flow:
         if current.kind == "list_item":
             text_left = first.words[1].x0
             return line.x0 >= text_left - 2 and not self._ends_short(previous)
-        if line.x0 - margin > line.size * 0.8 and len(current.lines) >= 1 and first.x0 <= margin + 1:
-            return False  # a first-line indent: a new paragraph
+        if line.x0 - margin > line.size * 0.8 and first.x0 <= margin + 1 and not self._reaches_right(previous):
+            return False  # a first-line indent after a short line: a new paragraph
         return not self._ends_short(previous)
+
+    def _inline_code_line(self, current: _Open, previous: Line, line: Line, step: float, pitch: float) -> bool:
+        """A line set wholly in a code font inside running prose (a long identifier or a list
+        of constants wrapped onto a line of its own): same pitch, same margin, no colon
+        introducing it. A code block has a gap or a different leading before it."""
+        margin = min(item.x0 for item in current.lines)
+        return (current.kind in ("paragraph", "list_item") and previous.page == line.page and not previous.mono
+                and 0 < step <= pitch * 1.1 and abs(line.x0 - margin) <= 1.5
+                and not previous.text.rstrip().endswith(":"))
+
+    def _reaches_right(self, line: Line) -> bool:
+        right = self.style.right.get(line.page, line.x1)
+        return line.x1 >= right - 2 * line.size
 
     def _runs_on(self, previous: Line, line: Line) -> bool:
         """Whether a paragraph cut by the end of a page goes on with `line` on the next page:

@@ -3,12 +3,15 @@
 A PDF has no words, spaces or lines: it paints glyphs at positions. Many producers never paint
 a space (TeX separates words by moving the pen), so words are found from the gaps between
 glyphs, relative to the font size, instead of from space characters or a font's declared space
-width (which is what runs words together in extractors that trust it). pdfplumber (MIT, on
-pdfminer.six) gives every glyph with its font and box, and finds tables from ruling lines.
+width (which is what runs words together in extractors that trust it). pdfminer.six (MIT)
+gives every glyph with its font and box; pdfplumber's table finder (MIT) turns the page's ruling
+lines into table cells.
 """
 
 from __future__ import annotations
 
+import functools
+import itertools
 import re
 import statistics
 import unicodedata
@@ -25,7 +28,8 @@ WORD_GAP_EM = 0.13
 # Glyphs whose baselines differ by less than this fraction of the font size share a line
 # (superscripts and mixed sizes on one line included).
 _LINE_TOLERANCE_EM = 0.45
-_MONO = re.compile(r"courier|mono|consol|menlo|typewriter|code|fixed|inconsolata|(?:^|\+)(?:cm|sf|lm|ec|tc)tt",
+_MONO = re.compile(r"courier|mono|consol|menlo|monaco|typewriter|code|fixed|inconsolata|nimbusmon|cursor|cousine"
+                   r"|(?:^|\+)(?:cm|sf|lm|ec|tc|tx)tt",
                    re.IGNORECASE)
 _BOLD = re.compile(r"bold|black|heavy|demi|semibd|(?:^|\+)(?:cm|sf|lm)bx|-bx", re.IGNORECASE)
 _UNMAPPED = re.compile(r"\(cid:\d+\)")
@@ -91,16 +95,20 @@ class PageLayout:
 
 
 def read_page(page: Any, number: int) -> PageLayout:
-    """Lines and ruled tables of a pdfplumber page."""
-    layout = PageLayout(number, float(page.width), float(page.height))
-    chars = [char for char in page.chars if char.get("upright", True)]
-    boxes = _table_boxes(page) if _has_rules(page) else []
+    """Lines and ruled tables of one page laid out by pdfminer (an `LTPage`)."""
+    x0_page, _, x1_page, top_page = page.bbox
+    layout = PageLayout(number, float(x1_page - x0_page), float(page.height))
+    chars: list[dict[str, Any]] = []
+    edges: list[dict[str, Any]] = []
+    _collect(page, float(top_page), float(x0_page), chars, edges)
+    _mark_fixed_pitch(chars)
+    boxes = _table_boxes(edges, layout) if edges else []
     in_tables: list[list[dict[str, Any]]] = [[] for _ in boxes]
     body: list[dict[str, Any]] = []
     for char in chars:
+        middle_x = (char["x0"] + char["x1"]) / 2
+        middle_y = (char["top"] + char["bottom"]) / 2
         for index, (x0, top, x1, bottom, _) in enumerate(boxes):
-            middle_x = (char["x0"] + char["x1"]) / 2
-            middle_y = (char["top"] + char["bottom"]) / 2
             if x0 <= middle_x <= x1 and top <= middle_y <= bottom:
                 in_tables[index].append(char)
                 break
@@ -112,7 +120,7 @@ def read_page(page: Any, number: int) -> PageLayout:
         removed += count
         if line is not None:
             layout.lines.append(line)
-    for (x0, top, x1, bottom, rows), table_chars in zip(boxes, in_tables, strict=True):
+    for (_, top, _, bottom, rows), table_chars in zip(boxes, in_tables, strict=True):
         grid = _fill_table(rows, table_chars, number, top, bottom)
         if grid is not None:
             layout.tables.append(grid)
@@ -121,25 +129,84 @@ def read_page(page: Any, number: int) -> PageLayout:
                 line, count = _make_line(chars_of_line, number)
                 if line is not None:
                     layout.lines.append(line)
-            del x0, x1
     layout.lines.sort(key=lambda line: (line.top, line.x0))
     layout.removed_chars = removed
     return layout
 
 
-def _has_rules(page: Any) -> bool:
-    objects = page.objects
-    return bool(objects.get("line") or objects.get("rect") or objects.get("curve"))
+def _collect(item: Any, page_top: float, page_left: float, chars: list[dict[str, Any]],
+             edges: list[dict[str, Any]]) -> None:
+    """Upright glyphs and ruling edges of a layout tree, in top-down page coordinates (forms
+    drawn through XObjects included)."""
+    from pdfminer.layout import LTChar, LTContainer, LTCurve, LTRect
+
+    for child in item:
+        if isinstance(child, LTChar):
+            if child.upright:
+                chars.append({
+                    "text": child.get_text(), "x0": child.x0 - page_left, "x1": child.x1 - page_left,
+                    "top": page_top - child.y1, "bottom": page_top - child.y0, "size": child.size,
+                    "fontname": child.fontname,
+                })
+        elif isinstance(child, LTRect):
+            x0, x1, top, bottom = child.x0 - page_left, child.x1 - page_left, page_top - child.y1, page_top - child.y0
+            edges += [_edge(x0, x1, top, top), _edge(x0, x1, bottom, bottom),
+                      _edge(x0, x0, top, bottom), _edge(x1, x1, top, bottom)]
+        elif isinstance(child, LTCurve):
+            points = [(x - page_left, page_top - y) for x, y in child.pts]
+            for (ax, ay), (bx, by) in itertools.pairwise(points):
+                if ax == bx or ay == by:
+                    edges.append(_edge(min(ax, bx), max(ax, bx), min(ay, by), max(ay, by)))
+        elif isinstance(child, LTContainer):
+            _collect(child, page_top, page_left, chars, edges)
+
+
+_NARROW, _WIDE = frozenset("il.,;:'|!"), frozenset("mwMW@")
+
+
+def _mark_fixed_pitch(chars: list[dict[str, Any]]) -> None:
+    """Mark glyphs of fonts whose narrow letters ("i", ".") are as wide as their wide ones
+    ("m", "W"): a monospaced font whatever its name says."""
+    widths: dict[str, tuple[list[float], list[float]]] = {}
+    for char in chars:
+        text = char["text"]
+        if text in _NARROW or text in _WIDE:
+            narrow, wide = widths.setdefault(char["fontname"], ([], []))
+            (narrow if text in _NARROW else wide).append(char["x1"] - char["x0"])
+    fixed = {font for font, (narrow, wide) in widths.items()
+             if narrow and wide and statistics.fmean(wide) > 0
+             and statistics.fmean(narrow) / statistics.fmean(wide) > 0.9}
+    if fixed:
+        for char in chars:
+            if char["fontname"] in fixed:
+                char["fixed"] = True
+
+
+def _edge(x0: float, x1: float, top: float, bottom: float) -> dict[str, Any]:
+    return {"object_type": "line", "x0": x0, "x1": x1, "top": top, "bottom": bottom, "doctop": top,
+            "width": x1 - x0, "height": bottom - top, "orientation": "h" if top == bottom else "v"}
+
+
+@dataclass
+class _Rules:
+    """What pdfplumber's table finder reads of a page when tables are found from lines only."""
+
+    edges: list[dict[str, Any]]
+    bbox: tuple[float, float, float, float]
 
 
 Cell = tuple[float, float, float, float] | None
 
 
-def _table_boxes(page: Any) -> list[tuple[float, float, float, float, list[list[Cell]]]]:
+def _table_boxes(edges: list[dict[str, Any]], page: PageLayout) -> list[tuple[float, float, float, float, list[list[Cell]]]]:
     """Ruled grids of at least two rows and two columns. A single framed box is a code block
     or a note drawn with a border, not a table."""
+    from pdfplumber.table import TableFinder
+
     boxes = []
-    for table in page.find_tables({"vertical_strategy": "lines", "horizontal_strategy": "lines"}):
+    rules = _Rules(edges, (0.0, 0.0, page.width, page.height))
+    settings = {"vertical_strategy": "lines", "horizontal_strategy": "lines"}
+    for table in TableFinder(rules, settings).tables:  # type: ignore[arg-type]
         rows: list[list[Cell]] = [list(row.cells) for row in table.rows]
         columns = max((sum(1 for cell in row if cell is not None) for row in rows), default=0)
         if len(rows) < 2 or columns < 2:
@@ -214,9 +281,14 @@ def _make_line(chars: list[dict[str, Any]], page: int) -> tuple[Line | None, int
     _flush(current, words)
     cleaned: list[Word] = []
     for word in words:
-        text, count = sanitize(_UNMAPPED.sub("", word.text))
-        removed += count
-        text = "".join(_LIGATURES.get(letter, letter) for letter in text).strip()
+        text = word.text
+        if not (text.isascii() and text.isprintable() and "(cid:" not in text):
+            # A glyph without a Unicode mapping ("(cid:27)", often a control code) is as
+            # unreadable as an invisible character: removed and counted with them.
+            text, unmapped = _UNMAPPED.subn("", text)
+            text, count = sanitize(text)
+            removed += count + unmapped
+            text = "".join(_LIGATURES.get(letter, letter) for letter in text).strip()
         if text:
             word.text = text
             cleaned.append(word)
@@ -239,8 +311,15 @@ def _make_line(chars: list[dict[str, Any]], page: int) -> tuple[Line | None, int
 def _flush(chars: list[dict[str, Any]], words: list[Word]) -> None:
     if not chars:
         return
-    font = str(chars[0].get("fontname", ""))
+    mono, bold = _font_kind(str(chars[0].get("fontname", "")))
+    mono = mono or bool(chars[0].get("fixed"))
     words.append(Word(
         text="".join(char["text"] for char in chars), x0=float(chars[0]["x0"]), x1=float(chars[-1]["x1"]),
-        size=float(chars[0]["size"]), mono=bool(_MONO.search(font)), bold=bool(_BOLD.search(font)),
+        size=float(chars[0]["size"]), mono=mono, bold=bold,
     ))
+
+
+@functools.lru_cache(maxsize=1024)
+def _font_kind(fontname: str) -> tuple[bool, bool]:
+    """Whether a font is monospaced (code) and whether it is bold, from its name."""
+    return bool(_MONO.search(fontname)), bool(_BOLD.search(fontname))

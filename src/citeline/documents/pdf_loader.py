@@ -2,9 +2,9 @@
 
 pypdf (BSD) opens the file first: it decrypts, counts pages, reads the metadata and the outline,
 and inflates every stream the text extractor will need under `LoadLimits`' decompression caps,
-so a bomb is refused before anything else parses it. pdfplumber (MIT, on pdfminer.six) then
-gives each glyph with its font and position; `pdf_layout` turns them into words, lines and ruled
-tables, `pdf_furniture` removes running headers and footers, page numbers, continuation labels
+so a bomb is refused before anything else parses it. pdfminer.six (MIT) then gives each glyph
+with its font and position and each ruling line; `pdf_layout` turns them into words, lines and
+ruled tables (with pdfplumber's table finder, MIT), `pdf_furniture` removes running headers and footers, page numbers, continuation labels
 and tables of contents, and `pdf_flow` rebuilds headings, paragraphs, list items, code and table
 rows across page breaks. PyMuPDF is AGPL and is not used. The whole call runs in the parse
 worker (time and address-space limits).
@@ -101,9 +101,8 @@ def _damage(exc: Exception, warnings: list[str]) -> str:
 # What pdfminer raises on a file it cannot parse (beside the builtin errors listed below).
 def _parser_errors() -> tuple[type[Exception], ...]:
     from pdfminer.psexceptions import PSException
-    from pdfplumber.utils.exceptions import MalformedPDFException, PdfminerException
 
-    return (PSException, PdfminerException, MalformedPDFException, ValueError, KeyError, TypeError,
+    return (PSException, ValueError, KeyError, TypeError,
             AttributeError, IndexError, RecursionError, AssertionError, OSError, EOFError,
             NotImplementedError, ZeroDivisionError)
 
@@ -208,7 +207,7 @@ class PdfLoader:
                 info[field] = sanitize(str(value))[0][:500]
         return info
 
-    # -- layout (pdfplumber) -------------------------------------------------------------
+    # -- layout (pdfminer) ---------------------------------------------------------------
 
     def _layout(self, name: str, data: bytes, reader: Any, caps: Any, warnings: list[str]) -> list[PageLayout]:
         errors = _parser_errors()
@@ -251,13 +250,22 @@ class PdfLoader:
 
 
 def _read_layout(data: bytes) -> list[PageLayout]:
-    import pdfplumber
+    # pdfminer without its layout analysis (laparams=None): glyphs and paths only, grouped by
+    # `pdf_layout`, which is both faster and predictable.
+    from pdfminer.converter import PDFPageAggregator
+    from pdfminer.pdfdocument import PDFDocument
+    from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
+    from pdfminer.pdfpage import PDFPage
+    from pdfminer.pdfparser import PDFParser
 
+    document = PDFDocument(PDFParser(io.BytesIO(data)), password="")
+    resources = PDFResourceManager(caching=True)
+    device = PDFPageAggregator(resources, laparams=None)
+    interpreter = PDFPageInterpreter(resources, device)
     layouts: list[PageLayout] = []
-    with pdfplumber.open(io.BytesIO(data), password="") as pdf:
-        for number, page in enumerate(pdf.pages, start=1):
-            layouts.append(read_page(page, number))
-            page.close()  # pdfplumber caches every page's objects otherwise
+    for number, page in enumerate(PDFPage.create_pages(document), start=1):
+        interpreter.process_page(page)
+        layouts.append(read_page(device.get_result(), number))
     return layouts
 
 
