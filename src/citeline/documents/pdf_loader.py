@@ -4,10 +4,10 @@ pypdf (BSD) opens the file first: it decrypts, counts pages, reads the metadata 
 and inflates every stream the text extractor will need under `LoadLimits`' decompression caps,
 so a bomb is refused before anything else parses it. pdfminer.six (MIT) then gives each glyph
 with its font and position and each ruling line; `pdf_layout` turns them into words, lines and
-ruled tables (with pdfplumber's table finder, MIT), `pdf_furniture` removes running headers and footers, page numbers, continuation labels
-and tables of contents, and `pdf_flow` rebuilds headings, paragraphs, list items, code and table
-rows across page breaks. PyMuPDF is AGPL and is not used. The whole call runs in the parse
-worker (time and address-space limits).
+ruled tables (with pdfplumber's table finder, MIT), `pdf_furniture` removes running headers and
+footers, page numbers, continuation labels and tables of contents, and `pdf_flow` rebuilds
+headings, paragraphs, list items, code and table rows across page breaks. PyMuPDF is AGPL and
+is not used. The whole call runs in the parse worker (time and address-space limits).
 
 Sections are the heading sections cut at page breaks, so every chunk keeps its page; a block
 that crosses a page break stays whole in the section of its first page and lists both pages.
