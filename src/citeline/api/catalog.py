@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 from fastapi import APIRouter, Depends, Request, Response
 from fastapi.concurrency import run_in_threadpool
@@ -87,22 +87,24 @@ def original_path(record: DocumentRecord) -> Path | None:
 
 def catalog_router(current_user: Callable[..., Awaitable[User]]) -> APIRouter:
     """The router; `current_user` is the service's authentication dependency."""
+    # A default, not an `Annotated` alias: this module's annotations are strings, resolved by
+    # FastAPI in the module's namespace, where a local alias would not be found.
+    caller = Depends(current_user)
     router = APIRouter(prefix="/v1", responses=_ERRORS)
-    Caller = Annotated[User, Depends(current_user)]
 
     def service(request: Request) -> Service:
         svc: Service = request.app.state.service
         return svc
 
     @router.get("/sessions", response_model=m.SessionList, tags=["sessions"])
-    async def list_sessions(request: Request, user: Caller) -> m.SessionList:
+    async def list_sessions(request: Request, user: User = caller) -> m.SessionList:
         """Your sessions, most recently active first."""
         states = await run_in_threadpool(service(request).sessions.list, user.id)
         return m.SessionList(sessions=[session_summary(state) for state in states])
 
     @router.patch("/sessions/{session_id}", response_model=m.SessionSummary, tags=["sessions"])
     async def rename_session(session_id: str, body: m.SessionUpdate, request: Request,
-                             user: Caller) -> m.SessionSummary:
+                             user: User = caller) -> m.SessionSummary:
         """Rename a session (its `title`)."""
         title = " ".join(body.title.split())
         if not title:
@@ -120,7 +122,7 @@ def catalog_router(current_user: Callable[..., Awaitable[User]]) -> APIRouter:
                          "content": {"application/octet-stream": {"schema": {"type": "string",
                                                                              "format": "binary"}}}}},
     )
-    async def document_original(document_id: str, request: Request, user: Caller) -> Response:
+    async def document_original(document_id: str, request: Request, user: User = caller) -> Response:
         """The original file of a document indexed from a file on the server (not of uploads)."""
         record = await run_in_threadpool(service(request).citeline.store.get_document, user.id, document_id)
         if record is None:

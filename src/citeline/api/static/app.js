@@ -76,6 +76,8 @@
     return `${(n / 1024 / 1024).toFixed(1)} MB`;
   }
 
+  function plural(n, word) { return `${n} ${word}${n === 1 ? "" : "s"}`; }
+
   function formatTime(value) {
     const date = typeof value === "number" ? new Date(value * 1000) : new Date(value);
     if (Number.isNaN(date.getTime())) return "";
@@ -181,7 +183,7 @@
   function enter(models) {
     state.models = models;
     const select = $("model");
-    select.replaceChildren(...models.map((id) => el("option", { value: id, text: id })));
+    select.replaceChildren(...models.map((id, i) => el("option", { value: id, text: i === 0 ? `${id} (default)` : id })));
     show($("model-label"), models.length > 1);
     show($("nav"), true);
     show($("sign-out"), state.key !== "");
@@ -210,10 +212,22 @@
       body = await api("GET", "/v1/sessions");
     } catch (error) {
       if (error.status !== 401) notice(`Could not list your conversations: ${error.message}`);
-      return;
+      return null;
     }
     state.sessions = body.sessions;
     renderSessions();
+    return body.sessions;
+  }
+
+  // The service records a turn in its session just after it sends the answer: after a run,
+  // list again (briefly) until the session holds the turn, so its title is the question.
+  async function refreshAfterTurn(sessionId, messages) {
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const sessions = await refreshSessions();
+      const current = sessions && sessions.find((s) => s.sessionId === sessionId);
+      if (!sessions || (current && current.messageCount >= messages)) return;
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
   }
 
   function renderSessions() {
@@ -390,35 +404,61 @@
     turn.node.dataset.exit = "ERROR";
   }
 
-  // Splits an answer into text, ``` code blocks and [n] citation buttons (all as text nodes).
+  // Text with its [n] markers turned into buttons that open the cited passage.
+  function appendCited(node, text, byId) {
+    for (const piece of text.split(/(\[\d+\])/g)) {
+      const match = /^\[(\d+)\]$/.exec(piece);
+      const citation = match ? byId.get(Number(match[1])) : undefined;
+      if (citation) {
+        node.append(el("button", {
+          type: "button", className: "cite", text: `[${citation.id}]`,
+          "aria-label": `Source ${citation.id}: ${citation.document_name}`,
+          dataset: { citation: String(citation.id) },
+          onclick: () => openPassage(citation),
+        }));
+      } else if (piece) {
+        node.append(document.createTextNode(piece));
+      }
+    }
+  }
+
+  const BULLET = /^\s*[-*•]\s+/;
+
+  // An answer as text, bullet lists, ``` code blocks and citation buttons (all text nodes).
   function renderAnswer(container, answer, citations) {
     const byId = new Map(citations.map((c) => [Number(c.id), c]));
     container.replaceChildren();
-    const parts = String(answer || "").split(/(```[\s\S]*?```)/g);
-    for (const part of parts) {
+    for (const part of String(answer || "").split(/(```[\s\S]*?```)/g)) {
       if (!part) continue;
       if (part.startsWith("```") && part.endsWith("```") && part.length >= 6) {
-        const body = part.slice(3, -3).replace(/^[^\n]*\n/, (first) => (first.trim().includes(" ") ? first : ""));
+        const body = part.slice(3, -3).replace(/^[\w+-]*\n/, ""); // drop the language tag line
         container.append(el("pre", { className: "code" }, el("code", { text: body })));
         continue;
       }
-      const pieces = part.split(/(\[\d+\])/g);
-      const block = el("div", { className: "prose" });
-      for (const piece of pieces) {
-        const match = /^\[(\d+)\]$/.exec(piece);
-        const citation = match ? byId.get(Number(match[1])) : undefined;
-        if (citation) {
-          block.append(el("button", {
-            type: "button", className: "cite", text: `[${citation.id}]`,
-            "aria-label": `Source ${citation.id}: ${citation.document_name}`,
-            dataset: { citation: String(citation.id) },
-            onclick: () => openPassage(citation),
-          }));
-        } else if (piece) {
-          block.append(document.createTextNode(piece));
+      let list = null;
+      let paragraph = [];
+      const flush = () => {
+        const text = paragraph.join("\n").replace(/^\n+|\n+$/g, "");
+        if (text) {
+          const block = el("p", { className: "prose" });
+          appendCited(block, text, byId);
+          container.append(block);
+        }
+        paragraph = [];
+      };
+      for (const line of part.split("\n")) {
+        if (BULLET.test(line)) {
+          flush();
+          if (!list) { list = el("ul", { className: "prose-list" }); container.append(list); }
+          const item = el("li");
+          appendCited(item, line.replace(BULLET, ""), byId);
+          list.append(item);
+        } else {
+          if (line.trim()) list = null;
+          paragraph.push(line);
         }
       }
-      container.append(block);
+      flush();
     }
   }
 
@@ -534,8 +574,8 @@
     } finally {
       state.running = null;
       setRunning(false);
-      refreshSessions();
       input.focus();
+      refreshAfterTurn(sessionId, 2 * $("turns").children.length);
     }
   }
 
@@ -611,7 +651,7 @@
     fact(facts, "Section", citation.section);
     fact(facts, "Page", citation.page);
     const claim = $("passage-claim");
-    claim.textContent = citation.response_fragment || "";
+    claim.textContent = (citation.response_fragment || "").replace(BULLET, "");
     show(claim, Boolean(citation.response_fragment));
     show($("passage-claim-label"), Boolean(citation.response_fragment));
     const text = $("passage-text");
@@ -817,7 +857,7 @@
           const failed = body.failed || [];
           const doc = (body.documents || [])[0];
           if (failed.length) finishUpload(item, false, failed[0].error);
-          else finishUpload(item, true, `Indexed: ${doc ? doc.chunk_count : body.chunks} passages${body.unchanged ? " (unchanged)" : ""}`);
+          else finishUpload(item, true, `Indexed: ${plural(doc ? doc.chunk_count : body.chunks, "passage")}${body.unchanged ? " (unchanged)" : ""}`);
         } else if (request.status === 401) {
           finishUpload(item, false, "your API key was not accepted; sign in again");
         } else {
