@@ -65,13 +65,13 @@ class Server:
         return httpx.request(method, f"{self.url}{path}", headers=self.headers(user), timeout=120, **kwargs)
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
 
 
-def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "citeline.cli.main", *args], env=env, capture_output=True,
                           text=True, timeout=120, check=False)
 
@@ -98,11 +98,11 @@ def server(tmp_path_factory: pytest.TempPathFactory, chromium: str) -> Iterator[
            "CITELINE_API_RATE_PER_S": "1000", "CITELINE_API_RATE_BURST": "1000"}
     keys: dict[str, str] = {}
     for name in ("alice", "bob", "carol", "dave", "erin"):
-        added = _cli("users", "add", name, env=env)
+        added = cli("users", "add", name, env=env)
         assert added.returncode == 0, added.stderr
         keys[name] = added.stdout.strip().splitlines()[-1]
     log = root / "server.log"
-    port = _free_port()
+    port = free_port()
     with log.open("wb") as out:
         process = subprocess.Popen(
             [sys.executable, "-m", "citeline.cli.main", "serve", "--host", "127.0.0.1", "--port", str(port)],
@@ -164,9 +164,9 @@ def watch(server: Server) -> Watch:
     return Watch(server.url)
 
 
-def open_page(browser: Browser, server: Server, watch: Watch, viewport: dict[str, int] = DESKTOP) -> Page:
-    """A fresh browser context (its own session storage) on the service's page."""
-    context = browser.new_context(base_url=server.url, viewport=viewport)  # type: ignore[arg-type]
+def open_page(browser: Browser, url: str, watch: Watch, viewport: dict[str, int] = DESKTOP) -> Page:
+    """A fresh browser context (its own session storage) on the page of the service at `url`."""
+    context = browser.new_context(base_url=url, viewport=viewport)  # type: ignore[arg-type]
     context.set_default_timeout(30_000)
     page = context.new_page()
     page.on("dialog", watch.on_dialog)
@@ -179,7 +179,7 @@ def open_page(browser: Browser, server: Server, watch: Watch, viewport: dict[str
 
 @pytest.fixture
 def page(browser: Browser, server: Server, watch: Watch) -> Iterator[Page]:
-    page = open_page(browser, server, watch)
+    page = open_page(browser, server.url, watch)
     yield page
     page.context.close()
     assert watch.dialogs == [], "the page opened native dialogs"

@@ -294,7 +294,7 @@ def _fits_width(page: Page) -> bool:
 
 
 def test_phone_width(browser: Browser, server: Server, watch: Watch) -> None:
-    page = open_page(browser, server, watch, PHONE)
+    page = open_page(browser, server.url, watch, PHONE)
     try:
         assert _fits_width(page)
         sign_in(page, server, "erin")

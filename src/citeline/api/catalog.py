@@ -40,10 +40,14 @@ _NO_ORIGINAL = ("the service does not keep this document's original file (upload
                 "then removed); the passage text is what was indexed")
 _CHANGED = "the original file changed after it was indexed; ingest it again to open it"
 _ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorBody, "description": "The body could not be parsed (e.g. not UTF-8)."},
     401: {"model": ErrorBody, "description": "Missing or unknown API key."},
     404: {"model": ErrorBody, "description": "Not found (or not yours)."},
+    413: {"model": ErrorBody, "description": "Request body too large."},
     422: {"model": ErrorBody, "description": "Invalid request."},
     429: {"model": ErrorBody, "description": "Rate limit; see Retry-After."},
+    500: {"model": ErrorBody, "description": "Internal error (details only in the server log)."},
+    503: {"model": ErrorBody, "description": "Store unavailable."},
 }
 
 
@@ -115,9 +119,9 @@ def catalog_router(current_user: Callable[..., Awaitable[User]]) -> APIRouter:
             raise not_found("session")
         return session_summary(state)
 
-    @router.api_route(
-        "/documents/{document_id}/original", methods=["GET", "HEAD"], tags=["documents"],
-        response_class=Response,
+    @router.head("/documents/{document_id}/original", include_in_schema=False)  # "is it there?" for the page
+    @router.get(
+        "/documents/{document_id}/original", tags=["documents"], response_class=Response,
         responses={200: {"description": "The file the document was indexed from, unchanged.",
                          "content": {"application/octet-stream": {"schema": {"type": "string",
                                                                              "format": "binary"}}}}},
