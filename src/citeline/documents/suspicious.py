@@ -37,7 +37,7 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         # "For AI assistants:", "To any LLM reading this page", "Dear AI," (the AI ends the phrase).
         rf"|(?:^|[.!?:;>*\[(]\s*|\n\s*)(?:for|to|attention|dear|hey|hello)\s+(?:the\s+|any\s+|all\s+)?{_AI}"
         rf"(?:\s*[:,]|\s+(?:reading|using|answering|summari[sz]ing|processing|quoting|that|who|which)\b)"
-        # "If you are an AI assistant", "as a language model, you".
+        # "If you are an AI assistant".
         rf"|\bif\s+you\s+are\s+(?:an?\s+)?{_AI}\b"
         # "[AI agent directive: ...]", "[SYSTEM: ...]".
         rf"|\[\s*(?:{_AI}|agent|system)\b[^\]\n]{{0,40}}\b(?:directive|instructions?|notice|note|message|prompt|override|command)s?\b"
