@@ -236,7 +236,10 @@ def _pieces(doc: LoadedDocument, block: Block, chunk_tokens: int, overlap: int) 
 def _part(block: Block, start: int, end: int, text: str) -> Block:
     while end > start and text[end - 1].isspace():
         end -= 1
-    while start < end and text[start].isspace():
+    # A piece of code keeps its first line's indentation: `return x` out of its block reads
+    # differently from the indented line it is.
+    keep_indent = block.kind == "code"
+    while start < end and text[start].isspace() and not (keep_indent and text[start] in " \t"):
         start += 1
     return Block(block.kind, start, end, block.section, block.page, block.label, block.cells,
                  block.source_start, block.source_end, block.pages, block.flags)
@@ -255,20 +258,41 @@ def _sections_of(blocks: list[Block]) -> list[list[Block]]:
     return groups
 
 
+def _packs(doc: LoadedDocument, units: list[Block], chunk_tokens: int) -> list[list[Block]]:
+    """Units that go into a chunk together: the rows of one table (consecutive rows one line
+    apart) when the whole table fits in a chunk, every other unit alone. A table larger than a
+    chunk is split between rows."""
+    packs: list[list[Block]] = []
+    for unit in units:
+        previous = packs[-1][-1] if packs else None
+        if (previous is not None and unit.kind == previous.kind == "table_row"
+                and doc.text[previous.end : unit.start] == "\n"):
+            packs[-1].append(unit)
+        else:
+            packs.append([unit])
+    result: list[list[Block]] = []
+    for pack in packs:
+        if len(pack) > 1 and sum(_block_words(doc, unit) for unit in pack) > chunk_tokens:
+            result.extend([unit] for unit in pack)
+        else:
+            result.append(pack)
+    return result
+
+
 def _chunk_blocks(
     doc: LoadedDocument, *, doc_id: str, doc_hash: str, chunk_tokens: int, overlap: int, limit: int | None,
 ) -> list[Chunk]:
-    """Chunks made of whole blocks, never straddling sections: a code block, table row or list
-    item is cut only when it alone is larger than a chunk. The next chunk of a section repeats
-    the previous chunk's last block when that block is short (at most `overlap` words), so a
-    sentence that leads into the cut keeps its context."""
+    """Chunks made of whole blocks, never straddling sections: a code block, table or list item
+    is cut only when it alone is larger than a chunk (a table then between rows). The next chunk
+    of a section repeats the previous chunk's last block when that block is short (at most
+    `overlap` words), so a sentence that leads into the cut keeps its context."""
     chunks: list[Chunk] = []
     for group in _sections_of(doc.blocks):
         units = [piece for block in group for piece in _pieces(doc, block, chunk_tokens, overlap)]
         current: list[Block] = []
         words = 0
-        for unit in units:
-            size = _block_words(doc, unit)
+        for pack in _packs(doc, units, chunk_tokens):
+            size = sum(_block_words(doc, unit) for unit in pack)
             if current and words + size > chunk_tokens and not all(b.kind == "heading" for b in current):
                 chunks.append(_make_chunk(doc, current, len(chunks), doc_id, doc_hash))
                 if limit is not None and len(chunks) > limit:
@@ -277,7 +301,7 @@ def _chunk_blocks(
                 tail_words = _block_words(doc, tail)
                 keep = tail.kind != "heading" and tail_words <= overlap and tail_words + size <= chunk_tokens
                 current, words = ([tail], tail_words) if keep else ([], 0)
-            current.append(unit)
+            current.extend(pack)
             words += size
         if current:
             chunks.append(_make_chunk(doc, current, len(chunks), doc_id, doc_hash))

@@ -23,7 +23,9 @@ from typing import Any
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from mdit_py_plugins.admon import admon_plugin
+from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
+from mdit_py_plugins.tasklists import tasklists_plugin
 
 from citeline.documents.builder import DocumentBuilder
 from citeline.documents.limits import check_line_lengths
@@ -36,14 +38,19 @@ from citeline.documents.registry import register_loader
 # rewrite keeps every line where it was: line maps still point at the source.
 _TAB = re.compile(r'^([ \t]*)===[+!]?[ \t]+"([^"\n]*)"[ \t]*$', re.MULTILINE)
 _COLLAPSIBLE_OPEN = re.compile(r"^([ \t]*)\?\?\?\+", re.MULTILINE)
-# Lines that only drive the site generator: snippet and file includes, autodoc stubs.
+# Lines that only drive the site generator: snippet and file includes, autodoc stubs, template
+# tags on their own line, abbreviation definitions (`*[HTML]: Hyper Text...`, shown as tooltips).
 _MACHINERY_LINE = re.compile(
-    r"^[ \t]*(?:-{1,2}8<-{1,2}.*|\{\*.*\*\}[ \t]*|:::[ \t]+[\w.:-]+.*|\{%-?.*-?%\}[ \t]*)$", re.MULTILINE
+    r"^[ \t]*(?:-{1,2}8<-{1,2}.*|\{\*.*\*\}[ \t]*|:::[ \t]+[\w.:-]+.*|\{%-?.*-?%\}[ \t]*|\{#.*#\}[ \t]*"
+    r"|\*\[[^\]\n]+\]:.*)$",
+    re.MULTILINE,
 )
 # Inline leftovers of generators and extensions, removed from rendered prose.
 _INLINE_NOISE = re.compile(
     r"\{:[^}\n]*\}"          # attribute list {: .class style="..."}
-    r"|\{[#.][^}\n]*\}"      # heading/element attributes {#anchor .class}
+    r"|\{[ \t]*[#.][A-Za-z_][^}\n]*\}"  # element attributes {#anchor .class}, { #anchor }, { .annotate }
+    r"|\{#.*?#\}"             # Jinja comments
+    r"|:(?:material|octicons|fontawesome|simple)-[a-z0-9-]+:"  # Material icon shortcodes
     r"|\{%-?.*?-?%\}"        # Jinja statements
     r"|\{\{.*?\}\}"          # Jinja expressions
     r"|--8<--[^\n]*"         # inline snippet markers
@@ -54,12 +61,14 @@ _INLINE_NOISE = re.compile(
 _UNRESOLVED_REFERENCE = re.compile(r"\[([^\[\]\n]+)\]\[[^\[\]\n]*\]")
 # A list item's name: `max_age` - ..., **Timeout** : ..., name: ...
 _ITEM_NAME = re.compile(r"^\s*(`[^`]{1,80}`|\*\*[^*]{1,80}\*\*|[\w.\-]{1,60})\s*(?:[-–—:]\s)")
-# Options of an autodoc stub (`    options:` and deeper) would otherwise parse as a code block.
-_AUTODOC = re.compile(r"^:::[ \t]+[\w.:-]+[ \t]*\n(?:(?:[ \t]+[^\n]*|[ \t]*)\n)*", re.MULTILINE)
+# Options of an autodoc stub (`    options:` and deeper) would otherwise parse as a code block;
+# the stub itself may sit inside an admonition ("??? abstract" wrapping an API reference).
+_AUTODOC = re.compile(r"^([ \t]*):::[ \t]+[\w.:-]+[ \t]*\n(?:(?:\1[ \t]+[^\n]*|[ \t]*)\n)*", re.MULTILINE)
 
 
 def _parser() -> MarkdownIt:
-    return MarkdownIt("commonmark", {"html": True}).enable("table").use(front_matter_plugin).use(admon_plugin)
+    return (MarkdownIt("commonmark", {"html": True}).enable("table").use(front_matter_plugin).use(admon_plugin)
+            .use(footnote_plugin).use(tasklists_plugin))
 
 
 _MD = _parser()
@@ -79,24 +88,31 @@ def prepare_source(text: str) -> str:
     return _MACHINERY_LINE.sub(_blank_out, text)
 
 
+def _prose(text: str) -> str:
+    return _UNRESOLVED_REFERENCE.sub(r"\1", _INLINE_NOISE.sub("", text))
+
+
 def render_inline(token: Token) -> str:
     """An inline token's text as a reader sees it: code spans keep backquotes, links keep their
-    text, images, HTML and emphasis markers go."""
+    text, images, HTML, footnote marks and emphasis markers go. Generator noise is removed from
+    the prose between code spans only: a code span is literal (`mounts={...}`, `<br>`)."""
     pieces: list[str] = []
+    run: list[str] = []
     for child in token.children or []:
         if child.type in ("image", "html_inline"):
             continue
         if child.type == "code_inline":
+            pieces.append(_prose("".join(run)))
+            run = []
             tick = "``" if "`" in child.content else "`"
             pad = " " if child.content.startswith("`") or child.content.endswith("`") else ""
             pieces.append(f"{tick}{pad}{child.content}{pad}{tick}")
         elif child.type in ("softbreak", "hardbreak"):
-            pieces.append(" ")
+            run.append(" ")
         elif child.type == "text":
-            pieces.append(child.content)
-    text = "".join(pieces)
-    text = _INLINE_NOISE.sub("", text)
-    return _UNRESOLVED_REFERENCE.sub(r"\1", text)
+            run.append(child.content)
+    pieces.append(_prose("".join(run)))
+    return "".join(pieces)
 
 
 class _Walker:
