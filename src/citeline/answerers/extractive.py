@@ -52,6 +52,7 @@ SEARCH_TOP_K = 8  # a wider net than the default: coverage is judged on what com
 MAX_PART_SEARCHES = 2
 _CODE_SCORE_FLOOR = 0.5  # a how-to answer shows code only when the block is this close to the lead
 _SAME = 0.7  # content-term overlap above which two units say the same thing
+MAX_EMBEDDED = 20  # prose units embedded per answer (the lexically closest ones)
 _INSTRUCTION = re.compile(
     r"\b(?:you\s+(?:can|may|should|need\s+to|must|will\s+need\s+to)|to\s+\w+[^.,;]{0,60},\s+(?:use|pass|set|call|add|run))\b"
     r"|^(?:use|pass|set|call|add|run|install|create|import|configure|enable|disable|wrap|include)\b|`[^`]+`",
@@ -189,9 +190,6 @@ class ExtractiveAnswerer(Answerer):
         units = [u for u in evidence_units(evidence) if u.is_code or not is_instruction(u.text)]
         if not any(not u.is_code for u in units):
             return self._decline(run, keys, pool)
-        vectors = self.embedder.embed([question, *parts, *[u.text for u in units]])
-        q_vec, part_vecs, unit_vecs = vectors[0], vectors[1 : 1 + len(parts)], vectors[1 + len(parts) :]
-        cosine = unit_vecs @ q_vec
         unit_vocab = [vocabulary(f"{u.label or ''} {u.text}") for u in units]
         # The heading a unit sits under says what it is about ("Basic authentication"): it earns
         # part of the lexical credit, so the sentence in the right section wins over a look-alike.
@@ -210,8 +208,12 @@ class ExtractiveAnswerer(Answerer):
             mixed: np.ndarray = 0.8 * own + 0.2 * np.maximum(own, under)
             return mixed
 
+        unit_vecs = self._unit_vectors(units, lexical(keys + answer_type_terms(question)), parts, question)
+        q_vec, part_vecs = unit_vecs.query, unit_vecs.parts
+        cosine = unit_vecs.matrix @ q_vec
+
         def score(query_vec: np.ndarray, query_keys: list[KeyTerm]) -> np.ndarray:
-            base = 0.55 * (unit_vecs @ query_vec) + 0.45 * lexical(query_keys)
+            base = 0.55 * unit_vecs.similarity(query_vec) + 0.45 * lexical(query_keys)
             scored: np.ndarray = base * (0.5 + 0.5 * novelty) * code_penalty
             return scored
 
@@ -245,6 +247,26 @@ class ExtractiveAnswerer(Answerer):
             decision = {"answer": False, "probability": probability, "features": ranking.features}
             return self._decline(run, keys, pool, decision)
         return ranking
+
+    def _unit_vectors(self, units: list[Unit], lexical: np.ndarray, parts: list[str], question: str) -> _Vectors:
+        """Embeddings of the question, its parts and the units worth embedding.
+
+        Embedding is most of an answer's cost, so only the prose units that share most with the
+        question lexically are embedded (all of them for short evidence). A code block takes the
+        similarity of the prose just before it: code embeds poorly next to a question in
+        English, and it is shown for what the sentence introducing it says."""
+        prose = [i for i, u in enumerate(units) if not u.is_code]
+        chosen = sorted(sorted(prose, key=lambda i: -lexical[i])[:MAX_EMBEDDED])
+        vectors = self.embedder.embed([question, *parts, *[units[i].text for i in chosen]])
+        matrix = np.zeros((len(units), vectors.shape[1]), dtype=np.float32)
+        matrix[chosen] = vectors[1 + len(parts) :]
+        for index, unit in enumerate(units):
+            if unit.is_code:
+                before = [j for j in chosen if j < index and units[j].number == unit.number
+                          and unit.block - units[j].block <= 2]
+                if before:
+                    matrix[index] = matrix[before[-1]]
+        return _Vectors(vectors[0], vectors[1 : 1 + len(parts)], matrix)
 
     @staticmethod
     def _lead(units: list[Unit], overall: np.ndarray, prose: list[int], answer_type: AnswerTypes) -> int:
@@ -378,6 +400,20 @@ class ExtractiveAnswerer(Answerer):
             said += f"; nearest: {'; '.join(nearest)}"
         return FinalAnswer(DECLINE_MESSAGE, [{"section": "answer", "missing": said,
                                               "queries_tried": run.queries_tried}], decision)
+
+
+@dataclass(frozen=True)
+class _Vectors:
+    """The question's, its parts' and the units' embeddings (a zero row: unit not embedded)."""
+
+    query: np.ndarray
+    parts: np.ndarray
+    matrix: np.ndarray
+
+    def similarity(self, vector: np.ndarray) -> np.ndarray:
+        """Cosine of every unit to `vector` (0 for units that were not embedded)."""
+        result: np.ndarray = self.matrix @ vector
+        return result
 
 
 def _says_same(a: str, b: str) -> bool:

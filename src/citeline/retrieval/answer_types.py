@@ -28,11 +28,13 @@ class AnswerType(Enum):
 
 _QUESTION_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     (AnswerType.DURATION, re.compile(
-        r"\bhow\s+long\b|\bhow\s+much\s+time\b|\b(?:timeout|expir\w*|lifetime|ttl|duration|interval|delay)\b",
+        r"\bhow\s+long\b|\bhow\s+much\s+time\b|\bhow\s+many\s+(?:seconds|minutes|hours|days|weeks)\b"
+        r"|\b(?:default|what(?:'s|\s+is)(?:\s+the)?)\s+(?:\w+\s+){0,2}(?:timeout|expiry|lifetime|ttl|duration|interval|delay)\b"
+        r"|\b(?:timeout|expiry|lifetime|ttl|duration|interval|delay)\s+(?:\w+\s+){0,2}(?:by\s+)?default\b",
         re.IGNORECASE)),
     (AnswerType.DEFAULT, re.compile(r"\bdefaults?\b|\bby\s+default\b|\bout\s+of\s+the\s+box\b", re.IGNORECASE)),
     (AnswerType.NUMBER, re.compile(
-        r"\bhow\s+(?:many|much|big|large|far|high|old)\b|\bwhat\s+(?:number|percentage|size|port|version|limit)\b"
+        r"\bhow\s+(?:many|much|big|large|far|high|old)\b|\b(?:what|which)\s+(?:\w+\s+)?(?:number|percentage|size|port|version|limit)s?\b"
         r"|\b(?:maximum|minimum|max|min)\b",
         re.IGNORECASE)),
     (AnswerType.DATE, re.compile(r"^\s*when\b|\b(?:what|which)\s+(?:year|century|decade|date|month|day)\b|\bsince\s+when\b",
@@ -81,9 +83,13 @@ def expected_types(question: str) -> AnswerTypes:
 
 def holds(answer_types: AnswerTypes, text: str) -> bool:
     """Whether `text` contains a value of one of the types (always True when none is asked)."""
-    if not answer_types:
+    # "Default" is the weakest kind: when a specific one is asked too ("the default timeout"),
+    # the text must hold the specific value, not merely say "by default".
+    specific: list[AnswerType] = [t for t in answer_types if t is not AnswerType.DEFAULT and t in _VALUE_BY_TYPE]
+    wanted: list[AnswerType] = specific or [t for t in answer_types if t in _VALUE_BY_TYPE]
+    if not wanted:
         return True
-    return any(_VALUE_BY_TYPE[answer_type].search(text) for answer_type in answer_types if answer_type in _VALUE_BY_TYPE)
+    return any(_VALUE_BY_TYPE[answer_type].search(text) for answer_type in wanted)
 
 
 _HOW_TO = re.compile(
