@@ -329,7 +329,9 @@ class ExtractiveAnswerer(Answerer):
             if index not in picked:
                 picked.append(index)
         overall = ranking.overall
-        floor = max(0.3, 0.8 * float(overall[ranking.lead]))
+        # A point must be nearly as relevant as the lead: a reader wants the answer, then only
+        # what adds to it, not every sentence that shares a word with the question.
+        floor = max(0.3, 0.85 * float(overall[ranking.lead]))
         for index in np.argsort(-overall, kind="stable"):
             if len(picked) > MAX_POINTS:
                 break

@@ -63,6 +63,8 @@ def passage_units(number: int, passage: Passage) -> list[Unit]:
             if content_terms(body):
                 units.append(Unit(number, "code", body, block.start, block.end, index, block.label))
             continue
+        if _only_code(body):
+            continue  # a bare `name` in a list says nothing a reader can take away on its own
         if block.kind in ("list_item", "table_row") and len(body.split()) <= _MAX_ITEM_WORDS:
             units.append(Unit(number, block.kind, body, block.start, block.end, index, block.label))
             continue
@@ -70,6 +72,14 @@ def passage_units(number: int, passage: Passage) -> list[Unit]:
             if len(sentence) >= _MIN_UNIT_CHARS:
                 units.append(Unit(number, "sentence", sentence, start, end, index, block.label, position == 0))
     return units
+
+
+_CODE_SPAN = re.compile(r"`[^`]*`")
+
+
+def _only_code(text: str) -> bool:
+    """Whether the text is nothing but code spans and punctuation."""
+    return not re.search(r"[^\W_]", _CODE_SPAN.sub("", text))
 
 
 def evidence_units(evidence: Sequence[Passage]) -> list[Unit]:
