@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -238,3 +239,18 @@ def test_mkdocs_material_page(tmp_path: Path) -> None:
         ("note", "Warning", "Do not run as root."),
     ]
     assert doc.title == "Install - uv"
+
+
+@pytest.mark.parametrize("markup", [
+    "<ul><li>item" * 3000 + "</li></ul>" * 3000,
+    "<blockquote>" * 3000 + "deep text" + "</blockquote>" * 3000,
+    '<div class="admonition note"><p class="admonition-title">Note</p>' * 2000 + "deep text" + "</div>" * 2000,
+    "<dl><dt>term</dt><dd>" * 2000 + "deep text" + "</dd></dl>" * 2000,
+    "<div>" * 5000 + "<p hidden>hidden</p>deep text" + "</div>" * 5000,
+])
+def test_deep_structures_load_in_linear_time(tmp_path: Path, markup: str) -> None:
+    started = time.monotonic()
+    doc = load(tmp_path, markup)
+    assert time.monotonic() - started < 20  # quadratic walks took 30 s and more here
+    assert doc.text.endswith(("deep text", "item"))
+    assert "hidden" not in doc.text

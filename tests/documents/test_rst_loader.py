@@ -84,6 +84,12 @@ a      1
    * - connect
      - 5
 
+.. csv-table:: Retries
+   :header: "Status", "Retried"
+
+   503, yes
+   "404, not found", no
+
 .. literalinclude:: ../examples/demo.py
 .. toctree::
    :maxdepth: 2
@@ -202,6 +208,9 @@ def test_tables_become_rows_with_header_labels(tmp_path: Path) -> None:
         ("a | 1", ("a", "1"), "Key | Value"),
         ("Phase | Seconds", ("Phase", "Seconds"), None),
         ("connect | 5", ("connect", "5"), "Phase | Seconds"),
+        ("Status | Retried", ("Status", "Retried"), None),
+        ("503 | yes", ("503", "yes"), "Status | Retried"),
+        ("404, not found | no", ("404, not found", "no"), "Status | Retried"),
     ]
     assert "Name | Default\nmax_connections | 100\nkeepalive | 20" in doc.text
     assert all(b.section == "Clients > Configuration > Limits" for b in doc.blocks if b.kind == "table_row")
@@ -265,3 +274,20 @@ def test_nesting_deeper_than_docutils_can_parse_falls_back_to_paragraphs(tmp_pat
 
 def test_title_falls_back_to_file_name(tmp_path: Path) -> None:
     assert load(tmp_path, "Just a paragraph.\n", name="notes.rst").title == "notes"
+
+
+def test_rst_parses_in_the_worker_process(tmp_path: Path) -> None:
+    # The worker talks to its parent over stdout: docutils must not write a byte of its own,
+    # however broken the file.
+    from citeline.documents.worker import ParseRequest, ParseWorker
+
+    broken = "Title\n===\n\n`unclosed\n\n.. unknown-thing::\n   :x: 1\n\n" + GUIDE
+    path = tmp_path / "broken.rst"
+    path.write_text(broken, encoding="utf-8")
+    request = ParseRequest(path=str(path), data=path.read_bytes(), doc_id="d", doc_hash="h", chunk_tokens=80,
+                           overlap=5, max_chunks=1000)
+    with ParseWorker(timeout_s=60, memory_mb=1024) as worker:
+        parsed = worker.parse(request, RstLoader())
+    assert parsed.title == "Clients"  # "Title" with a too-short underline is a paragraph
+    joined = " ".join(chunk.text for chunk in parsed.chunks)
+    assert "Changed in version 0.28" in joined and ".. " not in joined

@@ -129,9 +129,11 @@ def _prepare(soup: Any, builder: DocumentBuilder) -> Any:
 
     candidates: dict[int, list[Any]] = {}
     articles: list[Any] = []
-    for node in list(soup.descendants):
-        if node.decomposed:  # inside an element dropped earlier in this pass
-            continue
+    # A walk that never enters a dropped element (asking bs4 whether an element was already
+    # decomposed searches its subtree, which is quadratic on deeply nested markup).
+    stack: list[Any] = list(reversed(soup.contents))
+    while stack:
+        node = stack.pop()
         if isinstance(node, Comment):
             builder.hidden(str(node), "HTML comment")
             node.extract()
@@ -140,23 +142,37 @@ def _prepare(soup: Any, builder: DocumentBuilder) -> Any:
             continue
         if node.name in _DROP:
             node.decompose()
-        elif _hidden(node):
+            continue
+        if _hidden(node):
             builder.hidden(node.get_text(" "), "hidden element")
             node.decompose()
-        else:
-            rank = _main_rule(node)
-            if rank is not None:
-                candidates.setdefault(rank, []).append(node)
-            elif node.name == "article":
-                articles.append(node)
+            continue
+        rank = _main_rule(node)
+        if rank is not None:
+            candidates.setdefault(rank, []).append(node)
+        elif node.name == "article":
+            articles.append(node)
+        stack.extend(reversed(node.contents))
     for rank in sorted(candidates):
         for found in candidates[rank]:
-            if not found.decomposed and found.get_text().strip():
+            if found.get_text().strip():
                 return found
-    live = [article for article in articles if not article.decomposed]
-    if len(live) == 1 and live[0].get_text().strip():
-        return live[0]
+    if len(articles) == 1 and articles[0].get_text().strip():
+        return articles[0]
     return soup.body or soup
+
+
+def _drop_chrome(root: Any) -> None:
+    """Remove page furniture inside the main content, without entering what is removed."""
+    from bs4.element import Tag
+
+    stack: list[Any] = [child for child in reversed(root.contents) if isinstance(child, Tag)]
+    while stack:
+        tag = stack.pop()
+        if _chrome(tag):
+            tag.decompose()
+        else:
+            stack.extend(child for child in reversed(tag.contents) if isinstance(child, Tag))
 
 
 def _language(pre: Any) -> str | None:
@@ -409,7 +425,7 @@ class _Walker:
     def _admonition(self, tag: Any, classes: set[str], stack: list[Any]) -> bool:
         title_tag = None
         if "admonition" in classes:
-            title_tag = tag.find(class_="admonition-title")
+            title_tag = tag.find(class_="admonition-title", recursive=False)
         elif tag.name == "details":
             title_tag = tag.find("summary", recursive=False)
         elif classes & _VERSION_CLASSES:
@@ -467,9 +483,7 @@ class HtmlLoader:
         head_title = soup.title.get_text(" ", strip=True) if soup.title else ""
         metadata = self._metadata(soup)
         root = _prepare(soup, builder)
-        for tag in root.find_all(_chrome):
-            if not tag.decomposed:
-                tag.decompose()
+        _drop_chrome(root)
 
         walker = _Walker(builder)
         walker.walk(root)

@@ -38,6 +38,7 @@ class _Lines:
     """Source character offsets of docutils' 1-based line numbers."""
 
     def __init__(self, source: str) -> None:
+        self.text = source
         self.starts = [0] + [match.end() for match in _LINE_BREAK.finditer(source)]
         self.length = len(source)
 
@@ -326,6 +327,7 @@ class _Walker:
         for child in table.children:
             if isinstance(child, nodes.title):
                 self._paragraph(child)
+        after = 0
         for group in table.findall(nodes.tgroup):
             header: list[str] = []
             for part in group.children:
@@ -339,21 +341,25 @@ class _Walker:
                     if not any(cells):
                         continue
                     is_header = isinstance(part, nodes.thead)
+                    source = self._row_source(row, cells, after)
                     self.builder.block(
                         "table_row", " | ".join(cells), cells=cells,
                         label=None if is_header or not header else " | ".join(header),
-                        source=self._row_source(row), group=table,
+                        source=source, group=table,
                     )
+                    after = source[1] if source else after
                     if is_header:
                         header = list(cells)
 
-    def _row_source(self, row: nodes.Element) -> tuple[int, int] | None:
-        # Rows carry no line number; their cells' paragraphs do.
-        for paragraph in row.findall(nodes.paragraph):
-            line = getattr(paragraph, "line", None)
-            if line:
-                return self.lines.span(int(line), 1)
-        return self._source(row)
+    def _row_source(self, row: nodes.Element, cells: tuple[str, ...], after: int) -> tuple[int, int] | None:
+        """The source line of a table row: rows carry no line number, and a csv-table's cells are
+        parsed apart from the file, so the row's first cell is looked up from the table on."""
+        first = next((cell for cell in cells if cell), "")
+        start = max(after, self.lines.span(_line(row) or 1, 1)[0])
+        found = self.lines.text.find(first, start) if first else -1
+        if found < 0:
+            return self.lines.span(_line(row) or 1, 1)
+        return self.lines.span(self.lines.line_of(found), 1)
 
     def _docinfo(self, node: nodes.Element) -> None:
         for child in node.children:
