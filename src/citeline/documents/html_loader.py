@@ -325,17 +325,12 @@ class _Walker:
     # -- structures ------------------------------------------------------------------------
     def _leading(self, children: list[Any]) -> tuple[str, list[Any]]:
         """The opening inline text and paragraphs of a list item or definition, and the rest."""
-        lead: list[Any] = []
-        index = 0
-        for index, child in enumerate(children):  # noqa: B007 - `index` is used after the loop
-            if isinstance(child, self._tag) and child.name in _BLOCK_TAGS and child.name != "p":
-                break
-            lead.append(child)
-        else:
-            index = len(children)
+        split = next((index for index, child in enumerate(children)
+                      if isinstance(child, self._tag) and child.name in _BLOCK_TAGS and child.name != "p"),
+                     len(children))
         texts = [self.inline(child.contents) if isinstance(child, self._tag) and child.name == "p"
-                 else self.inline([child]) for child in lead]
-        return " ".join(texts), children[index:]
+                 else self.inline([child]) for child in children[:split]]
+        return " ".join(texts), children[split:]
 
     def _list(self, tag: Any, stack: list[Any]) -> None:
         items = tag.find_all("li", recursive=False)

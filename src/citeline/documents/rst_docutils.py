@@ -28,7 +28,7 @@ from docutils.parsers.rst.states import Inliner
 _CODE_ROLES = frozenset((
     "func", "meth", "class", "data", "attr", "exc", "obj", "mod", "const", "type", "member", "var",
     "macro", "struct", "union", "enum", "enumerator", "expr", "texpr", "envvar", "option", "program",
-    "file", "samp", "command", "code", "kbd", "makevar", "mimetype", "regexp", "func", "property",
+    "file", "samp", "command", "code", "kbd", "makevar", "mimetype", "regexp", "property",
     "setting", "confval", "cmdoption", "decorator", "exception", "function", "method", "attribute",
 ))
 _TITLE_AND_TARGET = re.compile(r"^(.*?)\s*<([^<>]*)>$", re.DOTALL)

@@ -395,7 +395,10 @@ class RstLoader:
             walker = _Walker(builder, _Lines(source))
             walker.walk(parse(text))
             metadata = walker.metadata
-        except (RecursionError, Exception) as exc:  # docutils failing on hostile input must not lose the file
+        except Exception as exc:
+            # docutils recursing past the interpreter's limit on deeply nested input, or failing
+            # on markup it has no rule for, must not lose the file: its paragraphs are kept as
+            # plain text and the reason is recorded.
             builder = _paragraphs(text, _Lines(source))
             metadata = {"parse_error": f"{exc.__class__.__name__}: {str(exc)[:200]}"}
         return builder.build(title=builder.first_heading or metadata.get("title") or path.stem,
