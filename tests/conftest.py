@@ -48,6 +48,7 @@ The `HTTP_PROXY` and `HTTPS_PROXY` variables are read unless `trust_env=False` i
 def write_corpus(root: Path, docs: dict[str, str] = DOCS) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     for name, text in docs.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text, encoding="utf-8")
     return root
 

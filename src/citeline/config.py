@@ -123,7 +123,14 @@ class Settings(BaseSettings):
         default=0.5,
         ge=0,
         le=1,
-        description="Minimum share of the question's key terms the evidence must cover before answering.",
+        description="Minimum share of the question's key terms the evidence must cover before answering "
+        "(the `coverage` gate, and for each part of a multi-part question).",
+    )
+    answerability: Literal["model", "coverage", "off"] = Field(
+        default="model",
+        description="How to decide whether the evidence answers the question: `model` (the shipped "
+        "calibrated model over corpus-independent signals), `coverage` (key-term coverage against "
+        "answer_threshold only) or `off` (always answer when there is evidence; for fitting the model).",
     )
 
     # --- model providers -----------------------------------------------------------------

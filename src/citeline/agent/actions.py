@@ -28,6 +28,9 @@ class FinalAnswer:
 
     answer: str
     insufficiencies: list[dict[str, Any]] = field(default_factory=list)
+    # What the answerer based its decision to answer or decline on (signals, probability), kept
+    # in the run's trace so a decision can be explained and the deciding model refitted.
+    decision: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

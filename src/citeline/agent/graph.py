@@ -195,7 +195,8 @@ class AgentGraph:
             threshold=run.settings.support_threshold,
         )
         run.record("validation", ok=check.ok, errors=check.errors, stripped_refs=check.stripped_refs,
-                   removed_sentences=check.removed_sentences, attempt=run.reprompts + 1)
+                   removed_sentences=check.removed_sentences, attempt=run.reprompts + 1,
+                   **({"decision": draft.decision} if draft.decision is not None else {}))
         run.event("validation", ok=check.ok, errors=check.errors)
         run.steps.append(Step(step="reasoning", duration_ms=_ms(started), success=check.ok,
                               error="; ".join(check.codes) or None))
@@ -349,7 +350,9 @@ def finalize_run(run: RunState) -> None:
         run.answer = spec.message
     else:  # declined: the canned message plus the searches that were tried
         tried = run.queries_tried
-        run.answer = DECLINE_MESSAGE + (f"\n\nSearches tried: {'; '.join(tried)}." if tried else "")
+        found = "; ".join(dict.fromkeys(i.missing for i in run.insufficiencies if i.missing != run.question.strip()))
+        run.answer = (DECLINE_MESSAGE + (f"\n\nSearches tried: {'; '.join(tried)}." if tried else "")
+                      + (f"\n\nWhat is missing: {found}." if found else ""))
         if reason == ExitReason.COMPLETED:
             run.exit_reason = reason = ExitReason.INSUFFICIENT_CONTEXT
         if not run.insufficiencies:

@@ -24,12 +24,14 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from citeline.agent.events import Event
 from citeline.agent.result import AgentResult
 from citeline.api import models as m
+from citeline.api.catalog import catalog_router
 from citeline.api.errors import ApiError, ErrorBody, error_payload, install_handlers, not_found
 from citeline.api.limits import BodyLimitMiddleware
 from citeline.api.service import DEFAULT_MODEL_ID, RunHandle, Service, iso, query_id_var, sanitize_filename
 from citeline.api.sessions import SessionState
 from citeline.api.settings import ApiSettings
 from citeline.api.users import User
+from citeline.api.web import web_router
 from citeline.app import Citeline
 from citeline.documents.registry import supported_suffixes
 from citeline.index.store import DocumentRecord, Passage
@@ -497,6 +499,8 @@ def create_app(citeline: Citeline | None = None, api: ApiSettings | None = None,
         return EventSourceResponse(chunks(), ping=svc.api.heartbeat_s, send_timeout=30)
 
     app.include_router(v1)
+    app.include_router(catalog_router(current_user))
+    app.include_router(web_router())
 
     # --- operations ---------------------------------------------------------------------
     @app.get("/healthz", response_model=m.Health, tags=["operations"])

@@ -39,6 +39,9 @@ _SESSION_LOCK_CLASS = 0x43_53_45_53
 _SETUP_LOCK_CLASS = 0x43_53_45_54
 
 ThreadLock = Callable[[str], AbstractContextManager[object]]
+# Checkpoint-metadata keys written with a session's first checkpoint (see `_tagged_config`).
+OWNER_TAG_KEY = "citeline_owner_tag"
+SESSION_ID_KEY = "citeline_session_id"
 
 
 @dataclass
@@ -82,6 +85,12 @@ class SessionStore(Protocol):
 
     def delete(self, owner: str, session_id: str) -> bool: ...
 
+    def list(self, owner: str) -> list[SessionState]:
+        """The owner's sessions, most recently active first (never another owner's)."""
+
+    def rename(self, owner: str, session_id: str, title: str) -> SessionState | None:
+        """Set the session's title (`metadata["title"]`); None for a missing or foreign session."""
+
     def close(self) -> None: ...
 
 
@@ -98,6 +107,11 @@ class _Thread(TypedDict, total=False):
 
 def _thread_id(owner: str, session_id: str) -> str:
     return hashlib.sha256(f"{owner}\x00{session_id}".encode()).hexdigest()
+
+
+def _owner_tag(owner: str) -> str:
+    """The checkpoint-metadata tag that lists an owner's sessions (a digest: ids stay out of it)."""
+    return hashlib.sha256(f"sessions\x00{owner}".encode()).hexdigest()[:32]
 
 
 def _lock_key(thread_id: str) -> int:
@@ -202,6 +216,13 @@ class CheckpointSessionStore:
     def _config(owner: str, session_id: str) -> dict[str, Any]:
         return {"configurable": {"thread_id": _thread_id(owner, session_id)}}
 
+    @classmethod
+    def _tagged_config(cls, owner: str, session_id: str) -> dict[str, Any]:
+        """The config of a session's first write: its checkpoints carry the owner's tag and the
+        session id in their metadata, which is how `list` finds them without reading every thread."""
+        return {**cls._config(owner, session_id),
+                "metadata": {OWNER_TAG_KEY: _owner_tag(owner), SESSION_ID_KEY: session_id}}
+
     def _read(self, owner: str, session_id: str) -> SessionState | None:
         values = self._graph.get_state(self._config(owner, session_id)).values
         if not values or values.get("owner") != owner or values.get("session_id") != session_id:
@@ -226,7 +247,7 @@ class CheckpointSessionStore:
                 {"owner": owner, "session_id": session_id, "created_at": now, "last_activity": now,
                  "context_window": context_window, "metadata": metadata or {},
                  "initial_context": initial_context or {}, "messages": []},
-                self._config(owner, session_id),
+                self._tagged_config(owner, session_id),
             )
             return self._read(owner, session_id)
 
@@ -249,6 +270,25 @@ class CheckpointSessionStore:
                 return False
             self.checkpointer.delete_thread(_thread_id(owner, session_id))
             return True
+
+    def list(self, owner: str) -> list[SessionState]:
+        # Sessions created before they were tagged are not listed (they still open by id).
+        session_ids: dict[str, None] = {}
+        for checkpoint in self.checkpointer.list(None, filter={OWNER_TAG_KEY: _owner_tag(owner)}):
+            session_id = checkpoint.metadata.get(SESSION_ID_KEY)
+            if isinstance(session_id, str) and SESSION_ID.match(session_id):
+                session_ids[session_id] = None
+        states = [state for sid in session_ids if (state := self._read(owner, sid)) is not None]
+        return sorted(states, key=lambda state: state.last_activity, reverse=True)
+
+    def rename(self, owner: str, session_id: str, title: str) -> SessionState | None:
+        with self._thread_lock(_thread_id(owner, session_id)):
+            state = self._read(owner, session_id)
+            if state is None:
+                return None
+            # `metadata` is a last-value channel: write the whole dict back with the new title.
+            self._graph.invoke({"metadata": {**state.metadata, "title": title}}, self._config(owner, session_id))
+            return self._read(owner, session_id)
 
     def close(self) -> None:
         if self._on_close is not None:

@@ -216,6 +216,29 @@ def docs_list(owner: OwnerOpt = None, as_json: JsonOpt = False) -> None:
     print_documents(records)
 
 
+@docs_app.command("show", epilog=EXIT_CODES_HELP)
+def docs_show(
+    document: Annotated[str, typer.Argument(help="A document id or the path it was ingested from.")],
+    owner: OwnerOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Show one document: where it came from, its chunks, and passages flagged as aimed at an AI."""
+    from dataclasses import asdict
+
+    citeline = _app()
+    record = next((r for r in citeline.documents(owner)
+                   if document in (r.id, r.source) or Path(r.source).resolve() == Path(document).resolve()), None)
+    if record is None:
+        typer.echo(f"error: no document {document}: see `citeline docs list`", err=True)
+        raise typer.Exit(EXIT_NOT_ANSWERED)
+    if as_json:
+        _print_json(asdict(record))
+        return
+    from citeline.cli.render import print_document
+
+    print_document(record)
+
+
 @docs_app.command("rm", epilog=EXIT_CODES_HELP)
 def docs_rm(
     document_ids: Annotated[list[str], typer.Argument(help="Document ids (see `citeline docs list`).")],

@@ -32,7 +32,7 @@ from typing import IO, Any
 
 from citeline.documents.chunking import chunk_document
 from citeline.documents.limits import LoadLimits, use_limits
-from citeline.documents.models import Chunk
+from citeline.documents.models import Chunk, Flag
 from citeline.documents.registry import Loader, loader_for
 from citeline.errors import IngestError
 
@@ -57,6 +57,7 @@ class ParsedFile:
     metadata: dict[str, Any]
     sanitized_chars: int
     chunks: list[Chunk]
+    flags: list[Flag] = field(default_factory=list)
 
 
 def parse(request: ParseRequest, loader: Loader | None = None) -> ParsedFile:
@@ -77,7 +78,7 @@ def parse(request: ParseRequest, loader: Loader | None = None) -> ParsedFile:
             f"{path.name}: would produce more than {request.max_chunks:,} chunks (the per-file limit)",
             hint="split the file, or raise CITELINE_MAX_CHUNKS_PER_FILE",
         )
-    return ParsedFile(document.title, document.metadata, document.sanitized_chars, chunks)
+    return ParsedFile(document.title, document.metadata, document.sanitized_chars, chunks, document.flags)
 
 
 class ParseWorker:

@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 from citeline.config import Settings
 from citeline.documents.chunking import content_hash, document_id
 from citeline.documents.limits import LoadLimits
+from citeline.documents.models import TEXT_MODEL_VERSION
 from citeline.documents.registry import Loader, loader_for, supported_suffixes
 from citeline.documents.worker import ParsedFile, ParseRequest, ParseWorker, parse
 from citeline.errors import CitelineError, IngestError
@@ -46,6 +47,10 @@ class IngestReport:
     failed: list[FileFailure] = field(default_factory=list)
     chunks: int = 0
     sanitized_chars: int = 0
+    # Passages (or hidden text) that address an AI or carry instructions; kept out of answers.
+    flagged: int = 0
+    # Documents re-read because an older version of citeline's loaders stored them.
+    upgraded: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -247,10 +252,16 @@ class _Ingester:
             parsed = self._worker.parse(request, loader)
         else:
             parsed = _parse_here(request, loader)
+        flags = [{"reason": f.reason, "excerpt": f.excerpt, "stored": f.stored} for f in parsed.flags]
+        metadata = {**parsed.metadata, "format": path.suffix.lower().lstrip("."), "text_model": TEXT_MODEL_VERSION}
+        if flags:
+            metadata["flags"] = flags
         record = DocumentRecord(
             id=doc_id, owner=self.owner, source=source, title=parsed.title, content_hash=digest,
-            metadata={**parsed.metadata, "format": path.suffix.lower().lstrip(".")}, size_bytes=len(data),
+            metadata=metadata, size_bytes=len(data),
         )
+        if existing is not None and existing.metadata.get("text_model") != TEXT_MODEL_VERSION:
+            self.report.upgraded += 1
         return _Pending(path, record, parsed, existing is not None)
 
     def flush(self) -> None:
@@ -276,6 +287,7 @@ class _Ingester:
                 self.report.ingested += 1
             self.report.chunks += count
             self.report.sanitized_chars += item.parsed.sanitized_chars
+            self.report.flagged += len(item.parsed.flags)
             self._done(item.path, count)
 
 

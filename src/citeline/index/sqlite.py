@@ -23,7 +23,16 @@ import numpy.typing as npt
 from citeline.documents.models import Chunk
 from citeline.errors import ConfigurationError, IngestError, RetrievalError
 from citeline.index.ranking import assemble_passages, fts5_match, reciprocal_rank_fusion, trim_lexical
-from citeline.index.store import DocumentRecord, Exported, Passage, SearchRequest, Store, register_engine
+from citeline.index.store import (
+    DocumentRecord,
+    Exported,
+    Passage,
+    SearchRequest,
+    Store,
+    blocks_from_json,
+    blocks_to_json,
+    register_engine,
+)
 
 SCHEMA_VERSION = 1
 _SCHEMA = """
@@ -41,6 +50,7 @@ CREATE TABLE IF NOT EXISTS chunks (
     owner TEXT NOT NULL, document_id TEXT NOT NULL, chunk_id TEXT NOT NULL,
     chunk_index INTEGER NOT NULL, text TEXT NOT NULL, section TEXT, page INTEGER,
     start_char INTEGER NOT NULL, end_char INTEGER NOT NULL, embedding BLOB NOT NULL,
+    blocks TEXT NOT NULL DEFAULT '[]',
     UNIQUE (owner, document_id, chunk_id)
 );
 CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(owner, document_id, chunk_index);
@@ -74,6 +84,10 @@ class SQLiteStore(Store):
         conn = self._conn()
         # executescript commits on its own; every statement is idempotent, so a crash here is harmless.
         conn.executescript(_SCHEMA)
+        # Indexes made before chunks carried their blocks gain the column (empty for old rows,
+        # which the next ingest re-reads: the text model is part of every content hash).
+        if "blocks" not in {row[1] for row in conn.execute("PRAGMA table_info(chunks)")}:
+            conn.execute("ALTER TABLE chunks ADD COLUMN blocks TEXT NOT NULL DEFAULT '[]'")
         conn.execute("INSERT OR IGNORE INTO meta VALUES ('version', '0')")
         conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
 
@@ -163,11 +177,11 @@ class SQLiteStore(Store):
             for chunk, vector in zip(chunks, vectors, strict=True):
                 cursor = conn.execute(
                     "INSERT INTO chunks (owner, document_id, chunk_id, chunk_index, text, section, page,"
-                    " start_char, end_char, embedding) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                    " start_char, end_char, embedding, blocks) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                     (
                         record.owner, record.id, chunk.chunk_id, chunk.chunk_index, chunk.text,
                         chunk.section, chunk.page, chunk.start, chunk.end,
-                        np.asarray(vector, dtype=np.float32).tobytes(),
+                        np.asarray(vector, dtype=np.float32).tobytes(), blocks_to_json(chunk.blocks),
                     ),
                 )
                 conn.execute(
@@ -241,7 +255,7 @@ class SQLiteStore(Store):
                     (owner, document_id),
                 ).fetchone()
                 rows = conn.execute(
-                    "SELECT chunk_id, chunk_index, text, section, page, start_char, end_char, embedding"
+                    "SELECT chunk_id, chunk_index, text, section, page, start_char, end_char, embedding, blocks"
                     " FROM chunks WHERE owner = ? AND document_id = ? ORDER BY rowid",
                     (owner, document_id),
                 ).fetchall()
@@ -252,7 +266,7 @@ class SQLiteStore(Store):
                 )
                 chunks = [
                     Chunk(chunk_id=r[0], document_id=document_id, chunk_index=r[1], text=r[2], section=r[3],
-                          page=r[4], start=r[5], end=r[6])
+                          page=r[4], start=r[5], end=r[6], blocks=blocks_from_json(r[8]))
                     for r in rows
                 ]
                 vectors = (
@@ -266,7 +280,7 @@ class SQLiteStore(Store):
     # --- passages ------------------------------------------------------------------------
     _PASSAGE_SQL = (
         "SELECT c.rowid AS rowid, c.chunk_id, c.document_id, c.chunk_index, c.text, c.section, c.page,"
-        " c.start_char, c.end_char, d.title, d.source, d.metadata"
+        " c.start_char, c.end_char, c.blocks, d.title, d.source, d.metadata"
         " FROM chunks c JOIN documents d ON d.owner = c.owner AND d.id = c.document_id"
     )
 
@@ -276,7 +290,7 @@ class SQLiteStore(Store):
             chunk_id=row["chunk_id"], document_id=row["document_id"], document_name=row["title"],
             source=row["source"], chunk_index=row["chunk_index"], text=row["text"],
             section=row["section"], page=row["page"], start=row["start_char"], end=row["end_char"],
-            metadata=json.loads(row["metadata"]),
+            metadata=json.loads(row["metadata"]), blocks=blocks_from_json(row["blocks"]),
         )
 
     def get_passage(self, owner: str, document_id: str | None, chunk_id: str) -> Passage | None:
