@@ -48,7 +48,7 @@ def test_headings_become_sections_with_paths(tmp_path: Path) -> None:
     ]
     advanced = doc.sections[2]
     body = doc.text[advanced.start : advanced.end]
-    assert "retries | 3" in body
+    assert "retries: 3" in body  # a table row as a sentence: "name: value"
     assert "line one\n    indented line two" in body  # <pre> keeps its layout
     config = doc.sections[1]
     # list items are one block each, one line apart (no bullet characters in the stored text)
@@ -176,21 +176,21 @@ def test_sphinx_page_blocks(tmp_path: Path) -> None:
     assert ("list_item", "Before you start", "Install `httpx`.") in blocks
     assert ("note", "Changed in version 0.28",
             "Changed in version 0.28: The `verify` argument no longer accepts a path.") in blocks
+    assert ("list_item", "`max_age`", "`max_age` - Session expiry time in seconds. Defaults to 2 weeks.") in blocks
     items = [text for kind, _, text in blocks if kind == "list_item"]
     assert items[1:6] == ["`max_age` - Session expiry time in seconds. Defaults to 2 weeks.",
                           "`same_site` - Cookie policy.", "nested detail", "1. Install the package.",
                           "2. Import it."]
     assert ("code", "python", "import httpx\nclient = httpx.Client(timeout=5.0)") in blocks
     rows = [(b.cells, b.label) for b in doc.blocks if b.kind == "table_row"]
-    assert rows == [(("Name", "Default"), None), (("max_connections", "100"), "Name | Default"),
-                    (("keepalive", "20"), "Name | Default")]
-    assert "Limits\n\nName | Default\nmax_connections | 100\nkeepalive | 20" in doc.text
+    assert rows == [(("max_connections", "100"), "Name | Default"), (("keepalive", "20"), "Name | Default")]
+    assert "Limits\n\nmax_connections: 100\nkeepalive: 20" in doc.text
     # an API entry: the signature, then its description and fields labelled with it
     signature = "httpx.get(url, params=None)"
     assert ("paragraph", None, signature) in blocks
     assert ("paragraph", signature, "Sends a `GET` request.") in blocks
-    assert ("list_item", signature, "url – URL for the new request.") in blocks
-    assert ("list_item", signature, "Returns: A response.") in blocks
+    assert ("list_item", "url", "url – URL for the new request.") in blocks  # named by its parameter
+    assert ("list_item", "Returns", "Returns: A response.") in blocks
     assert ("list_item", "timeout", "timeout - Seconds to wait.") in blocks
     assert all(b.section == "Clients > Configuration" for b in doc.blocks if b.kind in {"code", "table_row"})
 
@@ -233,7 +233,7 @@ def test_mkdocs_material_page(tmp_path: Path) -> None:
     assert blocks == [
         ("heading", None, "Installing uv"),
         ("tab", "macOS and Linux", "Use curl to download the script."),
-        ("code", "console", "$ curl -LsSf https://astral.sh/uv/install.sh | sh"),
+        ("code", "macOS and Linux", "$ curl -LsSf https://astral.sh/uv/install.sh | sh"),
         ("tab", "Windows", "Use irm to download the script."),
         ("note", "Upgrading", "Run `uv self update`."),
         ("note", "Warning", "Do not run as root."),

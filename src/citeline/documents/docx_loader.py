@@ -16,7 +16,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from citeline.documents.builder import DocumentBuilder
+from citeline.documents.builder import DocumentBuilder, item_name
 from citeline.documents.limits import current_limits
 from citeline.documents.loaders import sanitize
 from citeline.documents.models import LoadedDocument
@@ -149,7 +149,7 @@ class _Reader:
                 self.list_group, self.list_number = object(), 0
             self.list_number += 1
             marker = f"{self.list_number}. " if list_style.group(1) == "Number" else ""
-            self.builder.block("list_item", marker + text, group=self.list_group)
+            self.builder.block("list_item", marker + text, label=item_name(text), group=self.list_group)
         elif style in _QUOTE_STYLES:
             self.builder.block("quote", text)
         else:
@@ -165,7 +165,7 @@ class _Reader:
         self.list_group = None
         group = object()
         header: tuple[str, ...] = ()
-        for row in table.rows:
+        for index, row in enumerate(table.rows):
             cells: list[str] = []
             for cell in row.cells:
                 text = " ".join(self.clean(cell.text).split())
@@ -173,10 +173,16 @@ class _Reader:
                     cells.append(text)
             if not any(cells):
                 continue
-            self.builder.block("table_row", " | ".join(cells), cells=tuple(cells),
-                               label=" | ".join(header) if header else None, group=group)
-            if not header:
-                header = tuple(cells)  # Word tables have no header markup: the first row is it
+            if index == 0:
+                # Word marks a header row only by "repeat as header row": a first row without
+                # the mark is still the best guess at the columns' names, but is kept as a row
+                # too, since it may be data.
+                header = tuple(cells)
+                if _repeats_as_header(row):
+                    continue
+                self.builder.block("table_row", "", cells=tuple(cells), group=group)
+                continue
+            self.builder.block("table_row", "", cells=tuple(cells), label=" | ".join(header) or None, group=group)
 
 
 def _heading_level(style: str) -> int | None:
@@ -184,6 +190,11 @@ def _heading_level(style: str) -> int | None:
         return 0
     match = _HEADING_STYLE.match(style)
     return int(match.group(1)) if match else None
+
+
+def _repeats_as_header(row: Any) -> bool:
+    properties = row._tr.trPr
+    return properties is not None and any(child.tag.endswith("}tblHeader") for child in properties)
 
 
 def _has_numbering(paragraph: Any) -> bool:

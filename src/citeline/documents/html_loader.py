@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from citeline.documents.builder import DocumentBuilder
+from citeline.documents.builder import DocumentBuilder, item_name
 from citeline.documents.loaders import decode_text, sanitize
 from citeline.documents.models import BlockKind, LoadedDocument
 from citeline.documents.registry import register_loader
@@ -246,6 +246,10 @@ class _Walker:
     def _kind(self, default: BlockKind) -> BlockKind:
         return next((kind for _, kind in reversed(self.context) if kind), default)
 
+    def _title(self) -> str | None:
+        """The title of the innermost note or tab around the current position."""
+        return next((label for label, kind in reversed(self.context) if label and kind in {"note", "tab"}), None)
+
     def flush(self) -> None:
         text = "".join(self.parts)
         self.parts.clear()
@@ -307,7 +311,9 @@ class _Walker:
         elif name in {"p", "figcaption", "caption", "summary"}:
             self.builder.block(self._kind("paragraph"), self.inline(tag.contents), label=self._label())
         elif name == "pre":
-            self.builder.block("code", self.clean(tag.get_text()), label=_language(tag), preformatted=True)
+            # Inside a note or tab, its title says more about the code than the language does.
+            self.builder.block("code", self.clean(tag.get_text()), label=self._title() or _language(tag),
+                               preformatted=True)
         elif name in {"ul", "ol"}:
             self._list(tag, stack)
         elif name == "dl":
@@ -355,7 +361,8 @@ class _Walker:
         def read(stack: list[Any]) -> None:
             text, rest = self._leading(list(item.contents))
             if text.strip():
-                self.builder.block("list_item", marker + text, label=label or self._label(), group=group)
+                self.builder.block("list_item", marker + text, label=label or item_name(text) or self._label(),
+                                   group=group)
             if rest:  # nested lists, code, notes: blocks of their own after the item's
                 self._within(stack, label, None, rest)
 
@@ -389,7 +396,7 @@ class _Walker:
                 self._within(stack, name or None, None, children)
                 return
             text, rest = self._leading(children)
-            label = self._label() or name.rstrip(":").strip() or None
+            label = name.rstrip(":").strip() or self._label()  # a term names its definition
             if text.strip():
                 joined = f"{name} {text}" if name.endswith(":") else f"{name} - {text}" if name else text
                 self.builder.block("list_item", joined, label=label, group=group)
@@ -410,12 +417,11 @@ class _Walker:
             cells = tuple(" ".join(self.inline(cell.contents).split()) for cell in cells_tags)
             if not any(cells):
                 continue
-            is_header = row.find_parent("thead") is not None or (
-                index == 0 and not header and all(cell.name == "th" for cell in cells_tags))
-            self.builder.block("table_row", " | ".join(cells), cells=cells,
-                               label=None if is_header or not header else " | ".join(header), group=table)
-            if is_header:
-                header = cells
+            if not header and (row.find_parent("thead") is not None
+                               or (index == 0 and all(cell.name == "th" for cell in cells_tags))):
+                header = cells  # carried by every row's label and text, not stored alone
+                continue
+            self.builder.block("table_row", "", cells=cells, label=" | ".join(header) or None, group=table)
 
     def _admonition(self, tag: Any, classes: set[str], stack: list[Any]) -> bool:
         title_tag = None

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from docutils import nodes
 
-from citeline.documents.builder import DocumentBuilder
+from citeline.documents.builder import DocumentBuilder, item_name
 from citeline.documents.limits import check_line_lengths
 from citeline.documents.loaders import decode_text, sanitize
 from citeline.documents.models import BlockKind, LoadedDocument
@@ -90,23 +90,23 @@ def _enumerator(kind: str, number: int) -> str:
     return str(number)
 
 
-def _field(name: str) -> tuple[str, str]:
-    """(label, lead) of a field list entry, the way Sphinx shows `:param url:` or `:returns:`."""
+def _field(name: str) -> str:
+    """What a field list entry is shown as, the way Sphinx shows `:param url:` or `:returns:`."""
     words = name.split()
     first = words[0].lower() if words else ""
     if first in _PARAMETER_FIELDS and len(words) > 1:
-        return "Parameters", words[-1]
+        return words[-1]
     if first == "type" and len(words) > 1:
-        return "Parameters", f"{words[-1]} type"
+        return f"{words[-1]} type"
     if first in {"returns", "return"}:
-        return "Returns", "Returns"
+        return "Returns"
     if first == "rtype":
-        return "Return type", "Return type"
+        return "Return type"
     if first in {"raises", "raise", "except", "exception"}:
-        return "Raises", " ".join(words[1:]) or "Raises"
+        return " ".join(words[1:]) or "Raises"
     if first in {"var", "ivar", "cvar"} and len(words) > 1:
-        return "Variables", words[-1]
-    return name, name
+        return words[-1]
+    return name
 
 
 class _Walker:
@@ -125,6 +125,10 @@ class _Walker:
 
     def _kind(self, default: BlockKind) -> BlockKind:
         return next((kind for _, kind in reversed(self.context) if kind), default)
+
+    def _title(self) -> str | None:
+        """The title of the innermost note or tab around the current position."""
+        return next((label for label, kind in reversed(self.context) if label and kind in {"note", "tab"}), None)
 
     def _source(self, node: nodes.Node, *, title: bool = False) -> tuple[int, int] | None:
         """The source lines of `node`, from docutils' line number and its raw text."""
@@ -237,8 +241,7 @@ class _Walker:
                         continue
                     cells = tuple(" ".join(cell.split()) for cell in line.strip().strip("|").split("|"))
                     if any(cells):
-                        self.builder.block("table_row", " | ".join(cells), cells=cells, source=source,
-                                           group=literal)
+                        self.builder.block("table_row", "", cells=cells, source=source, group=literal)
             else:
                 self.builder.block(self._kind("paragraph"), " ".join(lines), label=self._label(), source=source)
 
@@ -254,6 +257,7 @@ class _Walker:
             else:
                 rest.append(child)
         text = " ".join(texts)
+        label = label or item_name(text)
         if lead and text:
             text = f"{lead} {text}" if lead[-1] in ".)" else f"{lead}{text}"
         self.builder.block("list_item", text or lead, label=label or self._label(), source=self._source(item),
@@ -283,13 +287,13 @@ class _Walker:
 
     def _field(self, field: nodes.Element, group: nodes.Node) -> None:
         name = " ".join(inline_text(child) for child in field.children if isinstance(child, nodes.field_name))
-        label, lead = _field(" ".join(name.split()))
+        lead = _field(" ".join(name.split()))
         body: list[nodes.Node] = []
         for child in field.children:
             if isinstance(child, nodes.field_body):
                 body.extend(child.children)
-        # Inside an object description the object names the field better than "Parameters" does.
-        self._item(field, f"{lead}: " if body else lead, group, self._label() or label, body)
+        # A field is named by its parameter ("url: ..."), as a list item is by the name it defines.
+        self._item(field, f"{lead}: " if body else lead, group, lead or None, body)
 
     def _option(self, item: nodes.Node, group: nodes.Node) -> None:
         if not isinstance(item, nodes.Element):
@@ -310,8 +314,9 @@ class _Walker:
             language = "pycon"
         elif isinstance(node, nodes.math_block):
             language = "math"
-        self.builder.block("code", node.astext(), label=language or None, source=self._source(node),
-                           preformatted=True)
+        # Inside a note or tab, its title says more about the code than the language does.
+        self.builder.block("code", node.astext(), label=self._title() or language or None,
+                           source=self._source(node), preformatted=True)
 
     def _admonition(self, node: nodes.Element) -> None:
         titles = [child for child in node.children if isinstance(child, nodes.title)]
@@ -340,16 +345,13 @@ class _Walker:
                                   if isinstance(entry, nodes.entry))
                     if not any(cells):
                         continue
-                    is_header = isinstance(part, nodes.thead)
                     source = self._row_source(row, cells, after)
-                    self.builder.block(
-                        "table_row", " | ".join(cells), cells=cells,
-                        label=None if is_header or not header else " | ".join(header),
-                        source=source, group=table,
-                    )
                     after = source[1] if source else after
-                    if is_header:
-                        header = list(cells)
+                    if isinstance(part, nodes.thead):
+                        header = list(cells)  # carried by every row's label and text, not stored alone
+                        continue
+                    self.builder.block("table_row", "", label=" | ".join(header) or None, cells=cells,
+                                       source=source, group=table)
 
     def _row_source(self, row: nodes.Element, cells: tuple[str, ...], after: int) -> tuple[int, int] | None:
         """The source line of a table row: rows carry no line number, and a csv-table's cells are
