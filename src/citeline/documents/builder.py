@@ -44,6 +44,17 @@ def row_text(cells: tuple[str, ...], header: tuple[str, ...] = ()) -> str:
     return "; ".join(cell for cell in cells if cell)
 
 
+# The name a list item defines ("`max_age` - Session expiry..." -> "`max_age`"): code, bold or a
+# bare word before a dash or colon.
+_ITEM_NAME = re.compile(r"^\s*(`[^`]{1,80}`|\*\*[^*]{1,80}\*\*|[\w.\-]{1,60})\s*(?:[-–—:]\s)")
+
+
+def item_name(text: str) -> str | None:
+    """The name a list item's text starts by defining, used as the item's label; None if none."""
+    match = _ITEM_NAME.match(text)
+    return match.group(1) if match else None
+
+
 def clean_code(text: str) -> str:
     """Code as stored: invisible characters removed, indentation and line breaks kept, trailing
     blank lines dropped."""
@@ -183,4 +194,4 @@ def _first_page(blocks: list[Block], start: int, end: int) -> int | None:
     return None
 
 
-__all__ = ["DocumentBuilder", "clean_code", "clean_inline", "row_text"]
+__all__ = ["DocumentBuilder", "clean_code", "clean_inline", "item_name", "row_text"]

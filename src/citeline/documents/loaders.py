@@ -135,7 +135,7 @@ def heading_sections(text: str, headings: list[tuple[int, int, str]], body_start
 class TextLoader:
     """Plain text: one section; the first non-empty line is not trusted as a title."""
 
-    suffixes: tuple[str, ...] = (".txt", ".text", ".rst", ".log")
+    suffixes: tuple[str, ...] = (".txt", ".text", ".log")
 
     def load(self, path: Path, data: bytes) -> LoadedDocument:
         text, removed = sanitize(decode_text(data, path))
