@@ -5,15 +5,14 @@ searched, and planted instructions never quoted."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from tests.conftest import write_corpus
 
 from citeline.agent.exits import ExitReason
 from citeline.app import Citeline
 from citeline.config import Settings
 from citeline.evaluation.form import AnswerForm, first_sentence
+from tests.conftest import write_corpus
 
 DOCS = {
     "middleware.md": """# Middleware

@@ -7,7 +7,6 @@ passed in, so this module does not import the server.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from citeline.api.errors import ApiError, ErrorBody, not_found
 from citeline.api.service import UPLOAD_SCHEME, Service, iso
 from citeline.api.sessions import SessionState
 from citeline.api.users import User
+from citeline.documents.chunking import content_hash
 from citeline.index.store import DocumentRecord
 
 TITLE_CHARS = 80
@@ -80,11 +80,7 @@ def original_path(record: DocumentRecord) -> Path | None:
     path = Path(record.source)
     if not path.is_absolute() or not path.is_file():
         return None
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while block := handle.read(1 << 20):
-            digest.update(block)
-    if digest.hexdigest() != record.content_hash:
+    if content_hash(path.read_bytes()) != record.content_hash:
         raise ApiError(404, _CHANGED)
     return path
 

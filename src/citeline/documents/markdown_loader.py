@@ -27,7 +27,7 @@ from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 from mdit_py_plugins.tasklists import tasklists_plugin
 
-from citeline.documents.builder import DocumentBuilder
+from citeline.documents.builder import DocumentBuilder, item_name
 from citeline.documents.limits import check_line_lengths
 from citeline.documents.loaders import decode_text, sanitize
 from citeline.documents.models import BlockKind, LoadedDocument
@@ -59,8 +59,6 @@ _INLINE_NOISE = re.compile(
 )
 # A reference-style link whose definition is not in the page ("[the docs][ref]"): keep its text.
 _UNRESOLVED_REFERENCE = re.compile(r"\[([^\[\]\n]+)\]\[[^\[\]\n]*\]")
-# A list item's name: `max_age` - ..., **Timeout** : ..., name: ...
-_ITEM_NAME = re.compile(r"^\s*(`[^`]{1,80}`|\*\*[^*]{1,80}\*\*|[\w.\-]{1,60})\s*(?:[-–—:]\s)")
 # Options of an autodoc stub (`    options:` and deeper) would otherwise parse as a code block;
 # the stub itself may sit inside an admonition ("??? abstract" wrapping an API reference).
 _AUTODOC = re.compile(r"^([ \t]*):::[ \t]+[\w.:-]+[ \t]*\n(?:(?:\1[ \t]+[^\n]*|[ \t]*)\n)*", re.MULTILINE)
@@ -229,8 +227,8 @@ class _Walker:
                 cursor += 1
             text = " ".join(piece for piece in own if piece.strip())
             _, label = self.context()
-            name = _ITEM_NAME.match(text)
-            self.builder.block("list_item", text, label=name.group(1) if name else label,
+            name = item_name(text)
+            self.builder.block("list_item", text, label=name or label,
                                source=self.source(token), group=group)
             if rest:
                 self.walk(rest)

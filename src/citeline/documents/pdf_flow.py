@@ -250,8 +250,8 @@ class _Flow:
             if rows[0] == header:
                 rows = rows[1:]  # the header repeated on the next page
         else:
+            # The header is carried by every row's label (and so its text), not stored alone.
             group, header = object(), rows[0]
-            self.builder.block("table_row", " | ".join(header), cells=tuple(header), page=grid.page, group=group)
             rows = rows[1:]
         label = " | ".join(cell for cell in header if cell) or None
         for row in rows:
