@@ -4,7 +4,6 @@ building heading sections."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from pathlib import Path
 
 from citeline.documents.limits import check_line_lengths
@@ -90,46 +89,6 @@ def _decode_legacy(data: bytes, path: Path, error: UnicodeDecodeError) -> str:
         "could not be detected",
         hint="convert the file to UTF-8, e.g. `iconv -f CP1252 -t UTF-8 FILE`",
     ) from error
-
-
-def join_blocks(blocks: Iterable[str]) -> tuple[str, list[tuple[int, int, int]], int]:
-    """Sanitised, non-empty blocks joined by blank lines, for formats that yield text in blocks
-    (DOCX paragraphs, PDF pages): (text, (block index, start, end) of each kept block, invisible
-    characters removed)."""
-    parts: list[str] = []
-    spans: list[tuple[int, int, int]] = []
-    removed = offset = 0
-    for index, raw in enumerate(blocks):
-        text, count = sanitize(raw)
-        removed += count
-        text = text.strip()
-        if not text:
-            continue
-        if parts:
-            parts.append("\n\n")
-            offset += 2
-        spans.append((index, offset, offset + len(text)))
-        parts.append(text)
-        offset += len(text)
-    return "".join(parts), spans, removed
-
-
-def heading_sections(text: str, headings: list[tuple[int, int, str]], body_start: int = 0) -> list[Section]:
-    """Sections from (offset, level, heading) triples: each runs to the next heading and is named by
-    its heading path ("Install > On Linux"); text before the first heading is an untitled section."""
-    sections: list[Section] = []
-    first = headings[0][0] if headings else len(text)
-    if first > body_start and text[body_start:first].strip():
-        sections.append(Section(None, body_start, first))
-    stack: list[tuple[int, str]] = []
-    for index, (start, level, heading) in enumerate(headings):
-        while stack and stack[-1][0] >= level:
-            stack.pop()
-        stack.append((level, heading))
-        end = headings[index + 1][0] if index + 1 < len(headings) else len(text)
-        if start < end:
-            sections.append(Section(" > ".join(h for _, h in stack), start, end))
-    return sections
 
 
 class TextLoader:
