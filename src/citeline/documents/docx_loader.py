@@ -13,7 +13,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from citeline.documents.limits import current_limits
+from citeline.documents.limits import check_block_count, current_limits
 from citeline.documents.loaders import heading_sections, join_blocks, sanitize
 from citeline.documents.models import LoadedDocument
 from citeline.documents.registry import register_loader
@@ -22,6 +22,7 @@ from citeline.errors import IngestError
 _HEADING_STYLE = re.compile(r"^heading\s*([1-9])$", re.IGNORECASE)
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # encrypted OOXML and legacy .doc are OLE files
 _MAX_MEMBERS = 10_000
+_PARAGRAPH = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?p[\s/>]")  # <w:p>, <w:p w:rsidR=...>, <w:p/>
 
 
 def _check_container(data: bytes, name: str) -> None:
@@ -50,6 +51,9 @@ def _check_container(data: bytes, name: str) -> None:
         if "word/document.xml" not in archive.namelist():
             raise IngestError(f"{name}: is a ZIP file but not a Word document (no word/document.xml)",
                               hint="check the file or its extension")
+        # Counted in the raw XML (bounded by the size check above; C-speed), before python-docx
+        # builds an object per paragraph.
+        check_block_count(len(_PARAGRAPH.findall(archive.read("word/document.xml"))), name)
 
 
 class DocxLoader:
