@@ -248,7 +248,7 @@ def test_storage_quota_is_413_with_a_clear_message(live: Live) -> None:
 def test_uploads_take_the_users_run_slots_and_the_servers_upload_slots(home: Path) -> None:
     service = make_service(home, max_concurrent_runs=1, max_concurrent_uploads=1)
     _, alice = service.users.add("alice")
-    bob_user, bob = service.users.add("bob")
+    _, bob = service.users.add("bob")
     user = service.users.get("alice")
     assert user is not None
     files = [("files", ("notes.txt", DOCS["notes.txt"].encode(), "text/plain"))]
@@ -542,7 +542,7 @@ def test_the_upload_prefix_is_never_shown(live_docs: Live) -> None:
                       headers=live.headers("alice"), timeout=120) as stream:
         shown.append("".join(stream.iter_text()))
     shown.append(_upload(live, "alice", {"empty.txt": b"   "}).text)
-    assert all("upload:" not in text for text in shown), [t for t in shown if "upload:" in t][0][:500]
+    assert all("upload:" not in text for text in shown), next(t for t in shown if "upload:" in t)[:500]
 
 
 def test_upload_name_collisions_are_explicit(live: Live) -> None:
