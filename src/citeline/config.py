@@ -84,6 +84,11 @@ class Settings(BaseSettings):
         default=1_000_000, ge=1000,
         description="Text/Markdown files with a longer line are refused as generated data, not documents.",
     )
+    max_blocks_per_file: int = Field(
+        default=200_000, ge=1,
+        description="Files with more paragraphs (or other blocks) than this are refused before they are "
+        "parsed in full: a file of millions of tiny paragraphs would hold a parse worker for minutes.",
+    )
     max_chunks_per_file: int = Field(
         default=20_000, ge=1,
         description="Files producing more chunks are refused, so one file cannot monopolise a batch.",

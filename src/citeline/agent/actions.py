@@ -43,7 +43,8 @@ class Unusable:
 
 Action = ToolCall | FinalAnswer | Unusable
 
-ProviderErrorKind = Literal["rate_limit", "server", "timeout", "bad_request", "context_length", "auth"]
+# "cancelled": the caller cancelled the run while the model was generating (the answerer stopped).
+ProviderErrorKind = Literal["rate_limit", "server", "timeout", "bad_request", "context_length", "auth", "cancelled"]
 
 
 class ProviderError(Exception):

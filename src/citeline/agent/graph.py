@@ -33,6 +33,7 @@ from citeline.agent.state import RunState
 from citeline.agent.tools import InvalidToolCall, run_tool
 from citeline.errors import CitelineError, ContextOverflowError, RetrievalError
 from citeline.retrieval import Retriever
+from citeline.text import printable
 
 MODEL_RETRIES = 2
 MAX_UNUSABLE = 2  # unusable outputs tolerated (re-asked) before LLM_GENERATION_FAILURE
@@ -140,6 +141,8 @@ class AgentGraph:
                 run.record("error", kind=f"provider_{exc.kind}", message=str(exc)[:300], attempt=attempt + 1)
                 if exc.kind == "context_length":
                     return _exit(run, ExitReason.MAX_CONTEXT_REACHED)
+                if exc.kind == "cancelled":
+                    return _exit(run, ExitReason.CANCELLED)
                 if not exc.retryable or attempt == MODEL_RETRIES:
                     if exc.kind == "rate_limit":
                         return _exit(run, ExitReason.RATE_LIMITED)
@@ -328,8 +331,9 @@ def _collect_insufficiencies(run: RunState, draft: FinalAnswer) -> None:
         if not missing:
             continue
         queries = item.get("queries_tried") or item.get("queriesTried") or run.queries_tried
-        run.insufficiencies.append(Insufficiency(section=str(item.get("section") or "answer"), missing=str(missing),
-                                                 queries_tried=[str(q) for q in queries]))
+        run.insufficiencies.append(Insufficiency(section=str(item.get("section") or "answer"),
+                                                 missing=printable(str(missing)),
+                                                 queries_tried=[printable(str(q)) for q in queries]))
 
 
 def finalize_run(run: RunState) -> None:
@@ -349,14 +353,15 @@ def finalize_run(run: RunState) -> None:
     elif spec.message is not None and reason != ExitReason.INSUFFICIENT_CONTEXT:
         run.answer = spec.message
     else:  # declined: the canned message plus the searches that were tried
-        tried = run.queries_tried
-        found = "; ".join(dict.fromkeys(i.missing for i in run.insufficiencies if i.missing != run.question.strip()))
+        tried = [printable(query) for query in run.queries_tried]  # echoed: no terminal escapes
+        found = "; ".join(dict.fromkeys(printable(i.missing) for i in run.insufficiencies
+                                        if i.missing != run.question.strip()))
         run.answer = (DECLINE_MESSAGE + (f"\n\nSearches tried: {'; '.join(tried)}." if tried else "")
                       + (f"\n\nWhat is missing: {found}." if found else ""))
         if reason == ExitReason.COMPLETED:
             run.exit_reason = reason = ExitReason.INSUFFICIENT_CONTEXT
         if not run.insufficiencies:
-            run.insufficiencies = [Insufficiency(section="answer", missing=run.question.strip()[:300],
+            run.insufficiencies = [Insufficiency(section="answer", missing=printable(run.question)[:300],
                                                  queries_tried=tried)]
     if reason in {ExitReason.COMPLETED, ExitReason.MAX_TOOL_CALLS_REACHED} and not run.citations:
         # Never report success without verified evidence (grounding rule 4).

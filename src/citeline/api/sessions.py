@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import operator
 import re
 import sqlite3
 import threading
@@ -25,7 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Protocol, TypedDict
 
-from citeline.errors import ConfigurationError
+from citeline.errors import ConfigurationError, StorageError
+from citeline.index.private import private_file
 
 if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
@@ -81,7 +81,9 @@ class SessionStore(Protocol):
     def get(self, owner: str, session_id: str) -> SessionState | None:
         """None for a missing session and for another owner's alike."""
 
-    def append(self, owner: str, session_id: str, messages: list[SessionMessage]) -> SessionState | None: ...
+    def append(self, owner: str, session_id: str, messages: list[SessionMessage], *,
+               keep: int | None = None) -> SessionState | None:
+        """Add messages; with `keep`, only the newest `keep` messages stay (oldest trimmed)."""
 
     def delete(self, owner: str, session_id: str) -> bool: ...
 
@@ -102,7 +104,17 @@ class _Thread(TypedDict, total=False):
     context_window: int
     metadata: dict[str, Any]
     initial_context: dict[str, Any]
-    messages: Annotated[list[dict[str, Any]], operator.add]
+    messages: Annotated[list[dict[str, Any]], _append_messages]
+
+
+def _append_messages(stored: list[dict[str, Any]], update: Any) -> list[dict[str, Any]]:
+    """The messages channel's reducer: a list appends; `{"append": [...], "keep": N}` appends and
+    keeps the newest N, so a session's size is bounded however long it runs."""
+    if isinstance(update, dict):
+        merged = [*stored, *update.get("append", [])]
+        keep = update.get("keep")
+        return merged[-keep:] if isinstance(keep, int) and keep > 0 else merged
+    return [*stored, *update]
 
 
 def _thread_id(owner: str, session_id: str) -> str:
@@ -153,6 +165,7 @@ class CheckpointSessionStore:
         from langgraph.checkpoint.sqlite import SqliteSaver
 
         path.parent.mkdir(parents=True, exist_ok=True)
+        private_file(path)
         conn = sqlite3.connect(str(path), check_same_thread=False, timeout=60.0)
         conn.execute("PRAGMA journal_mode=WAL")
         saver = SqliteSaver(conn)
@@ -243,26 +256,50 @@ class CheckpointSessionStore:
         with self._thread_lock(_thread_id(owner, session_id)):
             if self._read(owner, session_id) is not None:
                 return None
-            self._graph.invoke(
-                {"owner": owner, "session_id": session_id, "created_at": now, "last_activity": now,
-                 "context_window": context_window, "metadata": metadata or {},
-                 "initial_context": initial_context or {}, "messages": []},
-                self._tagged_config(owner, session_id),
-            )
+            with _storage_errors():
+                self._graph.invoke(
+                    {"owner": owner, "session_id": session_id, "created_at": now, "last_activity": now,
+                     "context_window": context_window, "metadata": metadata or {},
+                     "initial_context": initial_context or {}, "messages": []},
+                    self._tagged_config(owner, session_id),
+                )
+                self._prune(_thread_id(owner, session_id))
             return self._read(owner, session_id)
 
     def get(self, owner: str, session_id: str) -> SessionState | None:
         return self._read(owner, session_id)
 
-    def append(self, owner: str, session_id: str, messages: list[SessionMessage]) -> SessionState | None:
-        with self._thread_lock(_thread_id(owner, session_id)):
+    def append(self, owner: str, session_id: str, messages: list[SessionMessage], *,
+               keep: int | None = None) -> SessionState | None:
+        """Add messages; with `keep`, only the newest `keep` messages stay (oldest trimmed). Older
+        checkpoints of the session are pruned, so storage holds one copy of it, not one per turn."""
+        thread_id = _thread_id(owner, session_id)
+        with self._thread_lock(thread_id):
             if self._read(owner, session_id) is None:
                 return None
-            self._graph.invoke(
-                {"last_activity": time.time(), "messages": [vars(m) for m in messages]},
-                self._config(owner, session_id),
-            )
+            with _storage_errors():
+                self._graph.invoke(
+                    {"last_activity": time.time(),
+                     "messages": {"append": [vars(m) for m in messages], "keep": keep}},
+                    # every write is tagged: pruning keeps only the newest checkpoint, which is
+                    # the one `list` must find
+                    self._tagged_config(owner, session_id),
+                )
+                self._prune(thread_id)
             return self._read(owner, session_id)
+
+    def _prune(self, thread_id: str) -> None:
+        """Keep only the newest checkpoint of a thread (the state a read loads)."""
+        try:
+            self.checkpointer.prune([thread_id], strategy="keep_latest")
+        except NotImplementedError:  # SqliteSaver has no prune: the same, in its own tables
+            with self.checkpointer.cursor() as cur:
+                cur.execute(
+                    "DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id <> (SELECT MAX(checkpoint_id)"
+                    " FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '')", (thread_id, thread_id))
+                cur.execute(
+                    "DELETE FROM writes WHERE thread_id = ? AND checkpoint_id NOT IN"
+                    " (SELECT checkpoint_id FROM checkpoints WHERE thread_id = ?)", (thread_id, thread_id))
 
     def delete(self, owner: str, session_id: str) -> bool:
         with self._thread_lock(_thread_id(owner, session_id)):
@@ -287,12 +324,25 @@ class CheckpointSessionStore:
             if state is None:
                 return None
             # `metadata` is a last-value channel: write the whole dict back with the new title.
-            self._graph.invoke({"metadata": {**state.metadata, "title": title}}, self._config(owner, session_id))
+            self._graph.invoke({"metadata": {**state.metadata, "title": title}}, self._tagged_config(owner, session_id))
             return self._read(owner, session_id)
 
     def close(self) -> None:
         if self._on_close is not None:
             self._on_close()
+
+
+@contextmanager
+def _storage_errors() -> Iterator[None]:
+    """A session write the disk refused becomes the clear StorageError (the write is rolled back)."""
+    try:
+        yield
+    except sqlite3.OperationalError as exc:
+        message = str(exc).lower()
+        if "disk is full" in message or "disk i/o error" in message:
+            raise StorageError(f"cannot write the sessions database: {exc}; nothing was half-written",
+                               hint="free disk space and try again") from None
+        raise
 
 
 def _advisory_lock(pool: ConnectionPool[Any], holders: int) -> ThreadLock:

@@ -274,11 +274,27 @@ def mcp(
     http: Annotated[str | None, typer.Option("--http", help="Serve streamable HTTP on HOST:PORT instead of stdio.")]
     = None,
     owner: OwnerOpt = None,
+    no_auth: Annotated[bool, typer.Option(
+        "--no-auth", help="With --http: no API keys, every caller acts as --owner. Only for a trusted machine.")]
+    = False,
 ) -> None:
-    """Run an MCP server exposing search_docs, open_citation and ask (stdio by default)."""
+    """Run an MCP server exposing search_docs, open_citation and ask (stdio by default). Over
+    --http it requires the service's API keys (`citeline users add NAME`) and each caller sees
+    only their own documents."""
     from citeline.mcp_server import serve
 
-    serve(_app(), http=http, owner=owner)
+    citeline = _app()
+    guard = None
+    if http is not None and not no_auth:
+        if owner is not None:
+            _fail("--owner applies to stdio or --no-auth: over HTTP each API key's user is the owner")
+        from citeline.api.auth import KeyGuard
+        from citeline.api.settings import ApiSettings
+
+        guard = KeyGuard.for_store(citeline.store, ApiSettings())
+        typer.echo("API keys required (`citeline users add NAME` makes one); --no-auth for a single local user",
+                   err=True)
+    serve(citeline, http=http, owner=owner, guard=guard)
 
 
 @app.command("eval", epilog=EXIT_CODES_HELP)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from citeline.documents.builder import DocumentBuilder, item_name
-from citeline.documents.limits import current_limits
+from citeline.documents.limits import check_block_count, current_limits
 from citeline.documents.loaders import sanitize
 from citeline.documents.models import LoadedDocument
 from citeline.documents.registry import register_loader
@@ -32,6 +32,7 @@ _CODE_STYLES = frozenset(("macro", "Macro Text", "HTML Preformatted", "HTML Code
 _QUOTE_STYLES = frozenset(("Quote", "Intense Quote"))
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # encrypted OOXML and legacy .doc are OLE files
 _MAX_MEMBERS = 10_000
+_PARAGRAPH = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?p[\s/>]")  # <w:p>, <w:p w:rsidR=...>, <w:p/>
 
 
 def _check_container(data: bytes, name: str) -> None:
@@ -60,6 +61,9 @@ def _check_container(data: bytes, name: str) -> None:
         if "word/document.xml" not in archive.namelist():
             raise IngestError(f"{name}: is a ZIP file but not a Word document (no word/document.xml)",
                               hint="check the file or its extension")
+        # Counted in the raw XML (bounded by the size check above; C-speed), before python-docx
+        # builds an object per paragraph.
+        check_block_count(len(_PARAGRAPH.findall(archive.read("word/document.xml"))), name)
 
 
 class DocxLoader:

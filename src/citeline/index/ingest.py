@@ -27,7 +27,7 @@ from citeline.documents.limits import LoadLimits
 from citeline.documents.models import TEXT_MODEL_VERSION
 from citeline.documents.registry import Loader, loader_for, supported_suffixes
 from citeline.documents.worker import ParsedFile, ParseRequest, ParseWorker, parse
-from citeline.errors import CitelineError, IngestError
+from citeline.errors import CitelineError, IngestError, StorageError
 from citeline.index.embedder import Embedder
 from citeline.index.store import DocumentRecord, Store
 
@@ -187,7 +187,8 @@ class _Ingester:
         self._flush_at = max(2 * settings.embed_batch_size, 16)
         self._limits = LoadLimits(max_pages=settings.max_pages,
                                   max_decompressed_bytes=settings.max_decompressed_bytes,
-                                  max_line_chars=settings.max_line_chars)
+                                  max_line_chars=settings.max_line_chars,
+                                  max_blocks=settings.max_blocks_per_file)
 
     # The embedder (a model load) and the worker (a process) are only created when a file
     # actually changed: re-running on an unchanged folder is just hashing.
@@ -240,8 +241,12 @@ class _Ingester:
             self.report.unchanged += 1
             return None
         doc_id = document_id(self.owner, source)
+        # A file named otherwise than by its path (an upload) is parsed under its bare file name:
+        # the loader derives the title and its error messages from it, and the internal source
+        # name (`upload:...`) must never become a title a user reads.
+        parse_path = str(path) if source == str(path) else path.name
         request = ParseRequest(
-            path=source, data=data, doc_id=doc_id, doc_hash=digest,
+            path=parse_path, data=data, doc_id=doc_id, doc_hash=digest,
             chunk_tokens=self.settings.chunk_tokens, overlap=self.settings.chunk_overlap,
             max_chunks=self.settings.max_chunks_per_file, limits=self._limits,
         )
@@ -278,6 +283,8 @@ class _Ingester:
             offset += count
             try:
                 self.store.replace_document(item.record, item.parsed.chunks, item_vectors)
+            except StorageError:
+                raise  # a full or failing disk fails every later file too: stop, say it once
             except CitelineError as exc:
                 self._fail(item.path, f"{item.path.name}: {exc}")
                 continue

@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from citeline.documents.models import Chunk
-from citeline.errors import ConfigurationError, RetrievalError
+from citeline.errors import ConfigurationError, RetrievalError, StorageError
 from citeline.index.pg_migrations import VECTOR_DIM, import_driver, migrate
 from citeline.index.ranking import assemble_passages, query_phrases, reciprocal_rank_fusion, trim_lexical
 from citeline.index.store import (
@@ -186,6 +186,12 @@ class PostgresStore(Store):
                 hint="raise pool_max_size in CITELINE_STORE, or the server's max_connections",
             ) from exc
         except psycopg.Error as exc:
+            if str(getattr(exc, "sqlstate", "") or "").startswith("53"):  # disk full, out of memory
+                raise StorageError(
+                    f"the PostgreSQL server cannot write ({exc.__class__.__name__}: insufficient resources, "
+                    "e.g. no space left on its disk); nothing was half-written",
+                    hint="free space on the database server's disk and try again",
+                ) from exc
             # Class name only: SQL, paths and server details never reach a user (DESIGN §3 Errors).
             raise RetrievalError(f"the PostgreSQL store failed: {exc.__class__.__name__}") from exc
 

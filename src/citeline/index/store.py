@@ -156,6 +156,13 @@ class Store(ABC):
     def kv_put(self, namespace: str, key: str, value: str) -> None:
         """Store a value in the key/value table, replacing any previous one."""
 
+    def check_writable(self) -> None:
+        """Raise `StorageError` (or the engine's error) unless a write succeeds now: readiness
+        checks call it so a server whose index cannot be written stops taking traffic."""
+        import time
+
+        self.kv_put("health", "write_probe", str(time.time()))
+
     @abstractmethod
     def close(self) -> None:
         """Release connections; the store is not used afterwards."""
