@@ -153,10 +153,10 @@ class _Tally:
         lead = correct = strict = hit = False
         if item.answerable:
             count["answerable"] += 1
-            if declined:
-                count["answerable_declined"] += 1
-                cited |= _retrieved_sources(result, relative)
-            hit = bool(cited & set(item.sources))
+            count["answerable_declined"] += declined
+            # A hit is a listed source among the documents retrieved or cited (the QA sets' rule),
+            # so retrieval is measured apart from how many passages an answer happens to cite.
+            hit = bool((cited | _retrieved_sources(result, relative)) & set(item.sources))
             correct = not declined and any(_contains(result.answer, a) for a in item.answers)
             strict = not declined and all(_contains(result.answer, a) for a in item.answers)
             lead = not declined and any(_contains(first_sentence(result.answer), a) for a in item.answers)
