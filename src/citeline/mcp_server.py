@@ -11,6 +11,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from citeline.app import Citeline
+from citeline.version import version
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -25,7 +26,7 @@ def build_server(app: Citeline, owner: str | None = None) -> MCPServer[Any]:
 
     who = owner or app.settings.owner
     server: MCPServer[Any] = MCPServer(
-        "citeline",
+        "citeline", version=version(),
         instructions="Answers questions from the user's indexed documents with verified citations. "
         "Use search_docs to find passages, open_citation to read one in full, ask for a cited answer.",
     )
@@ -59,7 +60,7 @@ def build_server(app: Citeline, owner: str | None = None) -> MCPServer[Any]:
     @server.tool(annotations=read_only)
     def ask(question: str) -> dict[str, Any]:
         """A cited answer from the documents, with its exit reason (COMPLETED, INSUFFICIENT_CONTEXT, ...)."""
-        result = app.ask(question, owner=who)
+        result = app.ask(question, owner=who, origin={"via": "mcp"})
         log.info("ask %s -> %s", result.query_id, result.exit_reason.value)
         return {"answer": result.answer, "exit_reason": result.exit_reason.value,
                 "citations": [c.model_dump(mode="json") for c in result.citations],

@@ -2,7 +2,7 @@
 
 Lines use the strict action format of seed 004, plus two test-only kinds:
 `{"type": "text", "content": "..."}` (raw, possibly unparsable output) and
-`{"type": "error", "kind": "rate_limit" | "server" | "timeout" | "bad_request"}`.
+`{"type": "error", "kind": "rate_limit" | "server" | "timeout" | "bad_request", "message": ..., "status": N}`.
 `{"type": "sleep", "seconds": N}` pauses (to exercise time limits) and then reads the next line.
 When the file runs out, the "model" returns empty output.
 """
@@ -81,7 +81,7 @@ class ScriptedAnswerer(Answerer):
                 if error_kind not in _ERROR_KINDS:
                     error_kind = "server"
                 raise ProviderError(error_kind, turn.get("message", f"scripted {error_kind} error"),
-                                    retry_after=turn.get("retry_after"))
+                                    retry_after=turn.get("retry_after"), status=turn.get("status"))
             if kind == "text":
                 content = str(turn.get("content", ""))
                 run.event("token", text=content)

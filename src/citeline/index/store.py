@@ -135,6 +135,14 @@ class Store(ABC):
         """Store a value in the key/value table, replacing any previous one."""
 
     @abstractmethod
+    def kv_items(self, namespace: str) -> list[tuple[str, str]]:
+        """Every (key, value) of a namespace, by key (for small namespaces such as the users)."""
+
+    @abstractmethod
+    def kv_delete(self, namespace: str, key: str) -> bool:
+        """Remove a value; False when there was none."""
+
+    @abstractmethod
     def close(self) -> None:
         """Release connections; the store is not used afterwards."""
 
