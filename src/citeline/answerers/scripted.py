@@ -54,17 +54,20 @@ class ScriptedAnswerer(Answerer):
         with self._lock:
             self._position = 0
 
-    def _next(self) -> dict[str, Any] | None:
+    def _next(self, run: RunState) -> dict[str, Any] | None:
         with self._lock:
             if self._position >= len(self._turns):
+                run.model_exchange({"script": self.name, "line": self._position + 1}, {"end_of_script": True})
                 return None
             turn = self._turns[self._position]
             self._position += 1
-            return turn
+        # The script is this answerer's model: the line it read is the model's response.
+        run.model_exchange({"script": self.name, "line": self._position}, turn)
+        return turn
 
     def decide(self, run: RunState) -> Action:
         while True:
-            turn = self._next()
+            turn = self._next(run)
             if turn is None:
                 return Unusable("", "the script has no more turns")
             kind = turn.get("type")

@@ -169,8 +169,11 @@ class RunLog:
                        for r in records).encode("utf-8")
         with self._lock, self._locked():
             path = self._current_part()
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
             try:
+                size = os.fstat(fd).st_size
+                if size and os.pread(fd, 1, size - 1) != b"\n":
+                    data = b"\n" + data  # a line torn by a crash ends here; ours start on a new line
                 view = memoryview(data)
                 while view:
                     view = view[os.write(fd, view):]
