@@ -62,7 +62,9 @@ _NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"model": ErrorBody, "descri
 def runs_router(current_user: UserDependency) -> APIRouter:
     """The `/v1/runs` routes, authenticated by the service's `current_user` dependency."""
     router = APIRouter(prefix="/v1/runs", tags=["runs"])
-    CurrentUser = Annotated[User, Depends(current_user)]
+    # Dependencies as default values: the annotations here are strings (PEP 563), which FastAPI
+    # resolves from the module's globals only.
+    the_user = Depends(current_user)
 
     def runs_of(request: Request) -> tuple[Service, RunLog]:
         svc: Service = request.app.state.service
@@ -84,8 +86,6 @@ def runs_router(current_user: UserDependency) -> APIRouter:
         except ValueError as exc:
             raise ApiError(422, str(exc), type="validation_error", step="validation") from None
 
-    Filters = dict[str, Any]
-
     def filters(
         owner: Annotated[str | None, Query(description="Admins: runs of this owner id.")] = None,
         session_id: Annotated[str | None, Query()] = None,
@@ -94,12 +94,14 @@ def runs_router(current_user: UserDependency) -> APIRouter:
         via: Annotated[str | None, Query(description="cli | http | sse | openai | mcp | library | replay")] = None,
         since: Annotated[str | None, Query(description="YYYY-MM-DD or ISO 8601 time, UTC")] = None,
         until: Annotated[str | None, Query(description="YYYY-MM-DD or ISO 8601 time, UTC")] = None,
-    ) -> Filters:
+    ) -> dict[str, Any]:
         return {"owner": owner, "session_id": session_id, "exit_reason": exit_reason, "status": status,
                 "via": via, "since": since, "until": until}
 
+    the_filters = Depends(filters)
+
     @router.get("", response_model=RunList)
-    async def list_runs(request: Request, user: CurrentUser, chosen: Annotated[Filters, Depends(filters)],
+    async def list_runs(request: Request, user: User = the_user, chosen: dict[str, Any] = the_filters,
                         limit: Annotated[int, Query(ge=1, le=1000)] = 50) -> RunList:
         """Your recorded runs, newest first (an admin's: everyone's, or `owner`'s)."""
         _, runs = runs_of(request)
@@ -109,8 +111,8 @@ def runs_router(current_user: UserDependency) -> APIRouter:
 
     @router.get("/export", responses={200: {"content": {"application/x-ndjson": {}},
                                             "description": "Every record of the matching runs, one per line."}})
-    async def export_runs(request: Request, user: CurrentUser,
-                          chosen: Annotated[Filters, Depends(filters)]) -> StreamingResponse:
+    async def export_runs(request: Request, user: User = the_user,
+                          chosen: dict[str, Any] = the_filters) -> StreamingResponse:
         """Your runs' records as JSON Lines (an admin's: everyone's, or `owner`'s)."""
         svc, runs = runs_of(request)
         condition = where(user, **chosen)
@@ -123,7 +125,7 @@ def runs_router(current_user: UserDependency) -> APIRouter:
         return StreamingResponse(lines(), media_type="application/x-ndjson")
 
     @router.get("/{run_id}", response_model=RunRecords, responses=_NOT_FOUND)
-    async def get_run(run_id: str, request: Request, user: CurrentUser) -> RunRecords:
+    async def get_run(run_id: str, request: Request, user: User = the_user) -> RunRecords:
         """Every record of one of your runs: the question, each model and tool exchange, the result."""
         svc, runs = runs_of(request)
         try:
