@@ -24,7 +24,7 @@ def settings(home: Path) -> Settings:
     return Settings(home=home, embedder="test-hash", chunk_tokens=64, chunk_overlap=8)
 
 
-REPORT_KEYS = ["ingested", "unchanged", "updated", "removed", "failed", "chunks", "sanitized_chars"]
+REPORT_KEYS = ["ingested", "unchanged", "updated", "removed", "failed", "chunks", "sanitized_chars", "skipped"]
 
 
 class CountingEmbedder(HashEmbedder):
@@ -148,7 +148,7 @@ def test_cli_json_shape_and_second_run_unchanged(tmp_path: Path, home: Path) -> 
     code, again = ingest_json(str(tmp_path / "docs"), home=home)
     assert code == 0
     assert again == {"ingested": 0, "unchanged": 3, "updated": 0, "removed": 0, "failed": [], "chunks": 0,
-                     "sanitized_chars": 0}
+                     "sanitized_chars": 0, "skipped": []}
 
 
 def test_cli_prune_flag(tmp_path: Path, home: Path) -> None:

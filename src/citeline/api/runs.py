@@ -56,6 +56,19 @@ class RunRecords(BaseModel):
     records: list[dict[str, Any]]
 
 
+# Where the server keeps its files and how it reaches its store are the operator's business.
+_PRIVATE_SETTINGS = ("home", "store", "plugins")
+
+
+def _presented(svc: Service, owner: str, record: dict[str, Any]) -> dict[str, Any]:
+    """A record as a user sees it: document sources as file names, no server paths or store URL."""
+    shown = dict(svc.present_data(owner, record))
+    shown.pop("pid", None)
+    if isinstance(shown.get("settings"), dict):
+        shown["settings"] = {k: v for k, v in shown["settings"].items() if k not in _PRIVATE_SETTINGS}
+    return shown
+
+
 _NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"model": ErrorBody, "description": "Not found (or not yours)."}}
 
 
@@ -87,16 +100,26 @@ def runs_router(current_user: UserDependency) -> APIRouter:
             raise ApiError(422, str(exc), type="validation_error", step="validation") from None
 
     def filters(
-        owner: Annotated[str | None, Query(description="Admins: runs of this owner id.")] = None,
-        session_id: Annotated[str | None, Query()] = None,
-        exit_reason: Annotated[str | None, Query(description="e.g. COMPLETED")] = None,
-        status: Annotated[str | None, Query(description="complete | incomplete | failed")] = None,
-        via: Annotated[str | None, Query(description="cli | http | sse | openai | mcp | library | replay")] = None,
-        since: Annotated[str | None, Query(description="YYYY-MM-DD or ISO 8601 time, UTC")] = None,
-        until: Annotated[str | None, Query(description="YYYY-MM-DD or ISO 8601 time, UTC")] = None,
+        request: Request,
+        owner: Annotated[str, Query(description="Admins: runs of this owner id.")] = "",
+        session_id: Annotated[str, Query(description="Runs of this session.")] = "",
+        exit_reason: Annotated[str, Query(description="e.g. COMPLETED")] = "",
+        status: Annotated[str, Query(description="complete | incomplete | failed")] = "",
+        via: Annotated[str, Query(description="cli | http | sse | openai | mcp | library | replay")] = "",
+        since: Annotated[str, Query(description="YYYY-MM-DD or ISO 8601 time, UTC")] = "",
+        until: Annotated[str, Query(description="YYYY-MM-DD or ISO 8601 time, UTC")] = "",
     ) -> dict[str, Any]:
-        return {"owner": owner, "session_id": session_id, "exit_reason": exit_reason, "status": status,
-                "via": via, "since": since, "until": until}
+        known = {"owner", "session_id", "exit_reason", "status", "via", "since", "until"}
+        known |= set() if request.url.path.endswith("/export") else {"limit"}
+        unknown = sorted(set(request.query_params) - known)
+        repeated = sorted({key for key in request.query_params if len(request.query_params.getlist(key)) > 1})
+        if unknown or repeated:
+            problem = f"unknown: {', '.join(unknown)}" if unknown else f"repeated: {', '.join(repeated)}"
+            raise ApiError(422, f"query parameters are {', '.join(sorted(known))}, each at most once "
+                           f"({problem[:200]})", type="validation_error", step="validation")
+        given = {"owner": owner, "session_id": session_id, "exit_reason": exit_reason, "status": status,
+                 "via": via, "since": since, "until": until}
+        return {key: value or None for key, value in given.items()}  # empty = any
 
     the_filters = Depends(filters)
 
@@ -120,7 +143,7 @@ def runs_router(current_user: UserDependency) -> APIRouter:
 
         def lines() -> Iterator[str]:
             for record in records:
-                yield json.dumps(svc.present_data(user.id, record), ensure_ascii=False, default=str) + "\n"
+                yield json.dumps(_presented(svc, user.id, record), ensure_ascii=False, default=str) + "\n"
 
         return StreamingResponse(lines(), media_type="application/x-ndjson")
 
@@ -135,6 +158,6 @@ def runs_router(current_user: UserDependency) -> APIRouter:
         exact = run is not None and run_id in {run.run_id, str((run.start or {}).get("query_id"))}
         if run is None or not exact or (run.owner != user.id and not user.admin):
             raise not_found("run")
-        return RunRecords(run_id=run.run_id, records=svc.present_data(run.owner, run.records))
+        return RunRecords(run_id=run.run_id, records=[_presented(svc, run.owner, r) for r in run.records])
 
     return router

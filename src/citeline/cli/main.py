@@ -258,7 +258,7 @@ def docs_rm(
     for record in removed:
         typer.echo(f"removed {record.id} {record.source}")
     for target in missing:
-        typer.echo(f"error: no document {target}: give an id from `citeline docs list` or the path of an "
+        typer.echo(f"error: no document {target}: see `citeline docs list` (ids), or give the path of an "
                    "ingested file", err=True)
     raise typer.Exit(EXIT_NOT_ANSWERED if missing else EXIT_OK)
 
