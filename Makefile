@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 DEMO_HOME ?= $(CURDIR)/.citeline
 SAMPLE_QUESTION ?= How many times does Harbor retry a failed job by default?
 
-.PHONY: run test install install-dev install-bench bench eval lint typecheck clean
+.PHONY: run test install install-dev install-bench bench eval fit lint typecheck clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,10 @@ EVAL_OUT ?= docs/eval-results.md
 eval: install
 	CITELINE_HOME=$$(mktemp -d) $(BIN)/citeline eval --suite $(EVAL_DIR) --out $(EVAL_OUT) --details $(EVAL_OUT:.md=-details)
 	@echo "table written to $(EVAL_OUT)"
+
+# Refit the answer-or-decline model on every set under EVAL_DIR, leave-one-corpus-out report included.
+fit: install
+	$(BIN)/python -m citeline.evaluation.fit --suite $(EVAL_DIR)
 
 run: install
 	CITELINE_HOME=$(DEMO_HOME) $(BIN)/citeline ingest examples/docs

@@ -21,6 +21,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import answering
 import ingest
 import process
 import query
@@ -84,6 +85,10 @@ def main() -> int:
         step(f"agent: extractive `ask` at {settings['agent_chunks']:,} chunks")
         out["agent"] = agent.measure(settings["agent_chunks"], settings["agent_questions"], settings["agent_seed"])
         show(out["agent"], skip=("rows",))
+
+        step("answering: uncached extractive `ask` on the development sets' real corpora")
+        out["answering"] = answering.measure(per_set=10 if args.quick else 40)
+        show(out["answering"])
     finally:
         shutil.rmtree(work, ignore_errors=True)
     out["wall_s"] = round(time.perf_counter() - started, 1)

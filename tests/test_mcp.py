@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -72,11 +73,27 @@ def _free_port() -> int:
 
 
 def test_streamable_http(mcp_home: Path) -> None:
+    import httpx2
     from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
 
+    env = {**os.environ, "CITELINE_HOME": str(mcp_home)}
+    added = subprocess.run([sys.executable, "-m", "citeline.cli.main", "users", "add", "mcp-user"], env=env,
+                           capture_output=True, text=True, timeout=120, check=True)
+    key = added.stdout.strip().splitlines()[-1]
+    # The documents were ingested for the local owner; over HTTP a key's user is the owner, so
+    # the same corpus is uploaded for this user through the library.
+    from citeline.app import Citeline
+    from citeline.config import Settings
+
+    user_id = re.search(r"\(id (u_[0-9a-f]+)\)", added.stdout)
+    assert user_id is not None, added.stdout
+    library = Citeline(Settings(home=mcp_home))
+    assert library.ingest([mcp_home.parent / "mcp-docs"], owner=user_id.group(1)).ok
+    library.close()
     port = _free_port()
     server = subprocess.Popen([sys.executable, "-m", "citeline.cli.main", "mcp", "--http", f"127.0.0.1:{port}"],
-                              env={**os.environ, "CITELINE_HOME": str(mcp_home)}, stdout=subprocess.PIPE,
+                              env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 60
@@ -87,7 +104,9 @@ def test_streamable_http(mcp_home: Path) -> None:
             time.sleep(0.2)
 
         async def main() -> None:
-            async with Client(f"http://127.0.0.1:{port}/mcp", read_timeout_seconds=120) as client:
+            transport = streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=httpx2.AsyncClient(
+                headers={"Authorization": f"Bearer {key}"}, timeout=120))
+            async with Client(transport, read_timeout_seconds=120) as client:
                 await _exercise(client)
 
         asyncio.run(main())

@@ -21,6 +21,7 @@ from citeline.agent.result import AgentResult
 from citeline.config import Settings
 from citeline.index.embedder import Embedder, get_embedder
 from citeline.index.ingest import IngestReport, ProgressCallback, ingest_paths
+from citeline.index.private import private_dir
 from citeline.index.store import DocumentRecord, Store, open_store
 from citeline.retrieval import Retriever, SearchOutcome
 from citeline.retrieval.cache import Cache, LayeredCache, MemoryCache, StoreCache
@@ -54,6 +55,8 @@ class Citeline:
     def store(self) -> Store:
         with self._lock:
             if self._store is None:
+                # The home holds the index, sessions and staged uploads: private to its owner.
+                private_dir(self.settings.home)
                 self._store = open_store(self.settings.store_url)
             return self._store
 

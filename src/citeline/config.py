@@ -84,6 +84,11 @@ class Settings(BaseSettings):
         default=1_000_000, ge=1000,
         description="Text/Markdown files with a longer line are refused as generated data, not documents.",
     )
+    max_blocks_per_file: int = Field(
+        default=200_000, ge=1,
+        description="Files with more paragraphs (or other blocks) than this are refused before they are "
+        "parsed in full: a file of millions of tiny paragraphs would hold a parse worker for minutes.",
+    )
     max_chunks_per_file: int = Field(
         default=20_000, ge=1,
         description="Files producing more chunks are refused, so one file cannot monopolise a batch.",
@@ -123,7 +128,14 @@ class Settings(BaseSettings):
         default=0.5,
         ge=0,
         le=1,
-        description="Minimum share of the question's key terms the evidence must cover before answering.",
+        description="Minimum share of the question's key terms the evidence must cover before answering "
+        "(the `coverage` gate, and for each part of a multi-part question).",
+    )
+    answerability: Literal["model", "coverage", "off"] = Field(
+        default="model",
+        description="How to decide whether the evidence answers the question: `model` (the shipped "
+        "calibrated model over corpus-independent signals), `coverage` (key-term coverage against "
+        "answer_threshold only) or `off` (always answer when there is evidence; for fitting the model).",
     )
 
     # --- model providers -----------------------------------------------------------------

@@ -52,6 +52,16 @@ class IngestError(CitelineError):
     error_type = "validation_error"
 
 
+class StorageError(CitelineError):
+    """The index could not be written: the disk is full or failing, or the store hit its size cap.
+
+    The failed write was rolled back whole (nothing half-written); the message names the cause
+    and the hint the fix."""
+
+    error_type = "retrieval_error"
+    recoverable = True
+
+
 AgentError = CitelineError  # seed-002 name
 
 

@@ -75,6 +75,23 @@ def content_terms(text: str) -> list[str]:
     return result
 
 
+# C0 and C1 controls (terminal escapes, NUL, newlines), line/paragraph separators and the bidi
+# overrides and isolates that can make displayed text read differently from what it is.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]+")
+
+
+def printable(text: str) -> str:
+    """Text safe to echo on one line of a terminal, log or message: every run of control
+    characters becomes one space, and the ends are trimmed."""
+    return _CONTROL.sub(" ", text).strip()
+
+
+def escape_controls(text: str) -> str:
+    """Control characters written as escapes (`\\n`, `\\x1b`, `\\u2028`): for log fields, where
+    a newline in a request path must not start a forged log line."""
+    return _CONTROL.sub(lambda match: match.group(0).encode("unicode_escape").decode("ascii"), text)
+
+
 def collapse_ws(text: str) -> str:
     return " ".join(text.split())
 

@@ -88,7 +88,8 @@ class Isolation(RuleBasedStateMachine):
         name = f"note-{slot}.md"  # the same names for every user
         mark = marker(user, next(self.version))
         text = f"# Note {slot}\n\nThe {mark} setting controls the harbor retry budget. Harbor retries {mark} jobs.\n"
-        r = CLIENT.post("/v1/documents", files=[("files", (name, text.encode(), "text/markdown"))],
+        # A re-upload of a name replaces that user's document: explicitly (without it, 409).
+        r = CLIENT.post("/v1/documents?replace=true", files=[("files", (name, text.encode(), "text/markdown"))],
                         headers=self.h(user))
         assert r.status_code == 201, r.text
         (doc,) = r.json()["documents"]

@@ -18,9 +18,9 @@ from tests.conftest import DOCS, write_script
 ERROR_KEYS = {"type", "message", "details", "timestamp", "query_id", "step"}
 
 
-def upload(client: TestClient, key: str, docs: dict[str, str] = DOCS) -> dict[str, Any]:
+def upload(client: TestClient, key: str, docs: dict[str, str] = DOCS, *, replace: bool = False) -> dict[str, Any]:
     files = [("files", (name, text.encode(), "text/plain")) for name, text in docs.items()]
-    response = client.post("/v1/documents", files=files, headers=bearer(key))
+    response = client.post("/v1/documents" + ("?replace=true" if replace else ""), files=files, headers=bearer(key))
     assert response.status_code == 201, response.text
     body: dict[str, Any] = response.json()
     return body
@@ -73,7 +73,7 @@ def test_reupload_replaces_a_document_uploaded_under_the_old_path_source(
     legacy.parent.mkdir(parents=True)
     legacy.write_text("Release notes. Version 1 had no connection pooling.\n", encoding="utf-8")
     assert service.citeline.ingest([legacy], owner=user.id).ingested == 1
-    upload(client, key, {"notes.txt": DOCS["notes.txt"]})
+    upload(client, key, {"notes.txt": DOCS["notes.txt"]}, replace=True)
     assert [r.source for r in service.citeline.documents(user.id)] == ["upload:notes.txt"]
     assert not legacy.exists()
 
@@ -282,7 +282,8 @@ def test_no_auth_is_one_local_user(home: Path) -> None:
 def test_health_ready_metrics(client: TestClient, service: Service, monkeypatch: pytest.MonkeyPatch) -> None:
     assert client.get("/healthz").json() == {"status": "ok", "checks": {}}
     ready = client.get("/readyz")
-    assert ready.status_code == 200 and ready.json()["checks"] == {"store": "ok", "embedder": "ok", "model": "ok"}
+    assert ready.status_code == 200 and ready.json()["checks"] == {"store": "ok", "index_writable": "ok", "embedder": "ok",
+                                                            "model": "ok"}
     _, key = service.users.add("alice")
     upload(client, key)
     for _ in range(2):

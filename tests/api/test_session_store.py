@@ -82,3 +82,26 @@ def test_sessions_follow_the_store(tmp_path: Path) -> None:
     assert sessions_target("sqlite:/x/s.db", pg, tmp_path) == "sqlite:/x/s.db"  # explicit wins
     with pytest.raises(ConfigurationError, match="CITELINE_API_SESSIONS"):
         sessions_target("redis://x", pg, tmp_path)
+
+
+def test_list_and_rename_are_per_owner(sessions: CheckpointSessionStore) -> None:
+    for session_id in ("a1", "a2", "a3"):
+        assert sessions.create("alice", session_id) is not None
+    assert sessions.create("bob", "a1") is not None  # the same id, another owner
+    sessions.append("alice", "a1", [SessionMessage("user", "latest")])  # a1 becomes the most recent
+    assert [s.session_id for s in sessions.list("alice")] == ["a1", "a3", "a2"]
+    assert [s.session_id for s in sessions.list("bob")] == ["a1"]
+    assert [m.content for m in sessions.list("alice")[0].messages] == ["latest"]
+    assert sessions.list("carol") == []
+
+    renamed = sessions.rename("alice", "a2", "Proxy questions")
+    assert renamed is not None and renamed.metadata["title"] == "Proxy questions"
+    assert sessions.rename("bob", "a2", "stolen") is None  # not bob's
+    bobs = sessions.get("bob", "a1")
+    assert bobs is not None and "title" not in bobs.metadata
+    sessions.append("alice", "a2", [SessionMessage("user", "q")])  # a turn keeps the title
+    state = sessions.get("alice", "a2")
+    assert state is not None and state.metadata["title"] == "Proxy questions" and len(state.messages) == 1
+
+    assert sessions.delete("alice", "a3")
+    assert [s.session_id for s in sessions.list("alice")] == ["a2", "a1"]

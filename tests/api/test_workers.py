@@ -103,9 +103,9 @@ def test_two_serve_workers_share_one_postgres(workers: tuple[str, str, str], tmp
     assert [m["content"] for m in session["messageHistory"] if m["role"] == "user"] == [
         "What is the default timeout?", "How do I disable it?"]
 
-    # Re-uploading through B replaces the document A indexed (same name, same document).
+    # Re-uploading through B with ?replace=true replaces the document A indexed (same name, same document).
     renamed = [("files", ("notes.txt", b"Release notes. Version 3 removed the retry limit.\n", "text/plain"))]
-    again = httpx.post(f"{b}/v1/documents", files=renamed, headers=auth, timeout=300)
+    again = httpx.post(f"{b}/v1/documents?replace=true", files=renamed, headers=auth, timeout=300)
     assert again.status_code == 201 and again.json()["updated"] == 1, again.text
     listed = httpx.get(f"{a}/v1/documents", headers=auth, timeout=60).json()["documents"]
     assert sorted(d["source"] for d in listed) == ["notes.txt", "proxies.md", "timeouts.md"]

@@ -79,8 +79,12 @@ def encrypted_pdf(password: str = "s3cret") -> bytes:
     return out.getvalue()
 
 
+_STYLES = {"li": "List Bullet", "ol": "List Number", "code": "macro", "quote": "Quote"}
+
+
 def docx_file(path: Path, blocks: list[tuple[str, str]], *, title: str | None = None) -> Path:
-    """Write a DOCX: blocks of ("h1".."h3" | "title" | "p", text) and ("table", "a,b;c,d")."""
+    """Write a DOCX: blocks of ("h1".."h3" | "title" | "p", text), ("table", "a,b;c,d"), and
+    Word's built-in styles for lists, code and quotes: ("li" | "ol" | "code" | "quote", text)."""
     import docx
 
     document = docx.Document()
@@ -97,6 +101,8 @@ def docx_file(path: Path, blocks: list[tuple[str, str]], *, title: str | None = 
             for r, row in enumerate(rows):
                 for c, cell in enumerate(row):
                     table.cell(r, c).text = cell
+        elif kind in _STYLES:
+            document.add_paragraph(text, style=_STYLES[kind])
         else:
             document.add_paragraph(text)
     document.save(str(path))

@@ -37,7 +37,8 @@ def test_headings_become_sections_with_their_path(tmp_path: Path) -> None:
     usage = doc.sections[-1]
     body = doc.text[usage.start : usage.end]
     assert body.startswith("Usage")
-    assert "retries | 3" in body  # tables keep their rows and cells
+    # tables keep their rows and cells; a first row Word does not mark as a header stays a row
+    assert "Option: Default\nretries: 3" in body
     assert doc.title == "Installation"  # no core title, no Title style: the top heading
 
 
@@ -103,3 +104,69 @@ def test_damaged_xml(tmp_path: Path) -> None:
             broken.writestr(item, data[: len(data) // 2] if item.filename == "word/document.xml" else data)
     with pytest.raises(IngestError, match="damaged DOCX"):
         load(path)
+
+
+def test_blocks_by_style(tmp_path: Path) -> None:
+    path = docx_file(tmp_path / "manual.docx", [
+        ("title", "Widget Manual"),
+        ("h1", "Sessions"),
+        ("p", "Sessions keep state between requests."),
+        ("li", "max_age - Session expiry time in seconds. Defaults to 2 weeks."),
+        ("li", "same_site - Cookie policy."),
+        ("p", "Then:"),
+        ("ol", "Install the package."),
+        ("ol", "Import it."),
+        ("code", "import widget"),
+        ("code", "    widget.run()"),
+        ("quote", "It just works."),
+        ("h2", "Limits"),
+        ("table", "Name,Default;max_connections,100;keepalive,20"),
+    ])
+    doc = load(path)
+    blocks = [(b.kind, b.label, b.section, doc.text[b.start : b.end]) for b in doc.blocks]
+    assert blocks == [
+        ("heading", None, "Widget Manual", "Widget Manual"),
+        ("heading", None, "Widget Manual > Sessions", "Sessions"),
+        ("paragraph", None, "Widget Manual > Sessions", "Sessions keep state between requests."),
+        ("list_item", "max_age", "Widget Manual > Sessions", "max_age - Session expiry time in seconds. Defaults to 2 weeks."),
+        ("list_item", "same_site", "Widget Manual > Sessions", "same_site - Cookie policy."),
+        ("paragraph", None, "Widget Manual > Sessions", "Then:"),
+        ("list_item", None, "Widget Manual > Sessions", "1. Install the package."),
+        ("list_item", None, "Widget Manual > Sessions", "2. Import it."),
+        ("code", None, "Widget Manual > Sessions", "import widget\n    widget.run()"),
+        ("quote", None, "Widget Manual > Sessions", "It just works."),
+        ("heading", None, "Widget Manual > Sessions > Limits", "Limits"),
+        ("table_row", None, "Widget Manual > Sessions > Limits", "Name: Default"),
+        ("table_row", "Name | Default", "Widget Manual > Sessions > Limits", "max_connections: 100"),
+        ("table_row", "Name | Default", "Widget Manual > Sessions > Limits", "keepalive: 20"),
+    ]
+    assert [b.cells for b in doc.blocks if b.kind == "table_row"] == [
+        ("Name", "Default"), ("max_connections", "100"), ("keepalive", "20")]
+    # items of one list and rows of one table sit one line apart; blocks a blank line apart
+    assert "Defaults to 2 weeks.\nsame_site - Cookie policy.\n\nThen:\n\n1. Install the package.\n2. Import it." in doc.text
+    assert "Name: Default\nmax_connections: 100\nkeepalive: 20" in doc.text
+    assert [s.heading for s in doc.sections] == ["Widget Manual", "Widget Manual > Sessions",
+                                                 "Widget Manual > Sessions > Limits"]
+    assert doc.title == "Widget Manual"
+
+
+def test_row_marked_as_header_labels_the_rows_and_is_not_stored_alone(tmp_path: Path) -> None:
+    import docx
+    from docx.oxml import OxmlElement
+
+    document = docx.Document()
+    table = document.add_table(rows=3, cols=3)
+    for r, row in enumerate([("Name", "Default", "Meaning"), ("retries", "3", "attempts"),
+                             ("timeout", "5", "seconds")]):
+        for c, text in enumerate(row):
+            table.cell(r, c).text = text
+    table.rows[0]._tr.get_or_add_trPr().append(OxmlElement("w:tblHeader"))  # "repeat as header row"
+    path = tmp_path / "t.docx"
+    document.save(str(path))
+    doc = load(path)
+    assert doc.text == ("Name: retries; Default: 3; Meaning: attempts\n"
+                        "Name: timeout; Default: 5; Meaning: seconds")
+    assert [(b.cells, b.label) for b in doc.blocks] == [
+        (("retries", "3", "attempts"), "Name | Default | Meaning"),
+        (("timeout", "5", "seconds"), "Name | Default | Meaning"),
+    ]

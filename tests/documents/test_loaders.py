@@ -2,7 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from citeline.documents.loaders import MarkdownLoader, TextLoader, sanitize
+from citeline.documents.loaders import TextLoader, sanitize
+from citeline.documents.markdown_loader import MarkdownLoader
 from citeline.documents.registry import loader_for
 from citeline.errors import IngestError
 

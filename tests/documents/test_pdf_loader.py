@@ -1,16 +1,21 @@
 from __future__ import annotations
 
+import io
+import re
 import zlib
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from citeline.documents.chunking import chunk_document
 from citeline.documents.limits import LoadLimits, use_limits
+from citeline.documents.pdf_flow import join_hyphenated
 from citeline.documents.registry import loader_for
 from citeline.errors import IngestError
 
 from .makers import circular_xref_pdf, encrypted_pdf, pdf_bytes
+from .typeset import Bullets, Code, Fill, Heading, Item, Label, Para, Table, Toc, manual_pdf
 
 
 def load(tmp_path: Path, data: bytes, name: str = "doc.pdf"):
@@ -106,3 +111,189 @@ def test_scanned_pdf_without_text_says_to_ocr(tmp_path: Path) -> None:
     with pytest.raises(IngestError, match="no extractable text") as info:
         load(tmp_path, pdf_bytes(["", ""]))
     assert "ocrmypdf" in str(info.value)
+
+
+# -- a typeset manual: furniture, word gaps, hyphens, page breaks, tables, code, lists --------
+
+ARTEFACTS = ("Citeline Manual", "Release 1.0", "Example Corp", "Page ", "continues on next page",
+             "continued from previous page", ". . .", "....", "Contents")
+
+
+def _manual_pages() -> list[list[Item]]:
+    return [
+        [
+            Heading(1, "Getting started"),
+            Para(["Citeline answers questions from your own documents and cites every claim it",
+                  "makes. This guide shows how to install it and how to gen-",
+                  "erate an index from a folder of files on your computer."]),
+            Para(["The loaders are built-in and need no network access. Each one ships a built-",
+                  "in list of the file types it reads."]),
+            Heading(2, "Installation"),
+            Para(["Install the package with pip and run the ingest command on a folder."]),
+            Fill(bottom=110),
+            Para(["When the index is ready, ask a question in plain words and the answer comes",
+                  "back with numbered citations that point at the exact"]),
+        ],
+        [
+            Para(["passage, the page and the section of the source document that supports it."]),
+            Heading(2, "Supported formats"),
+            Para(["The table lists the formats and the parser used for each one."]),
+            Table([["Format", "Parser", "Tables kept"], ["Markdown", "markdown-it", "yes"],
+                   ["PDF", "pdfplumber", "yes"], ["Plain text", "none", "no"]]),
+            Heading(2, "Configuration"),
+            Para(["Set the options in a file named citeline.toml next to the documents:"]),
+            Code(["[index]", "chunk_tokens = 200", "overlap = 40", "", "[answer]"]),
+            Label("(continues on next page)"),
+        ],
+        [
+            Label("(continued from previous page)"),
+            Code(['model = "extractive"', "max_sources = 5", "    indented = true"]),
+            Para(["The answerer can be one of these:"]),
+            Bullets([["extractive, which quotes the passages it found and needs no", "model at all;"],
+                     ["openai, which asks a hosted model."]]),
+            Para(["That is all there is to it."]),
+        ],
+    ]
+
+
+def _blocks(doc) -> list[tuple[str, str, int | None, tuple[int, ...], str | None]]:
+    return [(b.kind, doc.text[b.start : b.end], b.page, b.pages, b.section) for b in doc.blocks]
+
+
+def test_typeset_manual_is_stored_as_a_reader_reads_it(tmp_path: Path) -> None:
+    data = manual_pdf(_manual_pages())
+    doc = load(tmp_path, data, name="manual.pdf")
+
+    start, installation, formats, config = ("Getting started", "Getting started > Installation",
+                                            "Getting started > Supported formats",
+                                            "Getting started > Configuration")
+    blocks = _blocks(doc)
+    fillers = [block for block in blocks if block[1].startswith("Filler paragraph")]
+    assert len(fillers) > 10  # page 1 really is full before the crossing paragraph
+    for number, block in enumerate(fillers, start=1):
+        assert block == ("paragraph", f"Filler paragraph {number} explains one more detail of how the index "
+                         "keeps its passages, so that this page is full.", 1, (), installation)
+    header = "Format | Parser | Tables kept"
+    assert [block for block in blocks if block not in fillers] == [
+        ("heading", "Getting started", 1, (), start),
+        ("paragraph", "Citeline answers questions from your own documents and cites every claim it makes. "
+         "This guide shows how to install it and how to generate an index from a folder of files on your "
+         "computer.", 1, (), start),
+        ("paragraph", "The loaders are built-in and need no network access. Each one ships a built-in list of "
+         "the file types it reads.", 1, (), start),
+        ("heading", "Installation", 1, (), installation),
+        ("paragraph", "Install the package with pip and run the ingest command on a folder.", 1, (), installation),
+        ("paragraph", "When the index is ready, ask a question in plain words and the answer comes back with "
+         "numbered citations that point at the exact passage, the page and the section of the source document "
+         "that supports it.", 1, (1, 2), installation),
+        ("heading", "Supported formats", 2, (), formats),
+        ("paragraph", "The table lists the formats and the parser used for each one.", 2, (), formats),
+        ("table_row", "Format: Markdown; Parser: markdown-it; Tables kept: yes", 2, (), formats),
+        ("table_row", "Format: PDF; Parser: pdfplumber; Tables kept: yes", 2, (), formats),
+        ("table_row", "Format: Plain text; Parser: none; Tables kept: no", 2, (), formats),
+        ("heading", "Configuration", 2, (), config),
+        ("paragraph", "Set the options in a file named citeline.toml next to the documents:", 2, (), config),
+        ("code", '[index]\nchunk_tokens = 200\noverlap = 40\n\n[answer]\nmodel = "extractive"\nmax_sources = 5\n'
+         "    indented = true", 2, (2, 3), config),
+        ("paragraph", "The answerer can be one of these:", 3, (), config),
+        ("list_item", "extractive, which quotes the passages it found and needs no model at all;", 3, (), config),
+        ("list_item", "openai, which asks a hosted model.", 3, (), config),
+        ("paragraph", "That is all there is to it.", 3, (), config),
+    ]
+    rows = [b for b in doc.blocks if b.kind == "table_row"]
+    assert [b.cells for b in rows] == [("Markdown", "markdown-it", "yes"), ("PDF", "pdfplumber", "yes"),
+                                       ("Plain text", "none", "no")]
+    assert [b.label for b in rows] == [header, header, header]
+    # Rows of one table and items of one list are laid out one per line.
+    assert "Tables kept: yes\nFormat: PDF; Parser: pdfplumber; Tables kept: yes\n" in doc.text
+    assert "needs no model at all;\nopenai, which" in doc.text
+
+    assert doc.title == "Getting started"  # no /Title in the metadata: the first heading
+    assert doc.metadata["pages"] == 3
+    for artefact in ARTEFACTS:
+        assert artefact not in doc.text, artefact
+    assert not re.search(r"[^\W\d_]{25,}", doc.text)
+    # The same file read by pypdf's text extraction runs the words together: the gaps, not the
+    # declared space width, are what tell words apart here.
+    from pypdf import PdfReader
+
+    assert re.search(r"[^\W\d_]{25,}", PdfReader(io.BytesIO(data)).pages[0].extract_text())
+
+    # Sections follow the headings and are cut at page breaks; the crossing paragraph stays whole
+    # in its first page's section.
+    assert [(s.heading, s.page) for s in doc.sections] == [
+        (start, 1), (installation, 1), (formats, 2), (config, 2), (config, 3)]
+    crossing = next(b for b in doc.blocks if b.pages == (1, 2))
+    holder = next(s for s in doc.sections if s.start <= crossing.start < s.end)
+    assert crossing.end <= holder.end and holder.page == 1
+    chunks = chunk_document(doc, doc_id="d", doc_hash="h", chunk_tokens=60, overlap=10)
+    for chunk in chunks:
+        assert doc.text[chunk.start : chunk.end] == chunk.text
+        assert chunk.page in (1, 2, 3)
+
+
+def test_metadata_title_wins_over_the_first_heading(tmp_path: Path) -> None:
+    doc = load(tmp_path, manual_pdf(_manual_pages()[2:], title="Citeline Guide"))
+    assert doc.title == "Citeline Guide"
+    placeholder = load(tmp_path, manual_pdf([[Heading(1, "Real title"), Para(["Body text."])]],
+                                            title="Microsoft Word - draft3.docx"))
+    assert placeholder.title == "Real title"
+
+
+def test_words_written_with_spaces_keep_single_spaces(tmp_path: Path) -> None:
+    doc = load(tmp_path, manual_pdf(_manual_pages(), spaces=True))
+    paragraph = "Set the options in a file named citeline.toml next to the documents:"
+    assert paragraph in doc.text
+    assert "  " not in doc.text.replace("    indented", "")
+    assert "generate an index" in doc.text and "built-in list" in doc.text
+    for artefact in ARTEFACTS:
+        assert artefact not in doc.text, artefact
+
+
+def test_table_of_contents_and_page_numbers_are_dropped(tmp_path: Path) -> None:
+    pages: list[list[Item]] = [
+        [Heading(1, "Contents"),
+         Toc([("1 Introduction", "2"), ("1.1 Why an index", "2"), ("2 Usage", "3"), ("2.1 Asking questions", "3")])],
+        [Heading(1, "1 Introduction"), Para(["An index keeps every passage of your documents."]),
+         Heading(2, "1.1 Why an index"), Para(["Searching an index is fast."]),
+         Para(["Total " + ". " * 20 + "42"])],
+        [Heading(1, "2 Usage"), Para(["Ask a question."]), Heading(2, "2.1 Asking questions"),
+         Para(["Questions are plain sentences."])],
+    ]
+    doc = load(tmp_path, manual_pdf(pages, header=None, footer="", page_labels=["i", "1", "2"]))
+    assert doc.text == ("1 Introduction\n\nAn index keeps every passage of your documents.\n\n1.1 Why an index\n\n"
+                        "Searching an index is fast.\n\nTotal 42\n\n2 Usage\n\nAsk a question.\n\n"
+                        "2.1 Asking questions\n\nQuestions are plain sentences.")
+    assert doc.metadata["contents_entries_removed"] == 5  # four entries and the "Contents" heading
+    assert [(s.heading, s.page) for s in doc.sections] == [
+        ("1 Introduction", 2), ("1 Introduction > 1.1 Why an index", 2), ("2 Usage", 3),
+        ("2 Usage > 2.1 Asking questions", 3)]
+
+
+def test_a_table_continued_on_the_next_page_is_one_table(tmp_path: Path) -> None:
+    head = ["Option", "Default"]
+    pages: list[list[Item]] = [
+        [Para(["The options:"]), Fill(bottom=140), Table([head, ["chunk_tokens", "200"], ["overlap", "40"]])],
+        [Table([head, ["max_sources", "5"]]), Para(["Those are all."])],
+    ]
+    doc = load(tmp_path, manual_pdf(pages))
+    rows = [(b.kind, doc.text[b.start : b.end], b.page, b.label) for b in doc.blocks if b.kind == "table_row"]
+    assert rows == [("table_row", "chunk_tokens: 200", 1, "Option | Default"),
+                    ("table_row", "overlap: 40", 1, "Option | Default"),
+                    ("table_row", "max_sources: 5", 2, "Option | Default")]
+    assert "overlap: 40\nmax_sources: 5" in doc.text  # one table: rows one line apart
+
+
+@pytest.mark.parametrize(("left", "right", "vocabulary", "joined"), [
+    ("how to gen-", "erate an index", {}, "how to generate an index"),
+    ("ships a built-", "in list", {"built-in": 1}, "ships a built-in list"),
+    ("a data-", "base file", {"data": 2, "base": 1}, "a data-base file"),
+    ("a data-", "base file", {"data": 2, "base": 1, "database": 3}, "a database file"),
+    ("the well-", "known way", {"well-known": 2, "wellknown": 1}, "the well-known way"),
+    ("runs on Python-", "3 only", {}, "runs on Python-3 only"),
+    ("a non-", "Python tool", {}, "a non-Python tool"),
+    ("an auto\u00ad", "matic one", {"auto": 1, "matic": 1}, "an automatic one"),
+])
+def test_hyphen_at_a_line_end_is_joined_as_the_document_spells_the_word(
+        left: str, right: str, vocabulary: dict[str, int], joined: str) -> None:
+    assert join_hyphenated(left, right, Counter(vocabulary)) == joined

@@ -68,3 +68,22 @@ def test_scores_are_normalised_and_ordered(home: Path, corpus: Path) -> None:
     assert scores == sorted(scores, reverse=True)
     assert all(0.0 <= s <= 1.0 for s in scores)
     assert outcome.passages[0].section == "Proxies > Proxy authentication"
+
+
+def test_an_index_made_before_chunks_carried_blocks_gains_the_column(tmp_path: Path) -> None:
+    import sqlite3
+
+    store = _store(tmp_path)
+    _add(store, "alice", "a", ["an old passage"], np.stack([_vec(1, 0, 0)]))
+    store.close()
+    with sqlite3.connect(tmp_path / "i.sqlite3") as conn:  # the schema of an older release
+        conn.execute("ALTER TABLE chunks DROP COLUMN blocks")
+    reopened = _store(tmp_path)
+    try:
+        passage = reopened.get_passage("alice", "a", "a-c0")
+        assert passage is not None and passage.text == "an old passage"
+        assert passage.blocks == () and not passage.flagged
+        _add(reopened, "alice", "b", ["a new passage"], np.stack([_vec(0, 1, 0)]))
+        assert reopened.get_passage("alice", "b", "b-c0") is not None
+    finally:
+        reopened.close()

@@ -28,6 +28,9 @@ class FinalAnswer:
 
     answer: str
     insufficiencies: list[dict[str, Any]] = field(default_factory=list)
+    # What the answerer based its decision to answer or decline on (signals, probability), kept
+    # in the run's trace so a decision can be explained and the deciding model refitted.
+    decision: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -40,7 +43,8 @@ class Unusable:
 
 Action = ToolCall | FinalAnswer | Unusable
 
-ProviderErrorKind = Literal["rate_limit", "server", "timeout", "bad_request", "context_length", "auth"]
+# "cancelled": the caller cancelled the run while the model was generating (the answerer stopped).
+ProviderErrorKind = Literal["rate_limit", "server", "timeout", "bad_request", "context_length", "auth", "cancelled"]
 
 
 # How to fix each kind of provider failure, told to the user with the error.

@@ -32,6 +32,7 @@ from citeline.agent.result import Insufficiency, ModelError, Step, Strategy
 from citeline.agent.state import RunState
 from citeline.agent.tools import InvalidToolCall, PassageSource
 from citeline.errors import CitelineError, ContextOverflowError, RetrievalError
+from citeline.text import printable
 
 MODEL_RETRIES = 2
 MAX_UNUSABLE = 2  # unusable outputs tolerated (re-asked) before LLM_GENERATION_FAILURE
@@ -138,10 +139,13 @@ class AgentGraph:
                 return callpoints.decide(run, self.answerer)
             except ProviderError as exc:
                 run.record("error", kind=f"provider_{exc.kind}", message=str(exc)[:300], attempt=attempt + 1)
-                if exc.kind == "context_length" or not exc.retryable or attempt == MODEL_RETRIES:
+                if exc.kind != "cancelled" and (exc.kind == "context_length" or not exc.retryable
+                                                or attempt == MODEL_RETRIES):
                     run.error = ModelError(kind=exc.kind, message=str(exc), status=exc.status, hint=exc.hint)
                 if exc.kind == "context_length":
                     return _exit(run, ExitReason.MAX_CONTEXT_REACHED)
+                if exc.kind == "cancelled":
+                    return _exit(run, ExitReason.CANCELLED)
                 if not exc.retryable or attempt == MODEL_RETRIES:
                     if exc.kind == "rate_limit":
                         return _exit(run, ExitReason.RATE_LIMITED)
@@ -197,7 +201,8 @@ class AgentGraph:
             threshold=run.settings.support_threshold,
         )
         run.record("validation", ok=check.ok, errors=check.errors, stripped_refs=check.stripped_refs,
-                   removed_sentences=check.removed_sentences, attempt=run.reprompts + 1)
+                   removed_sentences=check.removed_sentences, attempt=run.reprompts + 1,
+                   **({"decision": draft.decision} if draft.decision is not None else {}))
         run.event("validation", ok=check.ok, errors=check.errors)
         run.steps.append(Step(step="reasoning", duration_ms=_ms(started), success=check.ok,
                               error="; ".join(check.codes) or None))
@@ -331,8 +336,9 @@ def _collect_insufficiencies(run: RunState, draft: FinalAnswer) -> None:
         if not missing:
             continue
         queries = item.get("queries_tried") or item.get("queriesTried") or run.queries_tried
-        run.insufficiencies.append(Insufficiency(section=str(item.get("section") or "answer"), missing=str(missing),
-                                                 queries_tried=[str(q) for q in queries]))
+        run.insufficiencies.append(Insufficiency(section=str(item.get("section") or "answer"),
+                                                 missing=printable(str(missing)),
+                                                 queries_tried=[printable(str(q)) for q in queries]))
 
 
 def finalize_run(run: RunState) -> None:
@@ -354,12 +360,15 @@ def finalize_run(run: RunState) -> None:
     elif spec.message is not None and reason != ExitReason.INSUFFICIENT_CONTEXT:
         run.answer = spec.message
     else:  # declined: the canned message plus the searches that were tried
-        tried = run.queries_tried
-        run.answer = DECLINE_MESSAGE + (f"\n\nSearches tried: {'; '.join(tried)}." if tried else "")
+        tried = [printable(query) for query in run.queries_tried]  # echoed: no terminal escapes
+        found = "; ".join(dict.fromkeys(printable(i.missing) for i in run.insufficiencies
+                                        if i.missing != run.question.strip()))
+        run.answer = (DECLINE_MESSAGE + (f"\n\nSearches tried: {'; '.join(tried)}." if tried else "")
+                      + (f"\n\nWhat is missing: {found}." if found else ""))
         if reason == ExitReason.COMPLETED:
             run.exit_reason = reason = ExitReason.INSUFFICIENT_CONTEXT
         if not run.insufficiencies:
-            run.insufficiencies = [Insufficiency(section="answer", missing=run.question.strip()[:300],
+            run.insufficiencies = [Insufficiency(section="answer", missing=printable(run.question)[:300],
                                                  queries_tried=tried)]
     if reason in {ExitReason.COMPLETED, ExitReason.MAX_TOOL_CALLS_REACHED} and not run.citations:
         # Never report success without verified evidence (grounding rule 4).

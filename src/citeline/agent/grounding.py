@@ -14,9 +14,12 @@ from dataclasses import dataclass, field
 from citeline.agent.planning import Constraints
 from citeline.agent.result import Citation
 from citeline.index.store import Passage
+from citeline.retrieval.units import passage_units
 from citeline.text import collapse_ws, content_terms, fold, segments
 
 CITE = re.compile(r"\s?\[(\d{1,3})\]")
+# A code block in an answer: fenced, optionally followed by the [n] of the passage it comes from.
+FENCED = re.compile(r"^[ \t]*```[^\n]*\n(.*?)\n[ \t]*```[ \t]*(?:\n[ \t]*\[(\d{1,3})\])?", re.MULTILINE | re.DOTALL)
 _QUOTED = re.compile(r"[\"“]([^\"”\n]{8,}?)[\"”]|`([^`\n]{4,}?)`")
 _SENTENCE = re.compile(r"[^\n]+?(?:[.!?](?:\s*\[\d{1,3}\])*(?=\s|$)|$)", re.MULTILINE)
 _DECLINE = re.compile(
@@ -139,8 +142,23 @@ def validate(
     result.cleaned_answer = cleaned
     question_terms = set(content_terms(question))
     kept: list[str] = []
+    removed_spans: list[tuple[int, int]] = []
     any_citation = False
-    for text, start, end in split_sentences(cleaned):
+    # Code blocks are claims of their own: a block must stand verbatim in the passage it cites
+    # (or in some passage when uncited). They are then masked out of the sentence checks, whose
+    # lexical support is meant for prose.
+    masked = cleaned
+    for block in FENCED.finditer(cleaned):
+        code, ref = block.group(1), block.group(2)
+        sources = [evidence[int(ref) - 1]] if ref else list(evidence)
+        if any(_code_norm(code) in _code_norm(p.text) for p in sources):
+            any_citation = any_citation or bool(ref)
+        else:
+            removed_spans.append((block.start(), block.end()))
+            result.removed_sentences.append(code[:160])
+            result.fail("UNGROUNDED_CLAIM", f'Unsupported: code block "{code[:80]}" (not verbatim in the source).')
+        masked = masked[: block.start()] + re.sub(r"[^\n]", " ", block.group(0)) + masked[block.end() :]
+    for text, start, end in split_sentences(masked):
         refs = [int(n) for n in CITE.findall(text)]
         check = SentenceCheck(text, start, end, refs)
         body = CITE.sub("", text)
@@ -170,6 +188,7 @@ def validate(
         if check.supported:
             kept.append(text)
         else:
+            removed_spans.append((start, end))
             result.removed_sentences.append(text)
             result.fail("UNGROUNDED_CLAIM", f'Unsupported: "{text[:160]}" ({check.reason}).')
 
@@ -190,21 +209,39 @@ def validate(
         _is_claim(text, question_terms) for text, _, _ in split_sentences(cleaned)
     ):
         result.fail("NO_EVIDENCE", "No passage was retrieved, so no claim can be supported.")
-    result.grounded_answer = " ".join(kept) if result.removed_sentences else cleaned
+    result.grounded_answer = _without(cleaned, removed_spans) if removed_spans else cleaned
     return result
+
+
+def _code_norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _without(text: str, spans: list[tuple[int, int]]) -> str:
+    """`text` with the spans cut out, keeping its line layout (blank runs collapsed)."""
+    pieces, cursor = [], 0
+    for start, end in sorted(spans):
+        pieces.append(text[cursor:start])
+        cursor = max(cursor, end)
+    pieces.append(text[cursor:])
+    lines = [line.rstrip() for line in "".join(pieces).splitlines()]
+    kept = [line for line in lines if line.strip() not in {"-", "*"}]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip()
 
 
 def best_quote(fragment: str, passage: Passage) -> tuple[str, float]:
     """The span of the passage that best supports a fragment, verbatim, with its support score."""
     best_text, best_score = passage.text[:300], -1.0
     fragment_terms = content_terms(CITE.sub("", fragment))
-    for span in segments(passage.text):
-        span_terms = set(content_terms(span.text))
+    candidates = [unit.text for unit in passage_units(1, passage)] or [span.text for span in segments(passage.text)]
+    for candidate in candidates:
+        span_terms = set(content_terms(candidate))
         if not fragment_terms or not span_terms:
             continue
         overlap = sum(1 for t in fragment_terms if t in span_terms) / len(fragment_terms)
-        if overlap > best_score:
-            best_text, best_score = span.text, overlap
+        # Among equally supporting units the shortest is the sentence that says it.
+        if overlap > best_score or (overlap == best_score and len(candidate) < len(best_text)):
+            best_text, best_score = candidate, overlap
     if best_score < 0:
         best_score = support_score(fragment, passage.text)
     return best_text, round(max(0.0, best_score), 4)
@@ -214,7 +251,15 @@ def build_citations(answer: str, evidence: Sequence[Passage]) -> list[Citation]:
     """One Citation per distinct `[n]` in the (already validated) answer, in order of appearance."""
     citations: list[Citation] = []
     seen: set[int] = set()
-    for text, start, _ in split_sentences(answer):
+    claims: list[tuple[str, int, int | None]] = []  # (text, start, where its [n] stands if not in text)
+    masked = answer
+    for block in FENCED.finditer(answer):
+        if block.group(2):
+            claims.append((f"{block.group(1)} [{block.group(2)}]", block.start(), block.start(2) - 1))
+        masked = masked[: block.start()] + re.sub(r"[^\n]", " ", block.group(0)) + masked[block.end() :]
+    claims.extend((text, start, None) for text, start, _ in split_sentences(masked))
+    claims.sort(key=lambda claim: claim[1])
+    for text, start, fixed in claims:
         for match in CITE.finditer(text):
             n = int(match.group(1))
             if n in seen or not 1 <= n <= len(evidence):
@@ -227,7 +272,8 @@ def build_citations(answer: str, evidence: Sequence[Passage]) -> list[Citation]:
                 id=n, document_id=passage.document_id, document_name=passage.document_name,
                 source=passage.source, chunk_id=passage.chunk_id, chunk_index=passage.chunk_index,
                 page=passage.page, section=passage.section, quote=quote, response_fragment=fragment,
-                position_in_response=start + match.start() + (1 if match.group(0).startswith(" ") else 0),
+                position_in_response=fixed if fixed is not None
+                else start + match.start() + (1 if match.group(0).startswith(" ") else 0),
                 score=round(passage.score, 4), confidence=round(support_score(fragment, passage.text) * 0.5
                                                                  + overlap * 0.5, 4),
             ))

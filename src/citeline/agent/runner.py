@@ -43,7 +43,7 @@ ResourceProvider = Callable[[], RunResources]
 # a rate limit or a timeout must be retried for real.
 CACHEABLE = {ExitReason.COMPLETED, ExitReason.INSUFFICIENT_CONTEXT}
 _ANSWER_SETTINGS = ("top_k", "candidate_pool", "rrf_k", "max_turns", "max_tool_calls", "max_reprompts",
-                    "support_threshold", "answer_threshold", "citation_chars", "chunk_tokens", "embedder")
+                    "support_threshold", "answer_threshold", "answerability", "citation_chars", "chunk_tokens", "embedder")
 
 
 @dataclass

@@ -93,20 +93,27 @@ def run_tool(run: RunState, call: ToolCall, retriever: PassageSource) -> dict[st
             raise InvalidToolCall("search_docs `top_k` must be an integer from 1 to 20")
         outcome = with_retries(lambda: retriever.search(run.owner, query, top_k=top_k))
         run.retrieval_ms += outcome.elapsed_ms
-        run.searches.append(SearchRecord(query, outcome.passages, outcome.cached))
+        # A passage flagged at ingest as addressing an AI is never evidence, for any answerer:
+        # its other sentences may look useful, but the page is not a source to trust.
+        passages = [p for p in outcome.passages if not p.flagged]
+        run.searches.append(SearchRecord(query, passages, outcome.cached))
         return {
             "query": query,
-            "results": len(outcome.passages),
+            "results": len(passages),
+            "withheld": len(outcome.passages) - len(passages),
             "cached": outcome.cached,
             "passages": [
                 {"rank": i + 1, "document_id": p.document_id, "chunk_id": p.chunk_id,
                  "document_name": p.document_name, "source": p.source, "section": p.section,
                  "score": p.score}
-                for i, p in enumerate(outcome.passages)
+                for i, p in enumerate(passages)
             ],
         }
     if call.tool == "open_citation":
         passage = _resolve_open(run, call.input, retriever)
+        if passage.flagged:
+            raise InvalidToolCall("that passage carries text aimed at an AI and is not used as evidence; "
+                                  "open another passage")
         if all(p.chunk_id != passage.chunk_id or p.document_id != passage.document_id for p in run.opened):
             run.opened.append(passage)
         number = next(i + 1 for i, p in enumerate(run.opened)

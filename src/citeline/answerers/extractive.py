@@ -1,16 +1,21 @@
 """The `extractive` answerer: code decides every action and the answer quotes the documents.
 
-It searches the question and its parts, opens the passages that cover the question best, and
-answers with the most relevant sentences verbatim, each cited. It declines when the passages
-do not cover the question's informative terms: retrieval always returns *something*, so the
-decision to answer is made on what the passages actually contain.
+It searches the question (and its parts, and its key terms), opens the passages that cover the
+question best, and writes the answer a person would: a lead sentence that answers directly (for
+a value question, the sentence that holds the value), at most three supporting points, and for a
+how-to question the one code example, whole. Every piece is a verbatim unit of the evidence — a
+sentence, a whole list item or table row, a whole code block — and is cited.
+
+Whether to answer at all is decided by the calibrated answerability model over signals that mean
+the same on any corpus (`retrieval.answerability`): retrieval always returns *something*, so the
+decision is made on what the passages actually contain.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -25,6 +30,8 @@ from citeline.config import Settings
 from citeline.index.embedder import Embedder
 from citeline.index.store import Passage
 from citeline.retrieval import Retriever
+from citeline.retrieval.answer_types import AnswerTypes, asks_how_to, expected_types, holds
+from citeline.retrieval.answerability import shipped_model
 from citeline.retrieval.evidence import (
     Coverage,
     KeyTerm,
@@ -35,28 +42,41 @@ from citeline.retrieval.evidence import (
     present,
     vocabulary,
 )
-from citeline.text import Span, collapse_ws, segments
+from citeline.retrieval.units import Unit, evidence_units, item_sentences
+from citeline.text import collapse_ws, content_terms
 
 MAX_OPEN = 3
-MAX_UNITS = 4  # sentences quoted in an answer (examples introduced by a sentence come along)
-_LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+MAX_POINTS = 3  # supporting points after the lead
+WORD_BUDGET = 60  # words outside code a composed answer aims to stay under
 SEARCH_TOP_K = 8  # a wider net than the default: coverage is judged on what comes back
 MAX_PART_SEARCHES = 2
+_CODE_SCORE_FLOOR = 0.5  # a how-to answer shows code only when the block is this close to the lead
+_SAME = 0.7  # content-term overlap above which two units say the same thing
+MAX_EMBEDDED = 20  # prose units embedded per answer (the lexically closest ones)
+_INSTRUCTION = re.compile(
+    r"\b(?:you\s+(?:can|may|should|need\s+to|must|will\s+need\s+to)|to\s+\w+[^.,;]{0,60},\s+(?:use|pass|set|call|add|run))\b"
+    r"|^(?:use|pass|set|call|add|run|install|create|import|configure|enable|disable|wrap|include)\b|`[^`]+`",
+    re.IGNORECASE)
 
 
-def unit_text(span: Span) -> str:
-    """A sentence or list item as quoted in an answer (code in backticks, list marks dropped)."""
-    if span.code and "`" not in span.text:
-        return f"`{span.text}`"
-    return collapse_ws(_LIST_MARK.sub("", span.text)).strip(" |")
+def unit_text(unit: Unit) -> str:
+    """A unit as quoted in an answer: prose on one line; code as it stands."""
+    return unit.text if unit.is_code else collapse_ws(unit.text)
 
 
 @dataclass
 class Ranking:
-    units: list[tuple[int, Span]]  # (passage number [n], sentence)
+    """The evidence's units scored against the question, and what the answer would lead with."""
+
+    units: list[Unit]
     overall: np.ndarray  # each unit's relevance to the whole question
     part_picks: list[int]  # the best unit for each covered part of a multi-part question
     insufficiencies: list[dict[str, Any]]
+    lead: int = 0
+    answer_type: AnswerTypes = ()
+    code: int | None = None  # the code block a how-to answer shows
+    features: dict[str, float] = field(default_factory=dict)
+    cosine: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
 class ExtractiveAnswerer(Answerer):
@@ -82,8 +102,12 @@ class ExtractiveAnswerer(Answerer):
         question = run.standalone_query or run.question
         parts = split_parts(question)
         # A multi-part question is searched part by part (the whole question adds little then),
-        # which leaves budget to open a passage per part.
+        # which leaves budget to open a passage per part. A single question is also searched by
+        # its key terms, which finds passages worded unlike the question.
         wanted = parts[:MAX_PART_SEARCHES] if len(parts) > 1 else [question]
+        reformulated = key_term_query(question)
+        if len(parts) == 1 and reformulated and reformulated.casefold() != question.casefold():
+            wanted.append(reformulated)
         while len(wanted) < run.constraints.min_searches and len(wanted) < len(parts) + 1:
             wanted.append(parts[len(wanted) - 1])
         done = set(run.queries_tried)
@@ -91,7 +115,7 @@ class ExtractiveAnswerer(Answerer):
             if query not in done and run.tool_budget_left > 1:
                 return ToolCall("search_docs", {"query": query, "top_k": SEARCH_TOP_K})
         opened = {(p.document_id, p.chunk_id) for p in run.opened}
-        want_open = max(run.constraints.min_open_citations, min(MAX_OPEN, len(parts) + 1))
+        want_open = max(run.constraints.min_open_citations, MAX_OPEN)
         for passage in self._choose(run, parts)[:want_open]:
             if (passage.document_id, passage.chunk_id) not in opened and run.tool_budget_left > 0:
                 return ToolCall("open_citation", {"document_id": passage.document_id, "chunk_id": passage.chunk_id})
@@ -126,23 +150,15 @@ class ExtractiveAnswerer(Answerer):
                 chosen.append(passage)
         return chosen
 
-    # --- the answer ----------------------------------------------------------------------
+    # --- the decision ----------------------------------------------------------------------
     def uncovered(self, run: RunState) -> FinalAnswer | None:
-        """A decline when the retrieved passages do not cover the question's informative terms.
+        """A decline when the evidence does not answer the question, else None.
 
         Also the gate in front of model answerers: a model asked to answer from passages that
         do not contain the answer tends to answer anyway.
         """
-        question = run.standalone_query or run.question
-        keys = key_terms(question)
-        pool = run.retrieved()
-        if not run.evidence() or not pool:
-            return self._decline(run)
-        pool_coverage = Coverage(pool)
-        coverage, _ = pool_coverage.best(keys)
-        if coverage < self.settings.answer_threshold:
-            return self._decline(run, f"the documents do not mention: {self._missing(keys, pool)}")
-        return None
+        ranking = self.rank(run)
+        return ranking if isinstance(ranking, FinalAnswer) else None
 
     def compose(self, run: RunState) -> FinalAnswer:
         ranking = self.rank(run)
@@ -150,53 +166,65 @@ class ExtractiveAnswerer(Answerer):
             return ranking
         return self.render(run, ranking, self.confident(ranking))
 
-    @staticmethod
-    def confident(ranking: Ranking) -> list[int]:
-        """The units to quote: each part's best, then those close to the best overall."""
-        picked = list(ranking.part_picks)
-        overall = ranking.overall
-        # Relative floor: keep sentences close to the best one, whatever the absolute scale.
-        floor = max(0.25, 0.6 * float(overall.max()))
-        for index in np.argsort(-overall, kind="stable"):
-            if len(picked) >= MAX_UNITS:
-                break
-            if int(index) not in picked and overall[index] >= floor:
-                picked.append(int(index))
-        return picked
+    def _answerable(self, ranking: Ranking) -> tuple[bool, float | None]:
+        gate = self.settings.answerability
+        if gate == "off":
+            return True, None
+        model = shipped_model() if gate == "model" else None
+        if model is None:
+            return ranking.features["coverage_passage"] >= self.settings.answer_threshold, None
+        probability = model.probability(ranking.features)
+        return probability >= model.threshold, round(probability, 4)
 
+    # --- ranking -------------------------------------------------------------------------
     def rank(self, run: RunState) -> Ranking | FinalAnswer:
-        """The evidence's sentences scored against the question, or a decline."""
-        declined = self.uncovered(run)
-        if declined is not None:
-            return declined
+        """The evidence's units scored against the question, or a decline."""
         evidence = run.evidence()
+        pool = run.retrieved()
         question = run.standalone_query or run.question
         keys = key_terms(question)
-        pool_coverage = Coverage(run.retrieved())
+        if not evidence or not pool:
+            return self._decline(run, keys, pool)
+        pool_coverage = Coverage(pool)
         parts = split_parts(question)
-        units = self._units(evidence)
-        if not units:
-            return self._decline(run)
-        vectors = self.embedder.embed([question, *parts, *[u[1].text for u in units]])
-        q_vec, part_vecs, unit_vecs = vectors[0], vectors[1 : 1 + len(parts)], vectors[1 + len(parts) :]
-        unit_vocab = [vocabulary(u[1].text) for u in units]
-
+        units = [u for u in evidence_units(evidence) if u.is_code or not is_instruction(u.text)]
+        if not any(not u.is_code for u in units):
+            return self._decline(run, keys, pool)
+        unit_vocab = [vocabulary(f"{u.label or ''} {u.text}") for u in units]
+        # The heading a unit sits under says what it is about ("Basic authentication"): it earns
+        # part of the lexical credit, so the sentence in the right section wins over a look-alike.
+        section_vocab = [vocabulary(evidence[u.number - 1].section or "") for u in units]
         question_vocab = vocabulary(question)
         # A unit that only repeats the question (an error message quoted back) answers nothing.
         novelty = np.array([
             min(1.0, len([t for t in v if t not in question_vocab]) / max(1, len(v)) * 2) for v in unit_vocab
         ])
-        code_penalty = np.array([0.9 if u[1].code else 1.0 for u in units])
+        code_penalty = np.array([0.85 if u.is_code else 1.0 for u in units])
+
+        def lexical(query_keys: list[KeyTerm]) -> np.ndarray:
+            total = sum(k.weight for k in query_keys) or 1.0
+            own = np.array([sum(k.weight * credit(k.term, v) for k in query_keys) / total for v in unit_vocab])
+            under = np.array([sum(k.weight * credit(k.term, v) for k in query_keys) / total for v in section_vocab])
+            mixed: np.ndarray = 0.8 * own + 0.2 * np.maximum(own, under)
+            return mixed
+
+        unit_vecs = self._unit_vectors(units, lexical(keys + answer_type_terms(question)), parts, question)
+        q_vec, part_vecs = unit_vecs.query, unit_vecs.parts
+        cosine = unit_vecs.matrix @ q_vec
 
         def score(query_vec: np.ndarray, query_keys: list[KeyTerm]) -> np.ndarray:
-            total = sum(k.weight for k in query_keys) or 1.0
-            lexical = np.array([sum(k.weight * credit(k.term, v) for k in query_keys) / total for v in unit_vocab])
-            base = 0.55 * (unit_vecs @ query_vec) + 0.45 * lexical
+            base = 0.55 * unit_vecs.similarity(query_vec) + 0.45 * lexical(query_keys)
             scored: np.ndarray = base * (0.5 + 0.5 * novelty) * code_penalty
             return scored
 
         # For choosing sentences, the answer-type words ("default", "limit") matter too.
         overall = score(q_vec, keys + answer_type_terms(question))
+        if asks_how_to(question):
+            # A how-to answer is an instruction: "You can ... by passing `x`", "Use ...".
+            overall = overall * np.array([1.1 if not u.is_code and _INSTRUCTION.search(u.text) else 1.0 for u in units])
+        answer_type = expected_types(question)
+        prose = [i for i, u in enumerate(units) if not u.is_code]
+        lead = self._lead(units, overall, prose, answer_type)
         part_picks: list[int] = []
         insufficiencies: list[dict[str, Any]] = []
         if len(parts) > 1:
@@ -207,57 +235,207 @@ class ExtractiveAnswerer(Answerer):
                     insufficiencies.append({"section": part, "missing": f"no passage covers: {part}",
                                             "queries_tried": run.queries_tried})
                     continue
-                for index in np.argsort(-score(part_vec, part_keys), kind="stable")[:2]:
-                    if int(index) not in part_picks:
-                        part_picks.append(int(index))
-                        break
-        return Ranking(units, overall, part_picks, insufficiencies)
+                part_scores = score(part_vec, part_keys)
+                best = max(prose, key=lambda i: part_scores[i])
+                if best not in part_picks:
+                    part_picks.append(best)
+        code = self._code_block(units, overall, lead) if asks_how_to(question) else None
+        ranking = Ranking(units, overall, part_picks, insufficiencies, lead, answer_type, code, cosine=cosine)
+        ranking.features = self._features(keys, pool, pool_coverage, ranking, lexical(keys))
+        answer, probability = self._answerable(ranking)
+        if not answer:
+            decision = {"answer": False, "probability": probability, "features": ranking.features}
+            return self._decline(run, keys, pool, decision)
+        return ranking
+
+    def _unit_vectors(self, units: list[Unit], lexical: np.ndarray, parts: list[str], question: str) -> _Vectors:
+        """Embeddings of the question, its parts and the units worth embedding.
+
+        Embedding is most of an answer's cost, so only the prose units that share most with the
+        question lexically are embedded (all of them for short evidence). A code block takes the
+        similarity of the prose just before it: code embeds poorly next to a question in
+        English, and it is shown for what the sentence introducing it says."""
+        prose = [i for i, u in enumerate(units) if not u.is_code]
+        chosen = sorted(sorted(prose, key=lambda i: -lexical[i])[:MAX_EMBEDDED])
+        vectors = self.embedder.embed([question, *parts, *[units[i].text for i in chosen]])
+        matrix = np.zeros((len(units), vectors.shape[1]), dtype=np.float32)
+        matrix[chosen] = vectors[1 + len(parts) :]
+        for index, unit in enumerate(units):
+            if unit.is_code:
+                before = [j for j in chosen if j < index and units[j].number == unit.number
+                          and unit.block - units[j].block <= 2]
+                if before:
+                    matrix[index] = matrix[before[-1]]
+        return _Vectors(vectors[0], vectors[1 : 1 + len(parts)], matrix)
+
+    @staticmethod
+    def _lead(units: list[Unit], overall: np.ndarray, prose: list[int], answer_type: AnswerTypes) -> int:
+        """The unit to lead with: the best-scoring prose unit, or — when the question asks for a
+        kind of value — the best one close to it that holds such a value."""
+        best = max(prose, key=lambda i: overall[i])
+        if holds(answer_type, units[best].text):
+            return best
+        close = [i for i in prose if overall[i] >= 0.7 * overall[best] and holds(answer_type, units[i].text)]
+        return max(close, key=lambda i: overall[i]) if close else best
+
+    @staticmethod
+    def _code_block(units: list[Unit], overall: np.ndarray, lead: int) -> int | None:
+        """The code example for a how-to answer: the block right after the lead in its passage
+        when there is one, else the best-scoring block close enough to the lead's relevance."""
+        lead_unit = units[lead]
+        following = [i for i, u in enumerate(units)
+                     if u.is_code and u.number == lead_unit.number and 0 < u.block - lead_unit.block <= 2]
+        if following:
+            return following[0]
+        blocks = [i for i, u in enumerate(units) if u.is_code]
+        if not blocks:
+            return None
+        best = max(blocks, key=lambda i: overall[i])
+        return best if overall[best] >= _CODE_SCORE_FLOOR * overall[lead] else None
+
+    @staticmethod
+    def _features(keys: list[KeyTerm], pool: Sequence[Passage], coverage: Coverage, ranking: Ranking,
+                  unit_lexical: np.ndarray) -> dict[str, float]:
+        """The answerability signals of one question (see `retrieval.answerability.FEATURES`)."""
+        weights = coverage.weights(keys)
+        total = sum(weights.values()) or 1.0
+        missing = [k for k in keys if not any(coverage.credit(k.term, i) > 0 for i in range(len(pool)))]
+        dense = sorted((p.dense_score for p in pool if p.dense_score is not None), reverse=True)
+        top = max(pool, key=lambda p: p.score)
+        prose = [i for i, u in enumerate(ranking.units) if not u.is_code]
+        best_units = sorted(prose, key=lambda i: -ranking.overall[i])[:5]
+        type_missing = float(not any(holds(ranking.answer_type, ranking.units[i].text) for i in best_units))
+        return {
+            "coverage_passage": round(coverage.best(keys)[0], 4),
+            "coverage_unit": round(float(max((unit_lexical[i] for i in prose), default=0.0)), 4),
+            "missing_weight": round(sum(weights[k.term] for k in missing) / total, 4),
+            "rare_missing": float(any(k.weight >= 1.5 for k in missing)),
+            "dense_top": round(dense[0], 4) if dense else 0.0,
+            "dense_margin": round(dense[0] - float(np.mean(dense[1:6])), 4) if len(dense) > 1 else 0.0,
+            "agreement": float(top.dense_score is not None and top.lexical_rank is not None and top.lexical_rank < 3),
+            "lead_score": round(float(ranking.overall[ranking.lead]), 4),
+            "lead_cosine": round(float(ranking.cosine[ranking.lead]), 4),
+            "type_missing": type_missing,
+            "key_terms": round(float(np.log1p(len(keys))), 4),
+        }
+
+    # --- the answer ----------------------------------------------------------------------
+    @staticmethod
+    def confident(ranking: Ranking) -> list[int]:
+        """The units to quote: the lead, each part's best, then units close to the lead's
+        relevance while the answer stays short. Code is added by `render`, never as a point."""
+        picked = [ranking.lead]
+        for index in ranking.part_picks:
+            if index not in picked:
+                picked.append(index)
+        overall = ranking.overall
+        # A point must be nearly as relevant as the lead: a reader wants the answer, then only
+        # what adds to it, not every sentence that shares a word with the question.
+        floor = max(0.3, 0.85 * float(overall[ranking.lead]))
+        for index in np.argsort(-overall, kind="stable"):
+            if len(picked) > MAX_POINTS:
+                break
+            if int(index) not in picked and not ranking.units[int(index)].is_code and overall[index] >= floor:
+                picked.append(int(index))
+        return picked
 
     def render(self, run: RunState, ranking: Ranking, picked: list[int]) -> FinalAnswer:
-        """The picked sentences verbatim, in document order, each cited."""
+        """The lead sentence, the supporting points (in reading order) and the code example."""
         units = ranking.units
-        picked = self._with_followers(picked, units)
-        lines = []
-        for index in sorted(picked, key=lambda i: (units[i][0], units[i][1].start)):
-            number, span = units[index]
-            lines.append(f"- {unit_text(span)} [{number}]")
-        if not lines:
-            return self._decline(run)
-        for line in lines:  # streamed as composed; the validated `final` event stays authoritative
-            run.event("token", text=line + "\n")
-        return FinalAnswer("\n".join(lines), ranking.insufficiencies)
+        chosen: list[int] = []
+        words = 0
+        for index in dict.fromkeys(i for i in picked if not units[i].is_code):
+            text = unit_text(units[index])
+            if any(_says_same(text, unit_text(units[j])) for j in chosen):
+                continue
+            size = len(text.split())
+            is_part = index in ranking.part_picks
+            if chosen and (len(chosen) > MAX_POINTS or (words + size > WORD_BUDGET and not is_part)):
+                continue
+            chosen.append(index)
+            words += size
+        if not chosen:
+            return self._decline(run, key_terms(run.standalone_query or run.question), run.retrieved())
+        lead, points = chosen[0], sorted(chosen[1:], key=lambda i: (units[i].number, units[i].start))
+        lines = [f"{self._lead_text(units[lead], ranking.answer_type)} [{units[lead].number}]"]
+        if points:
+            lines.append("")
+            lines.extend(f"- {unit_text(units[i])} [{units[i].number}]" for i in points)
+        if ranking.code is not None:
+            block = units[ranking.code]
+            language = block.label if block.label and re.fullmatch(r"[\w+#.-]{1,20}", block.label) else ""
+            lines.extend(["", f"```{language}", block.text, "```", f"[{block.number}]"])
+        answer = "\n".join(lines)
+        run.event("token", text=answer)  # streamed whole; the validated `final` event stays authoritative
+        decision = {"answer": True, "features": ranking.features}
+        return FinalAnswer(answer, ranking.insufficiencies, decision)
 
     @staticmethod
-    def _units(evidence: Sequence[Passage]) -> list[tuple[int, Span]]:
-        units: list[tuple[int, Span]] = []
-        for number, passage in enumerate(evidence, 1):
-            for span in segments(passage.text):
-                # An instruction planted in a document is never quoted (grounding rule 5).
-                if len(span.text) >= 12 and not span.text.startswith(("```", "~~~")) and not is_instruction(span.text):
-                    units.append((number, span))
-        return units
+    def _lead_text(unit: Unit, answer_type: AnswerTypes) -> str:
+        """The lead as one sentence. A list item or row whose value sits in a later sentence
+        leads with its name and that sentence ("`max_age` - Defaults to 2 weeks."), so the
+        asked value is in the first sentence a reader sees."""
+        text = unit_text(unit)
+        if unit.kind not in ("list_item", "table_row") or not answer_type:
+            return text
+        sentences = item_sentences(unit)
+        if len(sentences) < 2 or holds(answer_type, sentences[0]):
+            return text
+        holding = next((s for s in sentences[1:] if holds(answer_type, s)), None)
+        if holding is None or not unit.label:
+            return text
+        return f"{unit.label} - {collapse_ws(holding)}" if unit.label not in holding else collapse_ws(holding)
 
-    @staticmethod
-    def _with_followers(picked: list[int], units: list[tuple[int, Span]]) -> list[int]:
-        """A sentence that introduces an example ("...like so:") brings its first lines along."""
-        result = list(picked)
-        for index in picked:
-            if units[index][1].text.rstrip().endswith((":", "...")):
-                for follower in range(index + 1, min(index + 3, len(units))):
-                    if units[follower][0] == units[index][0] and follower not in result:
-                        result.append(follower)
+    def _decline(self, run: RunState, keys: Sequence[KeyTerm], pool: Sequence[Passage],
+                 decision: dict[str, Any] | None = None) -> FinalAnswer:
+        """The canned decline, saying which of the question's terms the documents lack and what
+        the nearest passages were about."""
+        vocab: set[str] = set().union(*(vocabulary(passage_text(p)) for p in pool)) if pool else set()
+        missing = [k.term for k in keys if not present(k.term, vocab)]
+        nearest = list(dict.fromkeys(
+            f"{p.document_name}{' › ' + p.section.split(' > ')[-1] if p.section else ''}"
+            for p in sorted(pool, key=lambda p: -p.score)[:2]
+        ))
+        said = (f"the documents do not mention: {', '.join(missing)}" if missing
+                else "no passage answers the question directly")
+        if nearest:
+            said += f"; nearest: {'; '.join(nearest)}"
+        return FinalAnswer(DECLINE_MESSAGE, [{"section": "answer", "missing": said,
+                                              "queries_tried": run.queries_tried}], decision)
+
+
+@dataclass(frozen=True)
+class _Vectors:
+    """The question's, its parts' and the units' embeddings (a zero row: unit not embedded)."""
+
+    query: np.ndarray
+    parts: np.ndarray
+    matrix: np.ndarray
+
+    def similarity(self, vector: np.ndarray) -> np.ndarray:
+        """Cosine of every unit to `vector` (0 for units that were not embedded)."""
+        result: np.ndarray = self.matrix @ vector
         return result
 
-    @staticmethod
-    def _missing(keys: Sequence[KeyTerm], pool: Sequence[Passage]) -> str:
-        vocab: set[str] = set().union(*(vocabulary(passage_text(p)) for p in pool))
-        missing = [k.term for k in keys if not present(k.term, vocab)]
-        return ", ".join(missing) or "a passage that answers the question"
 
-    @staticmethod
-    def _decline(run: RunState, missing: str = "a passage that answers the question") -> FinalAnswer:
-        return FinalAnswer(DECLINE_MESSAGE, [{"section": "answer", "missing": missing,
-                                              "queries_tried": run.queries_tried}])
+def _says_same(a: str, b: str) -> bool:
+    """Whether two units say the same thing (one's content terms nearly all in the other)."""
+    first, second = set(content_terms(a)), set(content_terms(b))
+    if not first or not second:
+        return a.strip() == b.strip()
+    return len(first & second) / min(len(first), len(second)) >= _SAME
+
+
+def key_term_query(question: str) -> str:
+    """The question reduced to its informative terms, as written: a second search that finds
+    passages worded unlike the question (and a "searches tried" line a reader can act on)."""
+    keys = {k.term for k in key_terms(question)}
+    words: list[str] = []
+    for token in re.findall(r"[^\W_](?:[\w]|[._/=-](?=\w))*", question):
+        folded = token.casefold()
+        if (folded in keys or any(k == folded or k in folded for k in keys)) and token not in words:
+            words.append(token)
+    return " ".join(words)
 
 
 def _factory(argument: str, settings: Settings, retriever: Retriever) -> ExtractiveAnswerer:

@@ -13,34 +13,18 @@ Retrieved text is data. Two principled checks, both done in code:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
+from citeline.documents.suspicious import is_suspicious
 from citeline.index.store import Passage
 from citeline.text import content_terms, segments
 
 REDACTED = "[instruction-like text removed by citeline]"
 
-# Phrases addressed to an AI system rather than to a reader of documentation.
-_INSTRUCTION = re.compile(
-    r"\b(ignore|disregard|forget|override|bypass)\b[^.!?\n]{0,60}\b(instructions?|prompts?|rules|guidelines|"
-    r"context|everything)\b"
-    r"|\b(previous|prior|above|earlier|system)\s+(instructions?|prompts?|messages?)\b"
-    r"|\byou\s+are\s+now\b|\byou\s+must\s+now\b|\bnew\s+instructions?\b"
-    r"|\b(system|developer)\s+prompt\b"
-    r"|\b(as\s+an?\s+)?(ai|assistant|chatbot|llm|language\s+model)s?\b[^.!?\n]{0,30}\b(must|should|shall|will)\b"
-    r"|\b(say|reply|respond|answer|output|print|write|include)\b[^.!?\n]{0,40}\b(exactly|only|verbatim|the\s+"
-    r"(word|phrase|string|code|token))\b",
-    re.IGNORECASE,
-)
-
-
 def is_instruction(sentence: str) -> bool:
-    return bool(_INSTRUCTION.search(sentence))
-
-
-def instruction_sentences(text: str) -> list[str]:
-    return [span.text for span in segments(text) if is_instruction(span.text)]
+    """Whether a sentence is addressed to an AI rather than to a reader (the same rules that
+    flag passages at ingest, applied again to text that was stored without flags)."""
+    return is_suspicious(sentence)
 
 
 def redact_instructions(text: str) -> str:

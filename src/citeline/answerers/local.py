@@ -157,6 +157,10 @@ class LocalAnswerer(Answerer):
                         pieces.append(content)
                         if stream_tokens:
                             run.event("token", text=content)
+                    # Checked between tokens: a client that went away stops the model now, not
+                    # after up to `response_tokens` more tokens nobody will read.
+                    if run.cancelled is not None and run.cancelled():
+                        raise ProviderError("cancelled", "the run was cancelled during generation")
                     if time.monotonic() > deadline:
                         raise ProviderError("timeout", "the local model did not finish within the run's "
                                             "time budget")

@@ -34,8 +34,9 @@ class QuoteTurn:
     def __init__(self, planner: ExtractiveAnswerer, run: RunState, ranking: Ranking) -> None:
         self.planner, self.run, self.ranking = planner, run, ranking
         order = [int(i) for i in np.argsort(-ranking.overall, kind="stable")]
-        self.candidates = list(dict.fromkeys(ranking.part_picks + order))[:CANDIDATES]
-        offered = [(ranking.units[i][0], unit_text(ranking.units[i][1])) for i in self.candidates]
+        prose = [i for i in dict.fromkeys(ranking.part_picks + order) if not ranking.units[i].is_code]
+        self.candidates = prose[:CANDIDATES]
+        offered = [(ranking.units[i].number, unit_text(ranking.units[i])) for i in self.candidates]
         self.messages = quote_messages(run, offered)
 
     def answer(self, reply: str) -> FinalAnswer:
@@ -48,7 +49,7 @@ class QuoteTurn:
         chosen = [self.candidates[n - 1] for n in numbers if 1 <= n <= len(self.candidates)]
         # The model adds to the ranking's confident sentences but cannot drop them: a small model's
         # pick is often worse than the ranking (measured on the httpx eval set).
-        picked = list(dict.fromkeys([*chosen, *self.planner.confident(self.ranking)]))
+        picked = list(dict.fromkeys([self.ranking.lead, *chosen, *self.planner.confident(self.ranking)]))
         return self.planner.render(self.run, self.ranking, picked)
 
 

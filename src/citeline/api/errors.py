@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
-from citeline.errors import CitelineError, IngestError
+from citeline.errors import CitelineError, IngestError, StorageError
 
 log = logging.getLogger("citeline.api")
 
@@ -159,6 +159,9 @@ def install_handlers(app: FastAPI) -> None:
     async def on_citeline(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, CitelineError)
         log.warning("request failed: %r", exc)
+        if isinstance(exc, StorageError):  # disk full: say so, without the server's paths
+            return error_response(request, 507, "the server's storage is full or failing: nothing was changed; "
+                                  "try again later", type="retrieval_error", step="retrieval")
         status = 503 if exc.error_type == "retrieval_error" else 422 if exc.error_type == "validation_error" else 502
         step = {"retrieval_error": "retrieval", "reasoning_error": "reasoning"}.get(exc.error_type, "request")
         # Library messages may name files on the server: only ingest errors (file names) pass through.

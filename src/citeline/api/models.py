@@ -169,6 +169,30 @@ class SessionModel(BaseModel):
     initialContext: dict[str, Any]
 
 
+class SessionSummary(BaseModel):
+    """One line of `GET /v1/sessions`: enough to list and pick a session without its messages."""
+
+    sessionId: str
+    title: str = Field(description="The title given by a rename, else the first question.")
+    createdAt: str
+    lastActivity: str
+    messageCount: int
+
+
+class SessionList(BaseModel):
+    """The caller's sessions, most recently active first."""
+
+    sessions: list[SessionSummary]
+
+
+class SessionUpdate(BaseModel):
+    """`PATCH /v1/sessions/{id}`: what can be changed about a session."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    title: Annotated[Text, Field(min_length=1, max_length=200)] = Field(description="The session's new title.")
+
+
 # --- OpenAI-compatible --------------------------------------------------------------------
 class ContentPart(BaseModel):
     model_config = ConfigDict(extra="allow", strict=True)

@@ -6,7 +6,6 @@ import asyncio
 import json
 import logging
 import re
-import shutil
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -14,7 +13,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, FastAPI, File, Request, Response, UploadFile
+from fastapi import APIRouter, Depends, FastAPI, File, Query, Request, Response, UploadFile
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import PlainTextResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -24,16 +23,19 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from citeline.agent.events import Event
 from citeline.agent.result import AgentResult
 from citeline.api import models as m
+from citeline.api import uploads
+from citeline.api.auth import authenticate, client_address
+from citeline.api.catalog import catalog_router
 from citeline.api.completions import complete
 from citeline.api.errors import ApiError, ErrorBody, error_payload, install_handlers, not_found
-from citeline.api.limits import BodyLimitMiddleware
+from citeline.api.limits import BodyLimitMiddleware, UnicodeGuardMiddleware
 from citeline.api.runs import runs_router
-from citeline.api.service import DEFAULT_MODEL_ID, RunHandle, Service, iso, query_id_var, sanitize_filename
+from citeline.api.service import DEFAULT_MODEL_ID, RunHandle, Service, iso, query_id_var
 from citeline.api.sessions import SessionState
 from citeline.api.settings import ApiSettings
 from citeline.api.users import User
+from citeline.api.web import web_router
 from citeline.app import Citeline
-from citeline.documents.registry import supported_suffixes
 from citeline.index.store import DocumentRecord, Passage
 from citeline.version import version
 
@@ -134,14 +136,9 @@ async def current_user(
     svc: Service = request.app.state.service
     if not svc.api.auth:
         user = svc.local_user()
-    else:
-        if credentials is None or credentials.scheme.lower() != "bearer":
-            raise ApiError(401, "missing API key: send `Authorization: Bearer <key>`",
-                           headers={"WWW-Authenticate": "Bearer"})
-        found = await run_in_threadpool(svc.users.authenticate, credentials.credentials)
-        if found is None:
-            raise ApiError(401, "unknown API key", headers={"WWW-Authenticate": "Bearer"})
-        user = found
+    else:  # failed attempts are counted per client address (429 when there are too many)
+        user = await authenticate(svc.users, svc.auth_failures, client_address(request.scope),
+                                  request.headers.get("authorization"))
     request.state.user = user.id
     svc.check_rate(user)
     return user
@@ -176,6 +173,7 @@ def create_app(citeline: Citeline | None = None, api: ApiSettings | None = None,
     )
     app.state.service = svc
     install_handlers(app)
+    app.add_middleware(UnicodeGuardMiddleware)
     app.add_middleware(BodyLimitMiddleware, limit=svc.api.max_body_bytes)
     app.add_middleware(RequestContextMiddleware, service=svc)
 
@@ -270,92 +268,19 @@ def create_app(citeline: Citeline | None = None, api: ApiSettings | None = None,
 
     # --- documents ----------------------------------------------------------------------
     def document_info(record: DocumentRecord) -> m.DocumentInfo:
-        return m.DocumentInfo(
-            id=record.id, name=record.title, source=svc.present_source(record.owner, record.source),
-            status=record.status, chunk_count=record.chunk_count, size_bytes=record.size_bytes,
-            created_at=record.created_at, updated_at=record.updated_at, metadata=record.metadata,
-        )
+        return uploads.document_info(svc, record)
 
-    async def save_upload(upload: UploadFile, folder: Path) -> tuple[str, Path | None, str | None]:
-        name = sanitize_filename(upload.filename or "")
-        if Path(name).suffix.lower() not in supported_suffixes():
-            return name, None, f"unsupported file type `{Path(name).suffix or '(none)'}`"
-        limit = svc.citeline.settings.max_file_bytes
-        target = folder / name
-        partial = folder / f".{name}.{uuid.uuid4().hex}.part"
-        size = 0
-        with partial.open("wb") as out:
-            while chunk := await upload.read(1 << 20):
-                size += len(chunk)
-                if size > limit:
-                    break
-                out.write(chunk)
-        if size > limit:
-            partial.unlink(missing_ok=True)
-            return name, None, f"the file is over the {limit}-byte limit"
-        partial.replace(target)
-        return name, target, None
-
-    def ingest_saved(owner: str, saved: list[tuple[str, Path]]) -> m.UploadResult:
-        result = m.UploadResult(documents=[], failed=[], ingested=0, updated=0, unchanged=0, chunks=0)
-        store = svc.citeline.store
-        for name, path in saved:
-            source = svc.upload_source(name)
-            try:
-                report = svc.citeline.ingest([path], owner=owner, sources={path: source})
-            except Exception:
-                log.exception("ingest of an upload failed")
-                report = None
-            if report is None or report.failed:
-                reason = report.failed[0].error if report else "the file could not be indexed"
-                reason = reason.replace(str(path.parent) + "/", "").replace(str(path), name)
-                result.failed.append(m.UploadFailure(filename=name, error=reason))
-                continue
-            result.ingested += report.ingested
-            result.updated += report.updated
-            result.unchanged += report.unchanged
-            result.chunks += report.chunks
-            # An upload indexed before uploads were named by file name (its source a path in this
-            # worker's home) is replaced by the new document, as a re-upload always was.
-            legacy = store.find_document(owner, svc.legacy_upload_source(owner, name))
-            if legacy is not None:
-                svc.citeline.delete_document(legacy.id, owner)
-                Path(legacy.source).unlink(missing_ok=True)
-            record = store.find_document(owner, source)
-            if record is not None:
-                result.documents.append(document_info(record))
-        return result
-
-    @v1.post("/documents", response_model=m.UploadResult, status_code=201, tags=["documents"])
+    @v1.post("/documents", response_model=m.UploadResult, status_code=201, tags=["documents"], responses={
+        409: {"model": ErrorBody, "description": "A file name you already have (send `?replace=true`)."},
+        507: {"model": ErrorBody, "description": "The server's storage is full; nothing was stored."}})
     async def upload_documents(
         user: CurrentUser,
         files: Annotated[list[UploadFile], File(description="One or more files (.md, .txt, ...).")],
+        replace: Annotated[bool, Query(description="Replace your documents of the same file names.")] = False,
     ) -> m.UploadResult:
-        """Upload and index files; re-uploading a file name replaces that document."""
-        if len(files) > svc.api.max_upload_files:
-            raise ApiError(422, f"at most {svc.api.max_upload_files} files per upload", type="validation_error",
-                           step="validation")
-        # Files are only staged on this worker's disk while they are indexed, then removed: the
-        # store holds everything later requests need, so any worker can serve them.
-        folder = svc.uploads_dir(user.id) / uuid.uuid4().hex
-        await run_in_threadpool(folder.mkdir, parents=True, exist_ok=True)
-        try:
-            saved: list[tuple[str, Path]] = []
-            failures: list[m.UploadFailure] = []
-            for upload in files:
-                name, path, problem = await save_upload(upload, folder)
-                if path is None:
-                    failures.append(m.UploadFailure(filename=name, error=problem or "rejected"))
-                else:
-                    saved.append((name, path))
-            result = await run_in_threadpool(ingest_saved, user.id, saved)
-        finally:
-            await run_in_threadpool(shutil.rmtree, folder, ignore_errors=True)
-        result.failed = failures + result.failed
-        if not result.documents:
-            raise ApiError(422, "no file could be indexed", type="validation_error", step="validation",
-                           details={"failed": [f.model_dump() for f in result.failed]})
-        return result
+        """Upload and index files. A file name you already have with other content is a 409 unless
+        `?replace=true`; the same content again is reported unchanged."""
+        return await uploads.upload(svc, user, files, replace=replace)
 
     @v1.get("/documents", response_model=m.DocumentList, tags=["documents"])
     async def list_documents(user: CurrentUser) -> m.DocumentList:
@@ -406,6 +331,7 @@ def create_app(citeline: Citeline | None = None, api: ApiSettings | None = None,
              responses={409: {"model": ErrorBody, "description": "You already have a session with this id."}})
     async def create_session(user: CurrentUser, body: m.SessionCreate | None = None) -> m.SessionModel:
         body = body or m.SessionCreate()
+        svc.check_session_metadata(metadata=body.metadata, initialContext=body.initialContext)
         state = await run_in_threadpool(
             svc.sessions.create, user.id, body.sessionId, context_window=body.contextWindowSize,
             metadata=body.metadata, initial_context=body.initialContext,
@@ -496,7 +422,9 @@ def create_app(citeline: Citeline | None = None, api: ApiSettings | None = None,
         return EventSourceResponse(chunks(), ping=svc.api.heartbeat_s, send_timeout=30)
 
     app.include_router(v1)
+    app.include_router(catalog_router(current_user))
     app.include_router(runs_router(current_user), responses=_COMMON_ERRORS)
+    app.include_router(web_router())
 
     # --- operations ---------------------------------------------------------------------
     @app.get("/healthz", response_model=m.Health, tags=["operations"])
@@ -519,6 +447,7 @@ def create_app(citeline: Citeline | None = None, api: ApiSettings | None = None,
                 checks[name] = f"unavailable ({exc.__class__.__name__})"
 
         await run_in_threadpool(probe, "store", svc.citeline.store.corpus_version)
+        await run_in_threadpool(probe, "index_writable", svc.check_writable)
         await run_in_threadpool(probe, "embedder", lambda: svc.citeline.embedder)
         await run_in_threadpool(probe, "model", lambda: svc.citeline.answerer(None))
         failed = {k: v for k, v in checks.items() if v != "ok"}

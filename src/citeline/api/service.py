@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import json
 import logging
 import re
 import threading
@@ -20,13 +21,14 @@ from typing import Any
 from citeline.agent.events import Event
 from citeline.agent.result import AgentResult
 from citeline.api.errors import ApiError
-from citeline.api.limits import RateLimiter, RunSlots, retry_after
+from citeline.api.limits import Clock, FailedAuthLimiter, RateLimiter, RunSlots, Slots, retry_after
 from citeline.api.metrics import Metrics
 from citeline.api.sessions import SessionMessage, SessionState, SessionStore, open_sessions
 from citeline.api.settings import ApiSettings
 from citeline.api.users import User, UserRegistry
 from citeline.app import Citeline
 from citeline.errors import CitelineError
+from citeline.text import escape_controls, printable
 
 log = logging.getLogger("citeline.api")
 query_id_var: contextvars.ContextVar[str] = contextvars.ContextVar("citeline_query_id", default="-")
@@ -34,6 +36,7 @@ query_id_var: contextvars.ContextVar[str] = contextvars.ContextVar("citeline_que
 DEFAULT_MODEL_ID = "citeline"
 UPLOAD_SCHEME = "upload:"
 _UNSAFE = re.compile(r"[^\w. -]+")
+_NAME_KEYS = frozenset({"document_name", "documentName", "title"})
 
 
 class QueryIdFilter(logging.Filter):
@@ -44,7 +47,20 @@ class QueryIdFilter(logging.Filter):
         return True
 
 
+class EscapeControlsFilter(logging.Filter):
+    """Writes control characters in a record's string arguments as escapes: a `%0A` in a request
+    path (or any client-chosen text) cannot start a forged line in the log."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(escape_controls(a) if isinstance(a, str) else a for a in record.args)
+        elif isinstance(record.args, dict):
+            record.args = {k: escape_controls(v) if isinstance(v, str) else v for k, v in record.args.items()}
+        return True
+
+
 log.addFilter(QueryIdFilter())  # every record of the service carries the request's query id
+log.addFilter(EscapeControlsFilter())
 
 
 def sanitize_filename(name: str, fallback: str = "upload") -> str:
@@ -83,7 +99,8 @@ class RunHandle:
 
 
 class Service:
-    def __init__(self, citeline: Citeline, api: ApiSettings, *, sessions: SessionStore | None = None) -> None:
+    def __init__(self, citeline: Citeline, api: ApiSettings, *, sessions: SessionStore | None = None,
+                 clock: Clock = time.monotonic) -> None:
         self.citeline = citeline
         self.api = api
         self.home = citeline.settings.home.expanduser().resolve()
@@ -92,8 +109,10 @@ class Service:
         self.sessions: SessionStore = sessions or open_sessions(
             api.sessions, citeline.settings.store_url, self.home, pool_size=api.sessions_pool_size)
         self.metrics = Metrics()
-        self.limiter = RateLimiter(api.rate_per_s, api.rate_burst)
+        self.limiter = RateLimiter(api.rate_per_s, api.rate_burst, clock=clock)
+        self.auth_failures = FailedAuthLimiter(api.auth_failures_per_minute, clock=clock)
         self.slots = RunSlots(api.max_concurrent_runs)
+        self.upload_slots = Slots(api.max_concurrent_uploads)
         self.executor = ThreadPoolExecutor(max_workers=api.worker_threads, thread_name_prefix="citeline-run")
         self._active: set[RunHandle] = set()
         self._active_lock = threading.Lock()
@@ -108,6 +127,21 @@ class Service:
             raise ApiError(429, f"rate limit exceeded: at most {self.api.rate_per_s:g} requests per second "
                            f"(bursts of {self.api.rate_burst}); retry after the Retry-After delay",
                            headers={"Retry-After": retry_after(wait)})
+
+    def check_session_metadata(self, **fields: Any) -> None:
+        """413 when a session's free-form field is over `max_session_metadata_bytes` as JSON."""
+        limit = self.api.max_session_metadata_bytes
+        for name, value in fields.items():
+            size = len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+            if size > limit:
+                raise ApiError(413, f"session `{name}` is {size:,} bytes as JSON; the limit is {limit:,} bytes: "
+                               "keep large context in documents (POST /v1/documents) instead",
+                               type="validation_error", step="validation",
+                               details={"field": name, "size_bytes": size, "limit_bytes": limit})
+
+    def check_writable(self) -> None:
+        """Raise unless the index can be written now (the readiness probe)."""
+        self.citeline.store.check_writable()
 
     # --- files -----------------------------------------------------------------------------
     def uploads_dir(self, owner: str) -> Path:
@@ -124,6 +158,12 @@ class Service:
         """The `source` uploads had before they were named by `upload_source` (a path in `home`)."""
         return str(self.uploads_dir(owner) / name)
 
+    @staticmethod
+    def present_name(name: str) -> str:
+        """A document name as users see it: never with the internal `upload:` prefix (documents
+        indexed before uploads were parsed under their bare file name carry it in their title)."""
+        return name.removeprefix(UPLOAD_SCHEME)
+
     def present_source(self, owner: str, source: str) -> str:
         """Upload paths become the file name; the server's directory layout never leaves it."""
         if source.startswith(UPLOAD_SCHEME):
@@ -137,13 +177,15 @@ class Service:
         """Event payloads with every `source` presented (they may carry passages and citations)."""
         if isinstance(data, dict):
             return {key: self.present_source(owner, value) if key == "source" and isinstance(value, str)
+                    else self.present_name(value) if key in _NAME_KEYS and isinstance(value, str)
                     else self.present_data(owner, value) for key, value in data.items()}
         if isinstance(data, list):
             return [self.present_data(owner, item) for item in data]
         return data
 
     def present_result(self, result: AgentResult, owner: str, *, trace: bool = True) -> AgentResult:
-        citations = [c.model_copy(update={"source": self.present_source(owner, c.source)})
+        citations = [c.model_copy(update={"source": self.present_source(owner, c.source),
+                                          "document_name": self.present_name(c.document_name)})
                      for c in result.citations]
         update: dict[str, Any] = {"citations": citations}
         if not trace:
@@ -160,7 +202,7 @@ class Service:
         if requested is None or requested in {DEFAULT_MODEL_ID, self.citeline.settings.model}:
             return None
         if requested not in self.model_ids():
-            raise ApiError(422, f"unknown model `{requested[:80]}`: GET /v1/models lists the models",
+            raise ApiError(422, f"unknown model `{printable(requested[:80])}`: GET /v1/models lists the models",
                            type="validation_error", step="validation", details={"models": self.model_ids()})
         return requested
 
@@ -252,7 +294,7 @@ class Service:
         now = time.time()
         meta = {"query_id": plan.query_id, "exit_reason": result.exit_reason.value}
         try:
-            self.sessions.append(plan.owner, plan.session_id or "", [
+            self.sessions.append(plan.owner, plan.session_id or "", keep=self.api.max_session_messages, messages=[
                 SessionMessage(role="user", content=plan.question, timestamp=now, metadata=dict(meta)),
                 SessionMessage(role="assistant", content=result.answer, timestamp=time.time(),
                                citations=[c.model_dump(mode="json") for c in presented.citations],

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import operator
 import re
 import sqlite3
 import threading
@@ -25,7 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Protocol, TypedDict
 
-from citeline.errors import ConfigurationError
+from citeline.errors import ConfigurationError, StorageError
+from citeline.index.private import private_file
 
 if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
@@ -39,6 +39,9 @@ _SESSION_LOCK_CLASS = 0x43_53_45_53
 _SETUP_LOCK_CLASS = 0x43_53_45_54
 
 ThreadLock = Callable[[str], AbstractContextManager[object]]
+# Checkpoint-metadata keys written with a session's first checkpoint (see `_tagged_config`).
+OWNER_TAG_KEY = "citeline_owner_tag"
+SESSION_ID_KEY = "citeline_session_id"
 
 
 @dataclass
@@ -78,9 +81,17 @@ class SessionStore(Protocol):
     def get(self, owner: str, session_id: str) -> SessionState | None:
         """None for a missing session and for another owner's alike."""
 
-    def append(self, owner: str, session_id: str, messages: list[SessionMessage]) -> SessionState | None: ...
+    def append(self, owner: str, session_id: str, messages: list[SessionMessage], *,
+               keep: int | None = None) -> SessionState | None:
+        """Add messages; with `keep`, only the newest `keep` messages stay (oldest trimmed)."""
 
     def delete(self, owner: str, session_id: str) -> bool: ...
+
+    def list(self, owner: str) -> list[SessionState]:
+        """The owner's sessions, most recently active first (never another owner's)."""
+
+    def rename(self, owner: str, session_id: str, title: str) -> SessionState | None:
+        """Set the session's title (`metadata["title"]`); None for a missing or foreign session."""
 
     def close(self) -> None: ...
 
@@ -93,11 +104,26 @@ class _Thread(TypedDict, total=False):
     context_window: int
     metadata: dict[str, Any]
     initial_context: dict[str, Any]
-    messages: Annotated[list[dict[str, Any]], operator.add]
+    messages: Annotated[list[dict[str, Any]], _append_messages]
+
+
+def _append_messages(stored: list[dict[str, Any]], update: Any) -> list[dict[str, Any]]:
+    """The messages channel's reducer: a list appends; `{"append": [...], "keep": N}` appends and
+    keeps the newest N, so a session's size is bounded however long it runs."""
+    if isinstance(update, dict):
+        merged = [*stored, *update.get("append", [])]
+        keep = update.get("keep")
+        return merged[-keep:] if isinstance(keep, int) and keep > 0 else merged
+    return [*stored, *update]
 
 
 def _thread_id(owner: str, session_id: str) -> str:
     return hashlib.sha256(f"{owner}\x00{session_id}".encode()).hexdigest()
+
+
+def _owner_tag(owner: str) -> str:
+    """The checkpoint-metadata tag that lists an owner's sessions (a digest: ids stay out of it)."""
+    return hashlib.sha256(f"sessions\x00{owner}".encode()).hexdigest()[:32]
 
 
 def _lock_key(thread_id: str) -> int:
@@ -139,6 +165,7 @@ class CheckpointSessionStore:
         from langgraph.checkpoint.sqlite import SqliteSaver
 
         path.parent.mkdir(parents=True, exist_ok=True)
+        private_file(path)
         conn = sqlite3.connect(str(path), check_same_thread=False, timeout=60.0)
         conn.execute("PRAGMA journal_mode=WAL")
         saver = SqliteSaver(conn)
@@ -202,6 +229,13 @@ class CheckpointSessionStore:
     def _config(owner: str, session_id: str) -> dict[str, Any]:
         return {"configurable": {"thread_id": _thread_id(owner, session_id)}}
 
+    @classmethod
+    def _tagged_config(cls, owner: str, session_id: str) -> dict[str, Any]:
+        """The config of a session's first write: its checkpoints carry the owner's tag and the
+        session id in their metadata, which is how `list` finds them without reading every thread."""
+        return {**cls._config(owner, session_id),
+                "metadata": {OWNER_TAG_KEY: _owner_tag(owner), SESSION_ID_KEY: session_id}}
+
     def _read(self, owner: str, session_id: str) -> SessionState | None:
         values = self._graph.get_state(self._config(owner, session_id)).values
         if not values or values.get("owner") != owner or values.get("session_id") != session_id:
@@ -222,26 +256,50 @@ class CheckpointSessionStore:
         with self._thread_lock(_thread_id(owner, session_id)):
             if self._read(owner, session_id) is not None:
                 return None
-            self._graph.invoke(
-                {"owner": owner, "session_id": session_id, "created_at": now, "last_activity": now,
-                 "context_window": context_window, "metadata": metadata or {},
-                 "initial_context": initial_context or {}, "messages": []},
-                self._config(owner, session_id),
-            )
+            with _storage_errors():
+                self._graph.invoke(
+                    {"owner": owner, "session_id": session_id, "created_at": now, "last_activity": now,
+                     "context_window": context_window, "metadata": metadata or {},
+                     "initial_context": initial_context or {}, "messages": []},
+                    self._tagged_config(owner, session_id),
+                )
+                self._prune(_thread_id(owner, session_id))
             return self._read(owner, session_id)
 
     def get(self, owner: str, session_id: str) -> SessionState | None:
         return self._read(owner, session_id)
 
-    def append(self, owner: str, session_id: str, messages: list[SessionMessage]) -> SessionState | None:
-        with self._thread_lock(_thread_id(owner, session_id)):
+    def append(self, owner: str, session_id: str, messages: list[SessionMessage], *,
+               keep: int | None = None) -> SessionState | None:
+        """Add messages; with `keep`, only the newest `keep` messages stay (oldest trimmed). Older
+        checkpoints of the session are pruned, so storage holds one copy of it, not one per turn."""
+        thread_id = _thread_id(owner, session_id)
+        with self._thread_lock(thread_id):
             if self._read(owner, session_id) is None:
                 return None
-            self._graph.invoke(
-                {"last_activity": time.time(), "messages": [vars(m) for m in messages]},
-                self._config(owner, session_id),
-            )
+            with _storage_errors():
+                self._graph.invoke(
+                    {"last_activity": time.time(),
+                     "messages": {"append": [vars(m) for m in messages], "keep": keep}},
+                    # every write is tagged: pruning keeps only the newest checkpoint, which is
+                    # the one `list` must find
+                    self._tagged_config(owner, session_id),
+                )
+                self._prune(thread_id)
             return self._read(owner, session_id)
+
+    def _prune(self, thread_id: str) -> None:
+        """Keep only the newest checkpoint of a thread (the state a read loads)."""
+        try:
+            self.checkpointer.prune([thread_id], strategy="keep_latest")
+        except NotImplementedError:  # SqliteSaver has no prune: the same, in its own tables
+            with self.checkpointer.cursor() as cur:
+                cur.execute(
+                    "DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id <> (SELECT MAX(checkpoint_id)"
+                    " FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '')", (thread_id, thread_id))
+                cur.execute(
+                    "DELETE FROM writes WHERE thread_id = ? AND checkpoint_id NOT IN"
+                    " (SELECT checkpoint_id FROM checkpoints WHERE thread_id = ?)", (thread_id, thread_id))
 
     def delete(self, owner: str, session_id: str) -> bool:
         with self._thread_lock(_thread_id(owner, session_id)):
@@ -250,9 +308,41 @@ class CheckpointSessionStore:
             self.checkpointer.delete_thread(_thread_id(owner, session_id))
             return True
 
+    def list(self, owner: str) -> list[SessionState]:
+        # Sessions created before they were tagged are not listed (they still open by id).
+        session_ids: dict[str, None] = {}
+        for checkpoint in self.checkpointer.list(None, filter={OWNER_TAG_KEY: _owner_tag(owner)}):
+            session_id = checkpoint.metadata.get(SESSION_ID_KEY)
+            if isinstance(session_id, str) and SESSION_ID.match(session_id):
+                session_ids[session_id] = None
+        states = [state for sid in session_ids if (state := self._read(owner, sid)) is not None]
+        return sorted(states, key=lambda state: state.last_activity, reverse=True)
+
+    def rename(self, owner: str, session_id: str, title: str) -> SessionState | None:
+        with self._thread_lock(_thread_id(owner, session_id)):
+            state = self._read(owner, session_id)
+            if state is None:
+                return None
+            # `metadata` is a last-value channel: write the whole dict back with the new title.
+            self._graph.invoke({"metadata": {**state.metadata, "title": title}}, self._tagged_config(owner, session_id))
+            return self._read(owner, session_id)
+
     def close(self) -> None:
         if self._on_close is not None:
             self._on_close()
+
+
+@contextmanager
+def _storage_errors() -> Iterator[None]:
+    """A session write the disk refused becomes the clear StorageError (the write is rolled back)."""
+    try:
+        yield
+    except sqlite3.OperationalError as exc:
+        message = str(exc).lower()
+        if "disk is full" in message or "disk i/o error" in message:
+            raise StorageError(f"cannot write the sessions database: {exc}; nothing was half-written",
+                               hint="free disk space and try again") from None
+        raise
 
 
 def _advisory_lock(pool: ConnectionPool[Any], holders: int) -> ThreadLock:

@@ -21,6 +21,31 @@ class ApiSettings(BaseSettings):
     rate_burst: int = Field(default=60, ge=1,
                             description="Requests a user may burst above the sustained rate (per worker).")
     max_concurrent_runs: int = Field(default=4, ge=1, description="Agent runs in flight per user (per worker).")
+    auth_failures_per_minute: int = Field(
+        default=10, ge=1,
+        description="Failed authentications (missing or unknown API key) one client address may make per "
+        "minute; more get 429 with Retry-After until the oldest failure is a minute old (per worker).",
+    )
+    max_concurrent_uploads: int = Field(
+        default=2, ge=1,
+        description="Uploads being indexed at once by one worker, all users together (each parses in a "
+        "capped worker process); an upload also takes one of its user's `max_concurrent_runs` slots. "
+        "More get 429 with Retry-After.",
+    )
+    storage_quota_bytes: int = Field(
+        default=1024 * 1024 * 1024, ge=0,
+        description="Bytes of uploaded files one user may keep indexed (sizes as uploaded; a replaced "
+        "file counts once). An upload over it gets 413. 0 = no quota.",
+    )
+    max_session_metadata_bytes: int = Field(
+        default=16 * 1024, ge=256,
+        description="Largest `metadata` and `initialContext` of a session, each, as JSON; larger gets 413.",
+    )
+    max_session_messages: int = Field(
+        default=200, ge=2,
+        description="Messages kept per session: older ones are trimmed, oldest first, as new turns are "
+        "recorded (the agent only ever reads the newest `contextWindowSize` of them).",
+    )
     heartbeat_s: float = Field(default=15.0, gt=0, description="SSE heartbeat comment interval, seconds.")
     models: str = Field(
         default="extractive",

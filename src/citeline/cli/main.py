@@ -240,6 +240,29 @@ def docs_list(owner: OwnerOpt = None, as_json: JsonOpt = False) -> None:
     print_documents(records)
 
 
+@docs_app.command("show", epilog=EXIT_CODES_HELP)
+def docs_show(
+    document: Annotated[str, typer.Argument(help="A document id or the path it was ingested from.")],
+    owner: OwnerOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Show one document: where it came from, its chunks, and passages flagged as aimed at an AI."""
+    from dataclasses import asdict
+
+    citeline = _app()
+    record = next((r for r in citeline.documents(owner)
+                   if document in (r.id, r.source) or Path(r.source).resolve() == Path(document).resolve()), None)
+    if record is None:
+        typer.echo(f"error: no document {document}: see `citeline docs list`", err=True)
+        raise typer.Exit(EXIT_NOT_ANSWERED)
+    if as_json:
+        _print_json(asdict(record))
+        return
+    from citeline.cli.render import print_document
+
+    print_document(record)
+
+
 @docs_app.command("rm", epilog=EXIT_CODES_HELP)
 def docs_rm(
     targets: Annotated[list[str], typer.Argument(
@@ -285,11 +308,27 @@ def mcp(
     http: Annotated[str | None, typer.Option("--http", help="Serve streamable HTTP on HOST:PORT instead of stdio.")]
     = None,
     owner: OwnerOpt = None,
+    no_auth: Annotated[bool, typer.Option(
+        "--no-auth", help="With --http: no API keys, every caller acts as --owner. Only for a trusted machine.")]
+    = False,
 ) -> None:
-    """Run an MCP server exposing search_docs, open_citation and ask (stdio by default)."""
+    """Run an MCP server exposing search_docs, open_citation and ask (stdio by default). Over
+    --http it requires the service's API keys (`citeline users add NAME`) and each caller sees
+    only their own documents."""
     from citeline.mcp_server import serve
 
-    serve(_app(), http=http, owner=owner)
+    citeline = _app()
+    guard = None
+    if http is not None and not no_auth:
+        if owner is not None:
+            _fail("--owner applies to stdio or --no-auth: over HTTP each API key's user is the owner")
+        from citeline.api.auth import KeyGuard
+        from citeline.api.settings import ApiSettings
+
+        guard = KeyGuard.for_store(citeline.store, ApiSettings())
+        typer.echo("API keys required (`citeline users add NAME` makes one); --no-auth for a single local user",
+                   err=True)
+    serve(citeline, http=http, owner=owner, guard=guard)
 
 
 @app.command("eval", epilog=EXIT_CODES_HELP)

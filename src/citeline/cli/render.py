@@ -81,6 +81,13 @@ def print_ingest_report(report: IngestReport, elapsed_s: float | None = None) ->
         + (f", {report.sanitized_chars} invisible characters removed" if report.sanitized_chars else ""),
         highlight=False, soft_wrap=True,  # one line, whatever the terminal width: scripts grep it
     )
+    if report.upgraded:
+        console.print(f"re-read {report.upgraded} document(s) stored by an older version of citeline's readers",
+                      highlight=False, soft_wrap=True)
+    if report.flagged:
+        console.print(
+            f"{report.flagged} passage(s) address an AI or hide instructions; they are kept out of answers "
+            "(see `citeline docs show DOCUMENT`)", highlight=False, soft_wrap=True)
     if report.skipped:
         errors.print(f"skipped {len(report.skipped)} file(s):", highlight=False)
     for skipped in report.skipped:
@@ -89,6 +96,22 @@ def print_ingest_report(report: IngestReport, elapsed_s: float | None = None) ->
         errors.print(f"[red]{len(report.failed)} file(s) could not be ingested:[/red]")
     for failure in report.failed:
         errors.print(f"  [red]failed[/red] {failure.path}: {failure.error}", highlight=False, soft_wrap=True)
+
+
+def print_document(record: DocumentRecord) -> None:
+    """One document's record, and the passages flagged at ingest as aimed at an AI."""
+    console.print(f"[bold]{escape(record.title)}[/bold]  {escape(record.source)}", highlight=False, soft_wrap=True)
+    console.print(f"id {record.id} · {record.chunk_count} chunks · {record.size_bytes:,} bytes · {record.status}",
+                  highlight=False)
+    flags = record.metadata.get("flags") or []
+    if not flags:
+        console.print("no passages flagged")
+        return
+    console.print(f"[yellow]{len(flags)} passage(s) flagged and kept out of answers:[/yellow]")
+    for flag in flags:
+        where = "stored" if flag.get("stored", True) else "hidden, not stored"
+        console.print(f"  - {escape(str(flag.get('reason')))} ({where}): {escape(str(flag.get('excerpt')))}",
+                      highlight=False, soft_wrap=True)
 
 
 def _print_plain(result: AgentResult, out: Console, *, with_answer: bool) -> None:

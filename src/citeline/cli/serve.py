@@ -21,13 +21,14 @@ def serve(
     import uvicorn
 
     from citeline.api import ApiSettings, create_app
-    from citeline.api.service import QueryIdFilter
+    from citeline.api.service import EscapeControlsFilter, QueryIdFilter
     from citeline.app import Citeline
     from citeline.config import Settings
     from citeline.errors import CitelineError
 
     handler = logging.StreamHandler()
     handler.addFilter(QueryIdFilter())
+    handler.addFilter(EscapeControlsFilter())  # no log line forged through a path or header
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s [%(query_id)s] %(message)s"))
     logger = logging.getLogger("citeline")
     logger.addHandler(handler)

@@ -32,6 +32,29 @@ def clean_inline(text: str) -> str:
     return " ".join(line for line in lines if line)
 
 
+def row_text(cells: tuple[str, ...], header: tuple[str, ...] = ()) -> str:
+    """A table row as a sentence a reader can take out of its table: "name: value" for a
+    two-column row, "Header: cell; Header: cell" with a header, cells joined by "; " without one.
+    Pipes are never used: they are the source's syntax, not the row's content."""
+    cells = tuple(clean_inline(cell) for cell in cells)
+    if len(cells) == 2 and all(cells):
+        return f"{cells[0]}: {cells[1]}"
+    if header and len(header) == len(cells):
+        return "; ".join(f"{name}: {cell}" if name else cell for name, cell in zip(header, cells, strict=True) if cell)
+    return "; ".join(cell for cell in cells if cell)
+
+
+# The name a list item defines ("`max_age` - Session expiry..." -> "`max_age`"): code, bold or a
+# bare word before a dash or colon.
+_ITEM_NAME = re.compile(r"^\s*(`[^`]{1,80}`|\*\*[^*]{1,80}\*\*|[\w.\-]{1,60})\s*(?:[-–—:]\s)")
+
+
+def item_name(text: str) -> str | None:
+    """The name a list item's text starts by defining, used as the item's label; None if none."""
+    match = _ITEM_NAME.match(text)
+    return match.group(1) if match else None
+
+
 def clean_code(text: str) -> str:
     """Code as stored: invisible characters removed, indentation and line breaks kept, trailing
     blank lines dropped."""
@@ -92,7 +115,11 @@ class DocumentBuilder:
         preformatted: bool = False,
     ) -> Block | None:
         """Append one block. `group` ties consecutive list items or table rows together (one line
-        apart instead of a blank line); `preformatted` keeps line breaks and indentation (code)."""
+        apart instead of a blank line); `preformatted` keeps line breaks and indentation (code).
+        A table row with `cells` is laid out by `row_text`, its `label` being the header cells
+        joined by " | "."""
+        if kind == "table_row" and cells:
+            text = row_text(cells, tuple(label.split(" | ")) if label else ())
         text = clean_code(text) if preformatted else clean_inline(text)
         if not text.strip():
             return None
@@ -101,7 +128,7 @@ class DocumentBuilder:
             self._emit("\n" if tight else "\n\n")
         start = self._length
         self._emit(text)
-        reasons = suspicious.reasons(text if not label else f"{label}: {text}")
+        reasons = suspicious.reasons(text if not label else f"{label}: {text}", code=kind == "code")
         block = Block(
             kind=kind, start=start, end=self._length, section=self.section, page=page, label=label,
             cells=cells, source_start=source[0] if source else None, source_end=source[1] if source else None,
@@ -167,4 +194,4 @@ def _first_page(blocks: list[Block], start: int, end: int) -> int | None:
     return None
 
 
-__all__ = ["DocumentBuilder", "clean_code", "clean_inline"]
+__all__ = ["DocumentBuilder", "clean_code", "clean_inline", "item_name", "row_text"]

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import itertools
 import re
 
-from citeline.documents.models import Chunk, LoadedDocument, Section
+from citeline.documents.models import TEXT_MODEL_VERSION, Block, Chunk, ChunkBlock, LoadedDocument, Section
 from citeline.text import Span
 
 # Sections shorter than this (in words) are merged into the following section, so a heading
@@ -53,7 +54,9 @@ def document_id(owner: str, source: str) -> str:
 
 
 def content_hash(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+    """The document's identity for re-ingest: its bytes and the text model that read them, so an
+    upgrade that changes how files are read re-reads every document once."""
+    return hashlib.sha256(data + f"\x00citeline-text-model-{TEXT_MODEL_VERSION}".encode()).hexdigest()
 
 
 def chunk_id(doc_content_hash: str, start: int, end: int) -> str:
@@ -129,8 +132,13 @@ def chunk_document(
 ) -> list[Chunk]:
     """Cut every section into windows of at most `chunk_tokens` words, overlapping by `overlap`.
 
-    With `limit`, stops as soon as there are more than `limit` chunks (the caller refuses such
-    a file anyway; finishing would only spend time and memory)."""
+    A document with blocks is cut at block boundaries (see `_chunk_blocks`); one without (a
+    third-party loader that only sets sections) by words. With `limit`, stops as soon as there
+    are more than `limit` chunks (the caller refuses such a file anyway; finishing would only
+    spend time and memory)."""
+    if doc.blocks:
+        return _chunk_blocks(doc, doc_id=doc_id, doc_hash=doc_hash, chunk_tokens=chunk_tokens,
+                             overlap=min(overlap, chunk_tokens // 2), limit=limit)
     chunks: list[Chunk] = []
     overlap = min(overlap, chunk_tokens // 2)
     for section in _merge_small(doc.sections, doc.text):
@@ -172,3 +180,144 @@ def _chunk_slice(
         while next_start < end and fenced[next_start]:
             next_start += 1  # overlap never begins inside a code block
         position = next_start
+
+
+# --- block-aware chunking ---------------------------------------------------------------------
+_LINE_KINDS = frozenset({"code", "table_row"})
+
+
+def _block_words(doc: LoadedDocument, block: Block) -> int:
+    return len(_WORD.findall(doc.text, block.start, block.end))
+
+
+def _pieces(doc: LoadedDocument, block: Block, chunk_tokens: int, overlap: int) -> list[Block]:
+    """A block larger than a chunk, cut into pieces that fit: code and table rows at line
+    boundaries, prose at sentence (else word) boundaries, consecutive prose pieces sharing up to
+    `overlap` words. Smaller blocks come back whole."""
+    if _block_words(doc, block) <= chunk_tokens:
+        return [block]
+    text = doc.text
+    is_lines = block.kind in _LINE_KINDS
+    pattern = r"\n" if is_lines else r"(?<=[.!?])\s+"
+    bounds = [block.start] + [block.start + m.end() for m in re.finditer(pattern, text[block.start : block.end])]
+    segments = [(start, end, len(_WORD.findall(text, start, end)))
+                for start, end in itertools.pairwise([*bounds, block.end]) if end > start]
+    shared = 0 if is_lines else overlap
+    pieces: list[Block] = []
+    first = 0
+    while first < len(segments):
+        last, words = first, 0
+        while last < len(segments) and (last == first or words + segments[last][2] <= chunk_tokens):
+            words += segments[last][2]
+            last += 1
+        pieces.append(_part(block, segments[first][0], segments[last - 1][1], text))
+        if last >= len(segments):
+            break
+        back, carried = last, 0
+        while back - 1 > first and carried + segments[back - 1][2] <= shared:
+            back -= 1
+            carried += segments[back][2]
+        first = back
+    result: list[Block] = []
+    for piece in pieces:  # a single sentence or line still too long: word windows
+        if _block_words(doc, piece) <= chunk_tokens:
+            result.append(piece)
+            continue
+        spans = list(_WORD.finditer(text, piece.start, piece.end))
+        step = max(1, chunk_tokens - shared)
+        for start in range(0, len(spans), step):
+            window = spans[start : start + chunk_tokens]
+            result.append(_part(piece, window[0].start(), window[-1].end(), text))
+            if start + chunk_tokens >= len(spans):
+                break
+    return [piece for piece in result if piece.end > piece.start]
+
+
+def _part(block: Block, start: int, end: int, text: str) -> Block:
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    # A piece of code keeps its first line's indentation: `return x` out of its block reads
+    # differently from the indented line it is.
+    keep_indent = block.kind == "code"
+    while start < end and text[start].isspace() and not (keep_indent and text[start] in " \t"):
+        start += 1
+    return Block(block.kind, start, end, block.section, block.page, block.label, block.cells,
+                 block.source_start, block.source_end, block.pages, block.flags)
+
+
+def _sections_of(blocks: list[Block]) -> list[list[Block]]:
+    """Blocks grouped by section; a heading with nothing under it before the next heading joins
+    that next section (it names what follows, and alone it would be a chunk of one line)."""
+    groups: list[list[Block]] = []
+    for block in blocks:
+        starts_section = block.kind == "heading" or not groups or block.section != groups[-1][-1].section
+        if starts_section and not (groups and all(b.kind == "heading" for b in groups[-1])):
+            groups.append([block])
+        else:
+            groups[-1].append(block)
+    return groups
+
+
+def _packs(doc: LoadedDocument, units: list[Block], chunk_tokens: int) -> list[list[Block]]:
+    """Units that go into a chunk together: the rows of one table (consecutive rows one line
+    apart) when the whole table fits in a chunk, every other unit alone. A table larger than a
+    chunk is split between rows."""
+    packs: list[list[Block]] = []
+    for unit in units:
+        previous = packs[-1][-1] if packs else None
+        if (previous is not None and unit.kind == previous.kind == "table_row"
+                and doc.text[previous.end : unit.start] == "\n"):
+            packs[-1].append(unit)
+        else:
+            packs.append([unit])
+    result: list[list[Block]] = []
+    for pack in packs:
+        if len(pack) > 1 and sum(_block_words(doc, unit) for unit in pack) > chunk_tokens:
+            result.extend([unit] for unit in pack)
+        else:
+            result.append(pack)
+    return result
+
+
+def _chunk_blocks(
+    doc: LoadedDocument, *, doc_id: str, doc_hash: str, chunk_tokens: int, overlap: int, limit: int | None,
+) -> list[Chunk]:
+    """Chunks made of whole blocks, never straddling sections: a code block, table or list item
+    is cut only when it alone is larger than a chunk (a table then between rows). The next chunk
+    of a section repeats the previous chunk's last block when that block is short (at most
+    `overlap` words), so a sentence that leads into the cut keeps its context."""
+    chunks: list[Chunk] = []
+    for group in _sections_of(doc.blocks):
+        units = [piece for block in group for piece in _pieces(doc, block, chunk_tokens, overlap)]
+        current: list[Block] = []
+        words = 0
+        for pack in _packs(doc, units, chunk_tokens):
+            size = sum(_block_words(doc, unit) for unit in pack)
+            if current and words + size > chunk_tokens and not all(b.kind == "heading" for b in current):
+                chunks.append(_make_chunk(doc, current, len(chunks), doc_id, doc_hash))
+                if limit is not None and len(chunks) > limit:
+                    return chunks
+                tail = current[-1]
+                tail_words = _block_words(doc, tail)
+                keep = tail.kind != "heading" and tail_words <= overlap and tail_words + size <= chunk_tokens
+                current, words = ([tail], tail_words) if keep else ([], 0)
+            current.extend(pack)
+            words += size
+        if current:
+            chunks.append(_make_chunk(doc, current, len(chunks), doc_id, doc_hash))
+            if limit is not None and len(chunks) > limit:
+                return chunks
+    return chunks
+
+
+def _make_chunk(doc: LoadedDocument, blocks: list[Block], index: int, doc_id: str, doc_hash: str) -> Chunk:
+    start, end = blocks[0].start, blocks[-1].end
+    section = next((b.section for b in reversed(blocks) if b.section), None)
+    page = next((b.page for b in blocks if b.page is not None), None)
+    carried = tuple(
+        ChunkBlock(b.kind, b.start - start, b.end - start, b.label, b.flags) for b in blocks
+    )
+    return Chunk(
+        chunk_id=chunk_id(doc_hash, start, end), document_id=doc_id, chunk_index=index,
+        text=doc.text[start:end], section=section, page=page, start=start, end=end, blocks=carried,
+    )

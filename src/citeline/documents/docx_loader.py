@@ -1,4 +1,7 @@
-"""DOCX via python-docx: paragraphs and tables in document order; headings become sections.
+"""DOCX via python-docx: paragraphs and tables in document order, as typed blocks.
+
+Heading styles become sections (the Title style a top-level one), List styles and numbered
+paragraphs list items, tables rows labelled with the first row, code styles code blocks.
 
 A DOCX is a ZIP: before python-docx inflates anything, the declared uncompressed sizes are
 summed and capped (zipfile never inflates a member past its declared size, so the declared
@@ -13,15 +16,23 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from citeline.documents.limits import current_limits
-from citeline.documents.loaders import heading_sections, join_blocks, sanitize
+from citeline.documents.builder import DocumentBuilder, item_name
+from citeline.documents.limits import check_block_count, current_limits
+from citeline.documents.loaders import sanitize
 from citeline.documents.models import LoadedDocument
 from citeline.documents.registry import register_loader
 from citeline.errors import IngestError
 
 _HEADING_STYLE = re.compile(r"^heading\s*([1-9])$", re.IGNORECASE)
+# "List Bullet 2", "List Number", "List Paragraph", "List Continue": list items. ("List" alone
+# marks a paragraph with direct numbering.)
+_LIST_STYLE = re.compile(r"^List(?:\s+(Bullet|Number|Paragraph|Continue))?(?:\s+\d)?$", re.IGNORECASE)
+# Word's styles for code and preformatted text: kept with their line breaks, as one block.
+_CODE_STYLES = frozenset(("macro", "Macro Text", "HTML Preformatted", "HTML Code", "Code", "Source Code"))
+_QUOTE_STYLES = frozenset(("Quote", "Intense Quote"))
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # encrypted OOXML and legacy .doc are OLE files
 _MAX_MEMBERS = 10_000
+_PARAGRAPH = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?p[\s/>]")  # <w:p>, <w:p w:rsidR=...>, <w:p/>
 
 
 def _check_container(data: bytes, name: str) -> None:
@@ -50,12 +61,18 @@ def _check_container(data: bytes, name: str) -> None:
         if "word/document.xml" not in archive.namelist():
             raise IngestError(f"{name}: is a ZIP file but not a Word document (no word/document.xml)",
                               hint="check the file or its extension")
+        # Counted in the raw XML (bounded by the size check above; C-speed), before python-docx
+        # builds an object per paragraph.
+        check_block_count(len(_PARAGRAPH.findall(archive.read("word/document.xml"))), name)
 
 
 class DocxLoader:
+    """Word documents: Heading styles become sections, List styles list items, tables rows."""
+
     suffixes: tuple[str, ...] = (".docx",)
 
     def load(self, path: Path, data: bytes) -> LoadedDocument:
+        """Check the container, then read paragraphs and tables in document order."""
         name = path.name
         _check_container(data, name)
         import docx
@@ -65,14 +82,14 @@ class DocxLoader:
 
         try:
             document = docx.Document(io.BytesIO(data))
-            blocks: list[tuple[int | None, str]] = []  # (heading level or None, text)
+            reader = _Reader()
             for element in document.element.body.iterchildren():
                 tag = element.tag.rsplit("}", 1)[-1]
                 if tag == "p":
-                    paragraph = Paragraph(element, document)
-                    blocks.append((self._heading_level(paragraph), paragraph.text))
+                    reader.paragraph(Paragraph(element, document))
                 elif tag == "tbl":
-                    blocks.append((None, self._table_text(Table(element, document))))
+                    reader.table(Table(element, document))
+            reader.end_code()
             properties = document.core_properties
             meta = {"author": properties.author, "created": properties.created,
                     "modified": properties.modified, "subject": properties.subject}
@@ -83,43 +100,111 @@ class DocxLoader:
         except SyntaxError as exc:  # lxml.etree.XMLSyntaxError derives from SyntaxError
             raise IngestError(f"{name}: is a damaged DOCX (invalid XML: {str(exc)[:200]})",
                               hint="open and re-save it in Word/LibreOffice") from exc
-        return self._assemble(path, blocks, core_title, meta)
+        title = sanitize(core_title or "")[0].strip() or reader.title() or path.stem
+        metadata = {key: str(value) for key, value in meta.items() if value}
+        return reader.builder.build(title=title, metadata=metadata, sanitized_chars=reader.removed)
 
-    @staticmethod
-    def _heading_level(paragraph: Any) -> int | None:
-        style = paragraph.style.name if paragraph.style is not None else ""
-        if style == "Title":
-            return 0
-        match = _HEADING_STYLE.match(style or "")
-        return int(match.group(1)) if match else None
 
-    @staticmethod
-    def _table_text(table: Any) -> str:
-        rows: list[str] = []
-        for row in table.rows:
+class _Reader:
+    """Word paragraphs and tables, in document order, into a builder."""
+
+    def __init__(self) -> None:
+        self.builder = DocumentBuilder()
+        self.removed = 0
+        self.headings: list[tuple[int, str]] = []  # (level, title), in order
+        self.list_group: object | None = None  # the list the previous paragraph belonged to
+        self.list_number = 0
+        self.code: list[str] = []  # consecutive code-styled paragraphs, one block
+
+    def clean(self, raw: str) -> str:
+        text, count = sanitize(raw)
+        self.removed += count
+        return text
+
+    def title(self) -> str | None:
+        """A Title-styled paragraph, else the first of the highest-level headings."""
+        titled = [title for level, title in self.headings if level == 0]
+        if titled:
+            return titled[0]
+        ranked = sorted(enumerate(self.headings), key=lambda item: (item[1][0], item[0]))
+        return ranked[0][1][1] if ranked else None
+
+    def paragraph(self, paragraph: Any) -> None:
+        style = (paragraph.style.name if paragraph.style is not None else "") or ""
+        text = self.clean(paragraph.text)
+        if style in _CODE_STYLES:
+            self.code.append(text)
+            return
+        self.end_code()
+        if not text.strip():
+            return  # an empty paragraph is spacing, and does not end a list
+        level = _heading_level(style)
+        list_style = _LIST_STYLE.match(style)
+        if list_style is None and _has_numbering(paragraph) and level is None:
+            list_style = _LIST_STYLE.match("List")
+        if list_style is None:
+            self.list_group = None
+        if level is not None:
+            block = self.builder.heading(level, text)
+            if block is not None:
+                self.headings.append((level, " ".join(text.split())))
+        elif list_style is not None:
+            if self.list_group is None:
+                self.list_group, self.list_number = object(), 0
+            self.list_number += 1
+            marker = f"{self.list_number}. " if list_style.group(1) == "Number" else ""
+            self.builder.block("list_item", marker + text, label=item_name(text), group=self.list_group)
+        elif style in _QUOTE_STYLES:
+            self.builder.block("quote", text)
+        else:
+            self.builder.block("paragraph", text)
+
+    def end_code(self) -> None:
+        if self.code:
+            self.builder.block("code", "\n".join(self.code), preformatted=True)
+            self.code = []
+
+    def table(self, table: Any) -> None:
+        self.end_code()
+        self.list_group = None
+        group = object()
+        header: tuple[str, ...] = ()
+        for index, row in enumerate(table.rows):
             cells: list[str] = []
             for cell in row.cells:
-                text = " ".join(cell.text.split())
+                text = " ".join(self.clean(cell.text).split())
                 if not cells or cells[-1] != text:  # merged cells repeat their text per grid column
                     cells.append(text)
-            if any(cells):
-                rows.append(" | ".join(cells))
-        return "\n".join(rows)
+            if not any(cells):
+                continue
+            if index == 0:
+                # Word marks a header row only by "repeat as header row": a first row without
+                # the mark is still the best guess at the columns' names, but is kept as a row
+                # too, since it may be data.
+                header = tuple(cells)
+                if _repeats_as_header(row):
+                    continue
+                self.builder.block("table_row", "", cells=tuple(cells), group=group)
+                continue
+            self.builder.block("table_row", "", cells=tuple(cells), label=" | ".join(header) or None, group=group)
 
-    @staticmethod
-    def _assemble(path: Path, blocks: list[tuple[int | None, str]], core_title: str | None,
-                  meta: dict[str, Any]) -> LoadedDocument:
-        full, spans, removed = join_blocks(raw for _, raw in blocks)
-        # (offset, level, text) of each heading block that kept some text
-        headings = [(start, level, " ".join(full[start:end].split()))
-                    for index, start, end in spans if (level := blocks[index][0]) is not None]
-        sections = heading_sections(full, headings)
-        title = sanitize(core_title or "")[0].strip()
-        if not title:
-            titled = [h for h in headings if h[1] == 0] or sorted(headings, key=lambda h: (h[1], h[0]))
-            title = titled[0][2] if titled else path.stem
-        metadata = {key: str(value) for key, value in meta.items() if value}
-        return LoadedDocument(full, title, sections, metadata, removed)
+
+def _heading_level(style: str) -> int | None:
+    if style == "Title":
+        return 0
+    match = _HEADING_STYLE.match(style)
+    return int(match.group(1)) if match else None
+
+
+def _repeats_as_header(row: Any) -> bool:
+    properties = row._tr.trPr
+    return properties is not None and any(child.tag.endswith("}tblHeader") for child in properties)
+
+
+def _has_numbering(paragraph: Any) -> bool:
+    """Whether a paragraph is a list item by direct numbering rather than by a List style."""
+    properties = paragraph._p.pPr
+    return properties is not None and properties.numPr is not None
 
 
 register_loader(DocxLoader())

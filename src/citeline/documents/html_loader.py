@@ -1,72 +1,82 @@
-"""HTML via BeautifulSoup: page chrome and hidden content dropped, h1-h6 become sections.
+"""HTML via BeautifulSoup: the page's main content, read as typed blocks.
 
-Navigation, scripts, styles, headers, footers and asides are not the document. Elements hidden
-from a reader (`hidden`, `aria-hidden`, `display:none`) are dropped too: text a person cannot
-see is a classic way to smuggle instructions to a model.
+A documentation page is mostly not its document: navigation, banners, sidebars, breadcrumbs,
+"skip to content" links, header-link pilcrows and `[source]` links surround the text. The
+loader keeps the main content (`<main>`, Sphinx's `div.body`, MkDocs' `.md-content`, ...) and
+drops the chrome inside it. Elements hidden from a reader (`hidden`, `aria-hidden`,
+`display:none`) and comments are dropped too — text a person cannot see is a classic way to
+smuggle instructions to a model — and reported when they carry such instructions.
+
+What stays becomes blocks: headings (sections), paragraphs, list items, `<pre>` code (with the
+language Sphinx or a highlighter names), table rows with their header, definition lists (Sphinx
+API entries: the signature, then its description labelled with it) and admonitions labelled
+with their title. bs4 over lxml keeps no source positions, so HTML blocks have no source offsets.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from citeline.documents.loaders import decode_text, heading_sections, sanitize
-from citeline.documents.models import LoadedDocument
+from citeline.documents.builder import DocumentBuilder, item_name
+from citeline.documents.loaders import decode_text, sanitize
+from citeline.documents.models import BlockKind, LoadedDocument
 from citeline.documents.registry import register_loader
 from citeline.errors import IngestError
 
-_DROP = ("nav", "script", "style", "header", "footer", "aside", "noscript", "template", "iframe",
-         "svg", "canvas", "object", "embed", "head")
-_BLOCK = frozenset((
-    "p", "div", "section", "article", "main", "ul", "ol", "dl", "dt", "dd", "table", "thead", "tbody",
-    "tfoot", "blockquote", "pre", "figure", "figcaption", "hr", "address", "details", "summary", "form",
-    "fieldset", "body", "html", "center",
-))
-_HEADINGS = {f"h{level}": level for level in range(1, 7)}
+# Never content: code, styling, embedded objects, the document head.
+_DROP = ("script", "style", "noscript", "template", "iframe", "svg", "canvas", "object", "embed", "head",
+         "button", "input", "select", "textarea", "form", "nav", "footer", "link", "meta")
+# Page chrome by ARIA role.
+_CHROME_ROLES = frozenset(("navigation", "banner", "contentinfo", "search", "complementary"))
+# Page chrome by class, as documentation generators and themes name it (Sphinx and its themes,
+# MkDocs Material, pydata). A plain `sidebar` class is left alone: it is docutils' sidebar
+# directive, which is content.
+_CHROME_CLASS = re.compile(
+    r"^(?:.+sidebar.*|sidebar[-_].+|.*breadcrumbs?.*|.*banner.*|skip-?link|skip-to-content|md-skip|"
+    r"headerlink|viewcode-(?:link|back)|related|relbar.*|md-header.*|md-footer.*|md-tabs.*|md-source-file|"
+    r"md-content__button|md-clipboard|edit-?this-?page|prev-next.*|navbar.*|nav-?bar|toctree-wrapper|"
+    r"bd-header.*|bd-footer.*|bd-toc.*|footer.*|header-?link|copybutton|linenos|lineno|announcement.*|"
+    r"cookie.*|rst-footer-buttons|rst-versions|wy-nav-side|wy-nav-top|feedback.*)$",
+    re.IGNORECASE,
+)
+# Where the main content is, most specific first: Sphinx (basic themes, then Read the Docs), MkDocs
+# Material, then the HTML5 and ARIA landmarks; one `<article>` if nothing else names it.
+_MAIN_RULES: tuple[tuple[str | None, str | None, tuple[str, str] | None], ...] = (  # (tag, class, attribute)
+    ("div", "body", None), (None, None, ("itemprop", "articleBody")), ("div", "document", None),
+    ("div", "rst-content", None), ("article", "md-content__inner", None), ("div", "md-content", None),
+    ("main", None, None), (None, None, ("role", "main")),
+)
+# `<aside>` is chrome unless docutils used it for content (footnotes, sidebars, topics).
+_CONTENT_ASIDES = frozenset(("sidebar", "admonition", "topic", "footnote", "footnote-list", "note", "warning"))
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
-_WS = re.compile(r"\s+")
+_SKIP_LINK = re.compile(r"^\s*skip\s+to\s+(?:the\s+)?(?:main\s+)?content\s*$", re.IGNORECASE)
+_PERMALINK_TEXT = frozenset(("¶", "#", "§", "🔗"))
+_HEADINGS = {f"h{level}": level for level in range(1, 7)}
+_BLOCK_TAGS = frozenset((
+    "p", "div", "section", "article", "main", "ul", "ol", "dl", "dt", "dd", "table", "thead", "tbody",
+    "tfoot", "tr", "td", "th", "blockquote", "pre", "figure", "figcaption", "hr", "address", "details",
+    "summary", "fieldset", "body", "html", "center", "header", "aside", "li", "caption", *_HEADINGS,
+))
+_CODE_TAGS = frozenset(("code", "kbd", "samp", "tt"))
+_ADMONITION_KINDS = ("note", "warning", "tip", "hint", "important", "caution", "danger", "error",
+                     "attention", "seealso", "todo", "info", "success", "question", "failure", "bug",
+                     "example", "quote", "abstract")
+_VERSION_CLASSES = frozenset(("versionadded", "versionchanged", "deprecated", "versionremoved"))
+# Sphinx marks API entries `dl.py.function`, `dl.py.class`, `dl.c.function`, ...
+_DESCRIPTION_CLASSES = frozenset((
+    "py", "c", "cpp", "js", "rst", "std", "http", "function", "class", "method", "classmethod",
+    "staticmethod", "attribute", "property", "data", "exception", "describe", "object", "decorator",
+    "envvar", "option", "cmdoption", "confval", "type", "member", "var", "macro",
+))
+_LANGUAGE_CLASS = re.compile(r"^(?:highlight-|language-|lang-)([\w+#.-]+)$")
 
 
-class _Text:
-    """Builds the document text with collapsed whitespace and explicit paragraph breaks."""
-
-    def __init__(self) -> None:
-        self.parts: list[str] = []
-        self.length = 0
-        self.newlines = 2  # newlines at the end of the output; "2" at the start: no leading break
-        self.space = False  # a collapsed space is owed before the next word
-
-    def text(self, raw: str, *, pre: bool = False) -> None:
-        if pre:
-            piece = raw
-        else:
-            piece = _WS.sub(" ", raw)
-            if piece.startswith(" "):
-                self.space = True
-                piece = piece[1:]
-            trailing = piece.endswith(" ")
-            piece = piece.rstrip(" ")
-            if not piece:
-                return
-            if self.space and self.newlines == 0:
-                piece = " " + piece
-            self.space = trailing
-        if not piece:
-            return
-        self._emit(piece)
-        stripped = piece.rstrip("\n")
-        self.newlines = len(piece) - len(stripped) if stripped else self.newlines + len(piece)
-
-    def brk(self, count: int = 2) -> None:
-        self.space = False
-        if self.newlines < count:
-            self._emit("\n" * (count - self.newlines))
-            self.newlines = count
-
-    def _emit(self, piece: str) -> None:
-        self.parts.append(piece)
-        self.length += len(piece)
+def _classes(tag: Any) -> list[str]:
+    value = tag.get("class") or []
+    return [str(name) for name in value] if isinstance(value, list) else str(value).split()
 
 
 def _hidden(tag: Any) -> bool:
@@ -78,12 +88,391 @@ def _hidden(tag: Any) -> bool:
     )
 
 
+def _chrome(tag: Any) -> bool:
+    """Whether a tag inside the main content is page furniture rather than the document."""
+    name = tag.name
+    if name == "aside":
+        return not (set(_classes(tag)) & _CONTENT_ASIDES)
+    if name == "header":
+        # An article's header holds its title; a site header holds a logo and links.
+        return tag.find(list(_HEADINGS)) is None
+    if str(tag.get("role", "")).lower() in _CHROME_ROLES:
+        return True
+    if any(_CHROME_CLASS.match(name) for name in _classes(tag)):
+        return True
+    if name == "a":
+        text = tag.get_text().strip()
+        return text in _PERMALINK_TEXT or bool(_SKIP_LINK.match(text)) or text == "[source]"
+    return False
+
+
+def _main_rule(tag: Any) -> int | None:
+    """The rank of the first main-content rule `tag` satisfies."""
+    classes: list[str] | None = None
+    for rank, (name, class_name, attribute) in enumerate(_MAIN_RULES):
+        if name is not None and tag.name != name:
+            continue
+        if class_name is not None:
+            classes = _classes(tag) if classes is None else classes
+            if class_name not in classes:
+                continue
+        if attribute is not None and str(tag.get(attribute[0], "")) != attribute[1]:
+            continue
+        return rank
+    return None
+
+
+def _prepare(soup: Any, builder: DocumentBuilder) -> Any:
+    """One pass over the page: non-content elements dropped, comments and hidden elements
+    reported and dropped; returns the main content element."""
+    from bs4.element import Comment, Tag
+
+    candidates: dict[int, list[Any]] = {}
+    articles: list[Any] = []
+    # A walk that never enters a dropped element (asking bs4 whether an element was already
+    # decomposed searches its subtree, which is quadratic on deeply nested markup).
+    stack: list[Any] = list(reversed(soup.contents))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Comment):
+            builder.hidden(str(node), "HTML comment")
+            node.extract()
+            continue
+        if not isinstance(node, Tag):
+            continue
+        if node.name in _DROP:
+            node.decompose()
+            continue
+        if _hidden(node):
+            builder.hidden(node.get_text(" "), "hidden element")
+            node.decompose()
+            continue
+        rank = _main_rule(node)
+        if rank is not None:
+            candidates.setdefault(rank, []).append(node)
+        elif node.name == "article":
+            articles.append(node)
+        stack.extend(reversed(node.contents))
+    for rank in sorted(candidates):
+        for found in candidates[rank]:
+            if found.get_text().strip():
+                return found
+    if len(articles) == 1 and articles[0].get_text().strip():
+        return articles[0]
+    return soup.body or soup
+
+
+def _drop_chrome(root: Any) -> None:
+    """Remove page furniture inside the main content, without entering what is removed."""
+    from bs4.element import Tag
+
+    stack: list[Any] = [child for child in reversed(root.contents) if isinstance(child, Tag)]
+    while stack:
+        tag = stack.pop()
+        if _chrome(tag):
+            tag.decompose()
+        else:
+            stack.extend(child for child in reversed(tag.contents) if isinstance(child, Tag))
+
+
+def _language(pre: Any) -> str | None:
+    """The language Sphinx (`div.highlight-python`) or a highlighter (`code.language-js`) names."""
+    candidates = [pre, *pre.find_all("code", limit=1)]
+    candidates.extend(pre.parents)
+    for tag in candidates:
+        if getattr(tag, "name", None) is None:
+            continue
+        for name in _classes(tag):
+            match = _LANGUAGE_CLASS.match(name)
+            if match and match.group(1) not in {"default", "none", "text"}:
+                return match.group(1)
+    return None
+
+
+class _Action:
+    """A step of the walk that runs when the walker reaches it, with the walk's stack."""
+
+    __slots__ = ("run",)
+
+    def __init__(self, run: Callable[[list[Any]], None]) -> None:
+        self.run = run
+
+
+class _Walker:
+    """Walks the main content in reading order into a builder, without recursion (deeply nested
+    markup must not hit the interpreter's recursion limit)."""
+
+    def __init__(self, builder: DocumentBuilder) -> None:
+        from bs4.element import NavigableString, PreformattedString, Tag
+
+        self.builder = builder
+        self.removed = 0
+        self.parts: list[str] = []  # inline text of the paragraph being read
+        self.context: list[tuple[str | None, BlockKind | None]] = []
+        self.first_h1: str | None = None
+        self._string = NavigableString
+        self._special_string = PreformattedString  # comments, CDATA, doctypes: never text
+        self._tag = Tag
+
+    # -- text ------------------------------------------------------------------------------
+    def clean(self, raw: str) -> str:
+        text, count = sanitize(raw)
+        self.removed += count
+        return text
+
+    def inline(self, nodes: Iterable[Any], *, ticks: bool = True) -> str:
+        """The words of inline content: code in backticks, links as their text, line breaks as spaces."""
+        parts: list[str] = []
+        stack = list(reversed(list(nodes)))
+        while stack:
+            node = stack.pop()
+            if isinstance(node, self._special_string):
+                continue
+            if isinstance(node, self._string):
+                parts.append(self.clean(str(node)))
+            elif isinstance(node, self._tag):
+                if node.name == "br":
+                    parts.append("\n")
+                elif ticks and node.name in _CODE_TAGS:
+                    code = " ".join(self.clean(node.get_text()).split())
+                    parts.append(f"`{code}`" if code else "")
+                else:
+                    stack.extend(reversed(node.contents))
+        return "".join(parts)
+
+    def _label(self) -> str | None:
+        return next((label for label, _ in reversed(self.context) if label), None)
+
+    def _kind(self, default: BlockKind) -> BlockKind:
+        return next((kind for _, kind in reversed(self.context) if kind), default)
+
+    def _title(self) -> str | None:
+        """The title of the innermost note or tab around the current position."""
+        return next((label for label, kind in reversed(self.context) if label and kind in {"note", "tab"}), None)
+
+    def flush(self) -> None:
+        text = "".join(self.parts)
+        self.parts.clear()
+        if text.strip():
+            self.builder.block(self._kind("paragraph"), text, label=self._label())
+
+    # -- walk ------------------------------------------------------------------------------
+    def walk(self, root: Any) -> None:
+        """Emit the blocks of everything under `root`."""
+        # Entries are nodes to read, or actions to run when reached (reading a list item after
+        # the items before it, closing an admonition's context); an action may push more entries.
+        stack: list[Any] = list(reversed(root.contents))
+        while stack:
+            entry = stack.pop()
+            if isinstance(entry, _Action):
+                entry.run(stack)
+                continue
+            if isinstance(entry, self._special_string):
+                continue
+            if isinstance(entry, self._string):
+                self.parts.append(self.clean(str(entry)))
+                continue
+            if not isinstance(entry, self._tag):
+                continue
+            self._open(entry, stack)
+        self.flush()
+
+    def _within(self, stack: list[Any], label: str | None, kind: BlockKind | None, children: list[Any]) -> None:
+        """Read `children` with a label and kind for their blocks (an admonition's, a tab's)."""
+        def enter(_stack: list[Any]) -> None:
+            self.flush()
+            self.context.append((label, kind))
+
+        def leave(_stack: list[Any]) -> None:
+            self.flush()
+            self.context.pop()
+
+        stack.append(_Action(leave))
+        stack.extend(reversed(children))
+        stack.append(_Action(enter))
+
+    def _open(self, tag: Any, stack: list[Any]) -> None:
+        name = tag.name
+        if name == "br":
+            self.parts.append("\n")
+            return
+        if name in _CODE_TAGS:
+            self.parts.append(self.inline([tag]))
+            return
+        if name not in _BLOCK_TAGS:
+            stack.extend(reversed(tag.contents))
+            return
+        self.flush()
+        classes = set(_classes(tag))
+        if name in _HEADINGS:
+            block = self.builder.heading(_HEADINGS[name], self.inline(tag.contents))
+            if block is not None and name == "h1" and self.first_h1 is None:
+                self.first_h1 = block.section  # an h1 starts a path of its own: its title
+        elif name in {"p", "figcaption", "caption", "summary"}:
+            self.builder.block(self._kind("paragraph"), self.inline(tag.contents), label=self._label())
+        elif name == "pre":
+            # Inside a note or tab, its title says more about the code than the language does.
+            self.builder.block("code", self.clean(tag.get_text()), label=self._title() or _language(tag),
+                               preformatted=True)
+        elif name in {"ul", "ol"}:
+            self._list(tag, stack)
+        elif name == "dl":
+            self._definitions(tag, stack)
+        elif name == "table":
+            self._table(tag)
+        elif name == "blockquote":
+            self._within(stack, None, "quote", list(tag.contents))
+        elif self._admonition(tag, classes, stack) or self._tabs(tag, classes, stack):
+            pass
+        else:
+            stack.append(_Action(lambda _stack: self.flush()))
+            stack.extend(reversed(tag.contents))
+
+    # -- structures ------------------------------------------------------------------------
+    def _leading(self, children: list[Any]) -> tuple[str, list[Any]]:
+        """The opening inline text and paragraphs of a list item or definition, and the rest."""
+        split = next((index for index, child in enumerate(children)
+                      if isinstance(child, self._tag) and child.name in _BLOCK_TAGS and child.name != "p"),
+                     len(children))
+        texts = [self.inline(child.contents) if isinstance(child, self._tag) and child.name == "p"
+                 else self.inline([child]) for child in children[:split]]
+        return " ".join(texts), children[split:]
+
+    def _list(self, tag: Any, stack: list[Any]) -> None:
+        items = tag.find_all("li", recursive=False)
+        ordered = tag.name == "ol"
+        try:
+            start = int(tag.get("start", 1))
+        except ValueError:
+            start = 1
+        style = str(tag.get("type", "1"))
+        entries: list[Any] = []
+        for index, item in enumerate(items):
+            marker = ""
+            if ordered:
+                number = start + index
+                marker = (chr(ord(style) + number - 1) if style in {"a", "A"} and 1 <= number <= 26
+                          else str(number)) + ". "
+            entries.append(self._item_reader(item, marker, tag))
+        stack.extend(reversed(entries))
+
+    def _item_reader(self, item: Any, marker: str, group: Any,
+                     label: str | None = None) -> _Action:
+        def read(stack: list[Any]) -> None:
+            text, rest = self._leading(list(item.contents))
+            if text.strip():
+                self.builder.block("list_item", marker + text, label=label or item_name(text) or self._label(),
+                                   group=group)
+            if rest:  # nested lists, code, notes: blocks of their own after the item's
+                self._within(stack, label, None, rest)
+
+        return _Action(read)
+
+    def _definitions(self, tag: Any, stack: list[Any]) -> None:
+        classes = set(_classes(tag))
+        description = bool(classes & _DESCRIPTION_CLASSES) and not classes & {"field-list", "simple",
+                                                                               "footnote", "glossary"}
+        entries: list[Any] = []
+        term: Any = None
+        for child in tag.find_all(["dt", "dd"], recursive=False):
+            if child.name == "dt":
+                if term is not None:
+                    entries.append(self._definition_reader(term, None, tag, description))
+                term = child
+            else:
+                entries.append(self._definition_reader(term, child, tag, description))
+                term = None
+        if term is not None:
+            entries.append(self._definition_reader(term, None, tag, description))
+        stack.extend(reversed(entries))
+
+    def _definition_reader(self, term: Any, definition: Any, group: Any, description: bool) -> _Action:
+        def read(stack: list[Any]) -> None:
+            name = " ".join(self.inline(term.contents, ticks=not description).split()) if term is not None else ""
+            children = list(definition.contents) if definition is not None else []
+            if description:
+                # An API entry: the signature as its own paragraph, the description labelled with it.
+                self.builder.block("paragraph", name)
+                self._within(stack, name or None, None, children)
+                return
+            text, rest = self._leading(children)
+            label = name.rstrip(":").strip() or self._label()  # a term names its definition
+            if text.strip():
+                joined = f"{name} {text}" if name.endswith(":") else f"{name} - {text}" if name else text
+                self.builder.block("list_item", joined, label=label, group=group)
+            elif name:
+                self.builder.block(self._kind("paragraph"), name, label=self._label())
+            if rest:
+                self._within(stack, label, None, rest)
+
+        return _Action(read)
+
+    def _table(self, table: Any) -> None:
+        for caption in table.find_all("caption", recursive=False):
+            self.builder.block(self._kind("paragraph"), self.inline(caption.contents), label=self._label())
+        rows = [row for row in table.find_all("tr") if row.find_parent("table") is table]
+        header: tuple[str, ...] = ()
+        for index, row in enumerate(rows):
+            cells_tags = row.find_all(["td", "th"], recursive=False)
+            cells = tuple(" ".join(self.inline(cell.contents).split()) for cell in cells_tags)
+            if not any(cells):
+                continue
+            if not header and (row.find_parent("thead") is not None
+                               or (index == 0 and all(cell.name == "th" for cell in cells_tags))):
+                header = cells  # carried by every row's label and text, not stored alone
+                continue
+            self.builder.block("table_row", "", cells=cells, label=" | ".join(header) or None, group=table)
+
+    def _admonition(self, tag: Any, classes: set[str], stack: list[Any]) -> bool:
+        title_tag = None
+        if "admonition" in classes:
+            title_tag = tag.find(class_="admonition-title", recursive=False)
+        elif tag.name == "details":
+            title_tag = tag.find("summary", recursive=False)
+        elif classes & _VERSION_CLASSES:
+            modified = tag.find(class_="versionmodified")
+            title = modified.get_text().strip().rstrip(":").strip() if modified is not None else ""
+            self._within(stack, title or None, "note", list(tag.contents))
+            return True
+        else:
+            return False
+        title = " ".join(self.inline(title_tag.contents).split()) if title_tag is not None else ""
+        if not title:
+            title = next((kind.capitalize() for kind in _ADMONITION_KINDS if kind in classes), "Note")
+        children = [child for child in tag.contents if child is not title_tag]
+        self._within(stack, title, "note", children)
+        return True
+
+    def _tabs(self, tag: Any, classes: set[str], stack: list[Any]) -> bool:
+        """Tab sets (MkDocs Material, sphinx-design, sphinx-tabs): each panel's blocks carry its
+        tab's title."""
+        if "tabbed-set" in classes:
+            titles = tag.select(":scope > .tabbed-labels > label") or tag.find_all("label", recursive=False)
+            panels = tag.select(":scope > .tabbed-content > .tabbed-block") or tag.select(":scope > .tabbed-content")
+        elif "sd-tab-set" in classes:
+            titles = tag.find_all("label", recursive=False)
+            panels = tag.select(":scope > .sd-tab-content")
+        elif "sphinx-tabs" in classes:
+            titles = tag.select(".sphinx-tabs-tab")
+            panels = tag.select(":scope > .sphinx-tabs-panel")
+        else:
+            return False
+        if not panels or len(titles) != len(panels):
+            return False
+        for title_tag, panel in reversed(list(zip(titles, panels, strict=True))):
+            title = " ".join(self.inline(title_tag.contents).split())
+            self._within(stack, title or None, "tab", list(panel.contents))
+        return True
+
+
 class HtmlLoader:
+    """HTML pages: main content only, as headings, paragraphs, lists, code, tables and notes."""
+
     suffixes: tuple[str, ...] = (".html", ".htm", ".xhtml")
 
     def load(self, path: Path, data: bytes) -> LoadedDocument:
+        """Parse with lxml, drop chrome and hidden text, and lay the content out as blocks."""
         from bs4 import BeautifulSoup
-        from bs4.element import Comment, NavigableString, Tag
 
         markup = decode_text(data, path)
         try:
@@ -91,69 +480,19 @@ class HtmlLoader:
         except Exception as exc:  # lxml recovers from almost anything; this is a last resort
             raise IngestError(f"{path.name}: could not be parsed as HTML ({exc})",
                               hint="check the file") from exc
+        builder = DocumentBuilder()
         head_title = soup.title.get_text(" ", strip=True) if soup.title else ""
         metadata = self._metadata(soup)
-        for tag in soup.find_all(_DROP):
-            tag.decompose()
-        for tag in soup.find_all(_hidden):
-            if not tag.decomposed:
-                tag.decompose()
+        root = _prepare(soup, builder)
+        _drop_chrome(root)
 
-        out = _Text()
-        headings: list[tuple[int, int, str]] = []  # (offset, level, text)
-        open_heading: list[tuple[int, int, int]] = []  # (offset, level, index into out.parts)
-        removed = 0
-        root = soup.body or soup
-        # An explicit stack instead of recursion: deeply nested markup must not hit the
-        # interpreter's recursion limit.
-        stack: list[tuple[Any, bool]] = [(root, False)]
-        pre_depth = 0
-        while stack:
-            node, closing = stack.pop()
-            if isinstance(node, Comment):
-                continue
-            if isinstance(node, NavigableString):
-                # Sanitizing each piece as it is emitted keeps every offset valid in the clean text.
-                clean, count = sanitize(str(node))
-                removed += count
-                out.text(clean, pre=pre_depth > 0)
-                continue
-            if not isinstance(node, Tag):
-                continue
-            name = node.name
-            if closing:
-                if name == "pre":
-                    pre_depth -= 1
-                if name in _HEADINGS and open_heading:
-                    start, level, first_part = open_heading.pop()
-                    text = " ".join("".join(out.parts[first_part:]).split())
-                    if text:
-                        headings.append((start, level, text))
-                if name in _BLOCK or name in _HEADINGS or name == "li":
-                    out.brk(2 if name not in {"li", "tr", "dt", "dd"} else 1)
-                elif name == "tr":
-                    out.brk(1)
-                continue
-            if name == "br":
-                out.brk(1)
-                continue
-            if name in _HEADINGS:
-                out.brk(2)
-                open_heading.append((out.length, _HEADINGS[name], len(out.parts)))
-            elif name == "li":
-                out.brk(1)
-                out.text("- ")
-            elif name == "tr":
-                out.brk(1)
-            elif name in {"td", "th"} and node.find_previous_sibling(["td", "th"]) is not None:
-                out.text(" | ")
-            elif name in _BLOCK:
-                out.brk(2)
-            if name == "pre":
-                pre_depth += 1
-            stack.append((node, True))
-            stack.extend((child, False) for child in reversed(node.contents))
-        return self._assemble(path, "".join(out.parts), headings, head_title, metadata, removed)
+        walker = _Walker(builder)
+        walker.walk(root)
+        title_clean, title_removed = sanitize(head_title)
+        title = " ".join(title_clean.split())
+        if not title:
+            title = walker.first_h1 or path.stem
+        return builder.build(title=title, metadata=metadata, sanitized_chars=walker.removed + title_removed)
 
     @staticmethod
     def _metadata(soup: Any) -> dict[str, Any]:
@@ -166,21 +505,6 @@ class HtmlLoader:
         if html is not None and html.get("lang"):
             metadata["lang"] = str(html["lang"])[:20]
         return metadata
-
-    @staticmethod
-    def _assemble(path: Path, raw: str, headings: list[tuple[int, int, str]], head_title: str,
-                  metadata: dict[str, Any], removed: int) -> LoadedDocument:
-        text = raw.rstrip()
-        sections = heading_sections(text, headings)
-        title_clean, title_removed = sanitize(head_title)
-        removed += title_removed
-        title = title_clean.strip()
-        if not title:
-            h1 = [h for h in headings if h[1] == 1]
-            title = h1[0][2] if h1 else path.stem
-        else:
-            title = " ".join(title.split())
-        return LoadedDocument(text, title, sections, metadata, removed)
 
 
 register_loader(HtmlLoader())

@@ -20,6 +20,7 @@ class LoadLimits:
     max_pages: int = 5000
     max_decompressed_bytes: int = 256 * 1024 * 1024
     max_line_chars: int = 1_000_000
+    max_blocks: int = 200_000
 
 
 _DEFAULT = LoadLimits()
@@ -38,6 +39,16 @@ def use_limits(limits: LoadLimits) -> Iterator[LoadLimits]:
         yield limits
     finally:
         _CURRENT.reset(token)
+
+
+def check_block_count(count: int, name: str, what: str = "paragraphs") -> None:
+    """Refuse a document with more blocks (paragraphs, table rows, ...) than the limit, before
+    the work of building them: millions of one-word paragraphs are a way to hold a worker for
+    minutes and gigabytes, never a document someone asks questions of."""
+    limit = current_limits().max_blocks
+    if count > limit:
+        raise IngestError(f"{name}: has {count:,} {what} (limit {limit:,})",
+                          hint="split the file, or raise CITELINE_MAX_BLOCKS_PER_FILE")
 
 
 def check_line_lengths(text: str, name: str, limit: int | None = None) -> None:

@@ -1,12 +1,10 @@
-"""The Markdown and plain-text loaders, and what every loader shares: decoding, sanitising,
-joining blocks and building heading sections."""
+"""The plain-text loader, and what every loader shares: decoding, sanitising, joining blocks and
+building heading sections."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from citeline.documents.limits import check_line_lengths
 from citeline.documents.models import LoadedDocument, Section
@@ -93,104 +91,10 @@ def _decode_legacy(data: bytes, path: Path, error: UnicodeDecodeError) -> str:
     ) from error
 
 
-def join_blocks(blocks: Iterable[str]) -> tuple[str, list[tuple[int, int, int]], int]:
-    """Sanitised, non-empty blocks joined by blank lines, for formats that yield text in blocks
-    (DOCX paragraphs, PDF pages): (text, (block index, start, end) of each kept block, invisible
-    characters removed)."""
-    parts: list[str] = []
-    spans: list[tuple[int, int, int]] = []
-    removed = offset = 0
-    for index, raw in enumerate(blocks):
-        text, count = sanitize(raw)
-        removed += count
-        text = text.strip()
-        if not text:
-            continue
-        if parts:
-            parts.append("\n\n")
-            offset += 2
-        spans.append((index, offset, offset + len(text)))
-        parts.append(text)
-        offset += len(text)
-    return "".join(parts), spans, removed
-
-
-def heading_sections(text: str, headings: list[tuple[int, int, str]], body_start: int = 0) -> list[Section]:
-    """Sections from (offset, level, heading) triples: each runs to the next heading and is named by
-    its heading path ("Install > On Linux"); text before the first heading is an untitled section."""
-    sections: list[Section] = []
-    first = headings[0][0] if headings else len(text)
-    if first > body_start and text[body_start:first].strip():
-        sections.append(Section(None, body_start, first))
-    stack: list[tuple[int, str]] = []
-    for index, (start, level, heading) in enumerate(headings):
-        while stack and stack[-1][0] >= level:
-            stack.pop()
-        stack.append((level, heading))
-        end = headings[index + 1][0] if index + 1 < len(headings) else len(text)
-        if start < end:
-            sections.append(Section(" > ".join(h for _, h in stack), start, end))
-    return sections
-
-
-_ATX = re.compile(r"^(#{1,6})[ \t]+(\S.*)$")
-# An optional closing run of `#`s (after whitespace) is not part of the heading.
-_ATX_CLOSE = re.compile(r"[ \t]+#+$")
-# A "heading" longer than this is a paragraph that happens to start with `#`: not scanning it
-# also keeps heading detection linear on hostile input.
-_MAX_HEADING_CHARS = 500
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_FRONT_MATTER = re.compile(r"\A---\n(.*?)\n(?:---|\.\.\.)\n", re.DOTALL)
-
-
-def _front_matter(text: str) -> tuple[dict[str, Any], int]:
-    """Parse simple `key: value` YAML front matter; return it and where the body starts."""
-    match = _FRONT_MATTER.match(text)
-    if not match:
-        return {}, 0
-    meta: dict[str, Any] = {}
-    for line in match.group(1).splitlines():
-        key, sep, value = line.partition(":")
-        if sep and key.strip() and not key.startswith((" ", "\t", "-")):
-            meta[key.strip()] = value.strip().strip("'\"")
-    return meta, match.end()
-
-
-class MarkdownLoader:
-    """Markdown: ATX headings become sections (with their heading path), front matter metadata."""
-
-    suffixes: tuple[str, ...] = (".md", ".markdown", ".mdx")
-
-    def load(self, path: Path, data: bytes) -> LoadedDocument:
-        text, removed = sanitize(decode_text(data, path))
-        check_line_lengths(text, path.name)
-        metadata, body_start = _front_matter(text)
-        headings: list[tuple[int, int, str]] = []  # (offset, level, title)
-        offset = 0
-        in_fence = False
-        for line in text.splitlines(keepends=True):
-            if offset >= body_start:
-                stripped = line.rstrip("\n")
-                if _FENCE.match(stripped):
-                    in_fence = not in_fence
-                elif not in_fence and len(stripped) <= _MAX_HEADING_CHARS and (match := _ATX.match(stripped)):
-                    title = _ATX_CLOSE.sub("", match.group(2).rstrip()).strip()
-                    headings.append((offset, len(match.group(1)), title or match.group(2).strip()))
-            offset += len(line)
-
-        sections = heading_sections(text, headings, body_start)
-
-        title = str(metadata.get("title") or "")
-        if not title:
-            top = min(headings, key=lambda h: (h[1], h[0])) if headings else None
-            title = top[2] if top else path.stem
-        return LoadedDocument(text, title, sections, metadata, removed)
-
-
 class TextLoader:
     """Plain text: one section; the first non-empty line is not trusted as a title."""
 
-    suffixes: tuple[str, ...] = (".txt", ".text", ".rst", ".log")
+    suffixes: tuple[str, ...] = (".txt", ".text", ".log")
 
     def load(self, path: Path, data: bytes) -> LoadedDocument:
         text, removed = sanitize(decode_text(data, path))
@@ -198,5 +102,4 @@ class TextLoader:
         return LoadedDocument(text, path.stem, [Section(None, 0, len(text))], {}, removed)
 
 
-register_loader(MarkdownLoader())
 register_loader(TextLoader())

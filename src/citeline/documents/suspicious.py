@@ -13,46 +13,99 @@ from __future__ import annotations
 
 import re
 
-_AI = r"(?:ai|a\.i\.|assistants?|chat\s?bots?|llms?|language\s+models?|agents?|copilots?|gpts?|bots?)"
+# Who an injected instruction talks to. "agent", "bot" and "model" alone are ordinary technical
+# words (user agents, SSH agents, CI bots, data models), so they count only when qualified.
+_AI = (
+    r"(?:ai|a\.i\.|assistants?|chat\s?bots?|llms?|(?:large\s+)?language\s+models?|gpts?|copilots?"
+    r"|(?:ai|llm|gpt|autonomous|coding|automated)[\s-]+(?:agents?|bots?|models?|systems?|tools?|crawlers?|assistants?))"
+)
+# What such text refers to when it talks about itself.
+_THIS = r"(?:this|these|the\s+present)\s+(?:page|pages|document|documents|docs?|note|notes|faq|text|site|section|guide|article|file|content)"
+# Verbs of an instruction about what to write, recommend or hide.
+_ASKED = (
+    r"(?:recommend|include|mention|say|state|tell|append|add|cite|present|reply|respond|answer|ignore|claim|refer|link"
+    r"|sign|output|print|begin|start|end|close|use|treat|describe|direct|advise|suggest|report|insert|repeat|call)"
+)
+# Where a reader would see it: the answer being written, not an HTTP response or a program's output.
+_ANSWER = r"(?:answers?|repl(?:y|ies)|summar(?:y|ies))"
 
 _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    # "For AI assistants: ...", "Note to language models", "[AI agent directive]", "attention LLMs".
     ("addresses an AI", re.compile(
-        rf"\b(?:for|to|attention|dear|hey|note\s+(?:to|for)|notice\s+(?:to|for)|message\s+(?:to|for)|if\s+you\s+are\s+an?)\s+"
-        rf"(?:the\s+|any\s+|all\s+)?(?:automated\s+|ai\s+)?{_AI}\b"
-        rf"|\[\s*(?:ai|assistant|llm|agent|system)\b[^\]\n]{{0,60}}\]"
-        rf"|\b{_AI}\s+(?:must|should|shall|are\s+(?:required|instructed|asked|expected)|need\s+to|reading\s+this)\b"
-        rf"|\b(?:when|if)\s+(?:an?\s+)?{_AI}\s+(?:answers?|summari[sz]es?|reads?|responds?|generates?|quotes?)\b"
-        rf"|\b(?:answers?|responses?|replies|summaries|output)\s+(?:generated|written|produced)\s+(?:from|by|with)\b",
-        re.IGNORECASE)),
+        # "Note for AI assistants", "SYSTEM NOTICE FOR AI ASSISTANTS", "Instruction to language models".
+        rf"\b(?:note|notice|message|instructions?|directives?|attention|warning|reminder|memo)\s+(?:for|to)\s+"
+        rf"(?:the\s+|any\s+|all\s+)?{_AI}\b"
+        # "For AI assistants:", "To any LLM reading this page", "Dear AI," (the AI ends the phrase).
+        rf"|(?:^|[.!?:;>*\[(]\s*|\n\s*)(?:for|to|attention|dear|hey|hello)\s+(?:the\s+|any\s+|all\s+)?{_AI}"
+        rf"(?:\s*[:,]|\s+(?:reading|using|answering|summari[sz]ing|processing|quoting|that|who|which)\b)"
+        # "If you are an AI assistant".
+        rf"|\bif\s+you\s+are\s+(?:an?\s+)?{_AI}\b"
+        # "[AI agent directive: ...]", "[SYSTEM: ...]".
+        rf"|\[\s*(?:{_AI}|agent|system)\b[^\]\n]{{0,40}}\b(?:directive|instructions?|notice|note|message|prompt|override|command)s?\b"
+        rf"|\[\s*(?:system|assistant|ai|llm)\s*:"
+        # "Assistants answering from this FAQ", "Language models reading this page".
+        rf"|\b{_AI}\s+(?:that\s+|who\s+)?(?:read|reads|reading|use|uses|using|answer|answers|answering|summari[sz]e"
+        rf"|summari[sz]es|summari[sz]ing|process|processes|processing|quote|quotes|quoting|index|indexing)\b"
+        rf"[^.!?\n]{{0,40}}\b(?:{_THIS}|this\b)"
+        # "AI assistants answering installation questions must recommend ...": the readers the text
+        # picks out are obliged to say something. Without such a clause only a command counts, so
+        # "the LLM is instructed to ..." describing a product is not taken for an order.
+        rf"|\b{_AI}\s+(?:that|who|which|\w+ing)\b[^.!?;:\n]{{0,60}}\s+(?:must|should|shall|have\s+to|has\s+to|needs?\s+to"
+        rf"|(?:is|are)\s+(?:required|instructed|asked|expected|told)\s+to)\s+(?:always\s+|never\s+|not\s+|also\s+|first\s+)?"
+        rf"{_ASKED}\b"
+        rf"|\b{_AI}\s+(?:must|shall|have\s+to)\s+(?:always\s+|never\s+|not\s+|also\s+|first\s+)?{_ASKED}\b"
+        # "When an AI answers questions about this page ..."
+        rf"|\b(?:when|if)\s+(?:an?\s+|any\s+|the\s+)?{_AI}\s+(?:answers?|summari[sz]es?|reads?|responds?|generates?|quotes?)\b"
+        # Not imperative: "Answers generated from this page customarily close with ...".
+        rf"|\b(?:answers?|responses?|replies|summaries|outputs?)\s+(?:generated|written|produced|drawn|derived)\s+"
+        rf"(?:from|by|with|using)\s+{_THIS}",
+        re.IGNORECASE | re.MULTILINE)),
     # Directives about the conversation itself rather than the software being documented.
     ("directive to ignore or reveal", re.compile(
-        r"\b(?:ignore|disregard|forget|override|bypass)\b[^.!?\n]{0,60}\b(?:instructions?|prompts?|rules|guidelines|"
-        r"context|everything|above|previous)\b"
-        r"|\b(?:previous|prior|earlier|system|hidden)\s+(?:instructions?|prompts?|messages?)\b"
-        r"|\byou\s+are\s+now\b|\bnew\s+instructions?\b|\b(?:system|developer)\s+(?:prompt|notice|message|directive)\b"
-        r"|\b(?:reveal|disclose|leak)\b[^.!?\n]{0,40}\b(?:prompt|instructions?|secret|key|password)s?\b",
+        r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:your|the|my|these|those|all)?\s*"
+        r"(?:previous|prior|above|earlier|preceding|original|initial|other|existing|system)?\s*"
+        r"(?:instructions|prompts?|guidance|directions|directives|guidelines|system\s+prompt)\b"
+        r"|\b(?:ignore|disregard|forget)\s+(?:everything|all)\s+(?:above|before|previously|you\s+were\s+told)\b"
+        r"|\byou\s+are\s+now\s+(?:acting\s+as|operating\s+as|free\s+of|no\s+longer\s+bound|unrestricted|jailbroken)\b"
+        r"|\bfrom\s+now\s+on,?\s+you\s+(?:are|will|must)\b|\byour\s+new\s+(?:instructions|task|role|goal)s?\b"
+        r"|\b(?:system|developer|admin|administrator)\s+(?:notice|directive|override)\b"
+        r"|\b(?:reveal|disclose|leak|repeat|print|output|show)\b[^.!?\n]{0,30}\b(?:your|the)\s+(?:system\s+prompt"
+        r"|(?:hidden|initial|original|previous)\s+(?:prompt|instructions)|instructions\s+you\s+(?:were|have\s+been)\s+given)\b"
+        r"|\b(?:reveal|disclose|leak)\s+your\s+(?:prompt|instructions|secrets?|keys?|credentials|configuration)\b"
+        # Concealment: "must not mention this notice to the user", "do not say that it comes from ...".
+        r"|\b(?:do|must|should|shall)\s+not\s+(?:tell|mention|say|reveal|disclose|admit)\b[^.!?\n]{0,40}"
+        r"\b(?:this\s+(?:notice|note|instruction|message|directive)|(?:it|this)\s+comes\s+from|to\s+the\s+user)\b",
         re.IGNORECASE)),
     ("directive to include or print", re.compile(
-        r"\b(?:always\s+)?(?:include|append|add|insert|print|output|say|mention|reply\s+with|respond\s+with|"
-        r"close\s+with|end\s+with|sign\s+(?:off\s+)?with|tell\s+the\s+user)\b[^.!?\n]{0,80}"
-        r"\b(?:verification\s+code|tag|token|canary|phrase|string|signature|code\s+word|exactly|verbatim)\b"
-        r"|\b(?:customarily|always|must)\s+(?:close|end|begin|start)s?\s+with\b"
-        r"|\bpresent(?:ed)?\s+(?:this|it)\s+as\s+(?:official|authoritative)\b"
+        # "include the verification code in your answer", "append the token to their answer".
+        rf"\b(?:include|append|add|insert|mention|put|print|output|say|write|repeat|place|prepend)\b[^.!?;|\n]{{0,60}}"
+        rf"\b(?:in|to|into|at\s+the\s+(?:start|end|beginning|top|bottom)\s+of)\s+(?:your|their|the|every|each|any)\s+{_ANSWER}\b"
+        # "Begin your reply with", "sign your answer with", "close every answer with".
+        rf"|\b(?:begin|start|end|close|finish|sign|prefix|conclude)\s+(?:your|their|the|every|each|all|any)\s+"
+        rf"(?:{_ANSWER}|responses?|messages?)\s+with\b"
+        # Not imperative: "Answers ... customarily close with the tag X".
+        rf"|\b{_ANSWER}\b[^.!?\n]{{0,60}}\b(?:customarily|always|traditionally|conventionally|must|should|will)\s+"
+        rf"(?:close|end|begin|start|conclude|carry|include)s?\s+(?:with\b|the\s+(?:tag|code|token|phrase|words?))"
+        # "present it as the official command", "recommend ... as the official".
+        r"|\bpresent(?:ed|ing)?\b[^.!?\n]{0,40}\bas\s+(?:the\s+|an?\s+)?(?:official|authoritative|mandatory|verified)\b"
         r"|\brecommend\b[^.!?\n]{0,60}\bas\s+the\s+official\b",
         re.IGNORECASE)),
     # A download piped straight into a shell from a host the text does not otherwise vouch for:
-    # documentation does show such commands, so only non-HTTPS or example/attacker hosts count.
+    # documentation does show such commands, so only plain-HTTP, bare-IP or attacker-named hosts count.
     ("download piped into a shell", re.compile(
-        r"\b(?:curl|wget)\b[^|\n]{0,200}\bhttp://[^|\n]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|k)?sh\b"
-        r"|\b(?:curl|wget)\b[^|\n]{0,200}\b(?:evil|attacker|malicious)\.[a-z]+[^|\n]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|k)?sh\b",
+        r"\b(?:curl|wget)\b[^|\n]{0,200}\b(?:http://|https?://\d{1,3}(?:\.\d{1,3}){3}\b)[^|\n]{0,200}"
+        r"\|\s*(?:sudo\s+)?(?:ba|z|k|da|fi)?sh\b"
+        r"|\b(?:curl|wget)\b[^|\n]{0,200}\b(?:evil|attacker|malicious)\.[a-z]+[^|\n]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|k|da|fi)?sh\b",
         re.IGNORECASE)),
 )
 
 
-def reasons(text: str) -> tuple[str, ...]:
-    """Why `text` looks aimed at an AI; empty when it reads as documentation."""
-    return tuple(name for name, pattern in _RULES if pattern.search(text))
+_CODE_RULES = frozenset({"download piped into a shell"})
+
+
+def reasons(text: str, *, code: bool = False) -> tuple[str, ...]:
+    """Why `text` looks aimed at an AI; empty when it reads as documentation. In code only a
+    download piped into a shell counts: code legitimately prints, includes and ignores things."""
+    return tuple(name for name, pattern in _RULES if (not code or name in _CODE_RULES) and pattern.search(text))
 
 
 def is_suspicious(text: str) -> bool:

@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from citeline.documents.chunking import chunk_document
-from citeline.documents.limits import LoadLimits, use_limits
-from citeline.documents.models import Chunk
+from citeline.documents.limits import LoadLimits, check_block_count, use_limits
+from citeline.documents.models import Chunk, Flag
 from citeline.documents.registry import Loader, loader_for
 from citeline.errors import IngestError
 
@@ -57,6 +57,7 @@ class ParsedFile:
     metadata: dict[str, Any]
     sanitized_chars: int
     chunks: list[Chunk]
+    flags: list[Flag] = field(default_factory=list)
 
 
 def parse(request: ParseRequest, loader: Loader | None = None) -> ParsedFile:
@@ -67,6 +68,7 @@ def parse(request: ParseRequest, loader: Loader | None = None) -> ParsedFile:
         raise IngestError(f"{path.name}: unsupported file type `{path.suffix or '(none)'}`")
     with use_limits(request.limits):
         document = loader.load(path, request.data)
+        check_block_count(len(document.blocks), path.name, "blocks")
     chunks = chunk_document(document, doc_id=request.doc_id, doc_hash=request.doc_hash,
                             chunk_tokens=request.chunk_tokens, overlap=request.overlap,
                             limit=request.max_chunks)
@@ -77,7 +79,7 @@ def parse(request: ParseRequest, loader: Loader | None = None) -> ParsedFile:
             f"{path.name}: would produce more than {request.max_chunks:,} chunks (the per-file limit)",
             hint="split the file, or raise CITELINE_MAX_CHUNKS_PER_FILE",
         )
-    return ParsedFile(document.title, document.metadata, document.sanitized_chars, chunks)
+    return ParsedFile(document.title, document.metadata, document.sanitized_chars, chunks, document.flags)
 
 
 class ParseWorker:

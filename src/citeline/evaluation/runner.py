@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -87,7 +88,11 @@ def _evaluate(citeline: Citeline, items: Sequence[QAItem], *, corpus: Path | Non
     owner = citeline.settings.owner
     if corpus is not None:
         report = citeline.ingest([corpus], owner=owner, exclude=EVAL_EXCLUDES)
-        if report.failed:
+        # A corpus file with nothing to read (a page that only includes another) is left out, as
+        # `citeline ingest` leaves it out for a user; a corpus that cannot be read at all is an error.
+        for failure in report.failed:
+            print(f"warning: {failure.path}: {failure.error}", file=sys.stderr)
+        if report.failed and not (report.ingested or report.updated or report.unchanged):
             raise ConfigurationError(f"could not ingest {len(report.failed)} corpus files: {report.failed[0].error}")
     root = corpus.resolve() if corpus is not None else None
 
@@ -164,9 +169,11 @@ class _Tally:
             correct = result.exit_reason == ExitReason.INSUFFICIENT_CONTEXT
             count["unanswerable_declined"] += correct
             count["distractor"] += not declined and any(_contains(result.answer, d) for d in item.distractors)
-        return {"id": item.id, "exit_reason": result.exit_reason.value, "correct": correct, "lead": lead,
-                "strict": strict, "retrieval_hit": hit, "answer": result.answer, "cited": sorted(cited),
-                "markup": form.markup, "words": form.words, "canaries": leaked, "latency_ms": round(latency, 1)}
+        return {"id": item.id, "answerable": item.answerable, "exit_reason": result.exit_reason.value,
+                "correct": correct, "lead": lead, "strict": strict, "retrieval_hit": hit, "answer": result.answer,
+                "cited": sorted(cited), "markup": form.markup, "words": form.words, "canaries": leaked,
+                "torn_code": form.torn_code, "repeats": form.repeats, "run_together": form.run_together,
+                "latency_ms": round(latency, 1), "decision": decision_of(result)}
 
     def report(self, n: int) -> dict[str, Any]:
         count = self.count
@@ -231,6 +238,15 @@ def run_sets(citeline: Citeline, sets: Sequence[EvalSet], *, model: str | None =
             if app is not citeline:
                 app.close()
     return reports
+
+
+def decision_of(result: AgentResult) -> dict[str, Any] | None:
+    """What the answerer based its answer-or-decline decision on, from the run's trace."""
+    for entry in reversed(result.trace):
+        if entry.type == "validation" and isinstance(entry.data.get("decision"), dict):
+            decision: dict[str, Any] = entry.data["decision"]
+            return decision
+    return None
 
 
 def _retrieved_sources(result: AgentResult, relative: Callable[[str], str]) -> set[str]:

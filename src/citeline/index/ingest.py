@@ -24,9 +24,10 @@ from typing import Any, TypeVar
 from citeline.config import Settings
 from citeline.documents.chunking import content_hash, document_id
 from citeline.documents.limits import LoadLimits
+from citeline.documents.models import TEXT_MODEL_VERSION
 from citeline.documents.registry import Loader, loader_for, supported_suffixes
 from citeline.documents.worker import ParsedFile, ParseRequest, ParseWorker, parse
-from citeline.errors import CitelineError, IngestError
+from citeline.errors import CitelineError, IngestError, StorageError
 from citeline.index.embedder import Embedder
 from citeline.index.store import DocumentRecord, Store
 
@@ -54,6 +55,10 @@ class IngestReport:
     failed: list[FileFailure] = field(default_factory=list)
     chunks: int = 0
     sanitized_chars: int = 0
+    # Passages (or hidden text) that address an AI or carry instructions; kept out of answers.
+    flagged: int = 0
+    # Documents re-read because an older version of citeline's loaders stored them.
+    upgraded: int = 0
     skipped: list[SkippedFile] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
@@ -210,7 +215,8 @@ class _Ingester:
         self._flush_at = max(2 * settings.embed_batch_size, 16)
         self._limits = LoadLimits(max_pages=settings.max_pages,
                                   max_decompressed_bytes=settings.max_decompressed_bytes,
-                                  max_line_chars=settings.max_line_chars)
+                                  max_line_chars=settings.max_line_chars,
+                                  max_blocks=settings.max_blocks_per_file)
 
     # The embedder (a model load) and the worker (a process) are only created when a file
     # actually changed: re-running on an unchanged folder is just hashing.
@@ -263,8 +269,12 @@ class _Ingester:
             self.report.unchanged += 1
             return None
         doc_id = document_id(self.owner, source)
+        # A file named otherwise than by its path (an upload) is parsed under its bare file name:
+        # the loader derives the title and its error messages from it, and the internal source
+        # name (`upload:...`) must never become a title a user reads.
+        parse_path = str(path) if source == str(path) else path.name
         request = ParseRequest(
-            path=source, data=data, doc_id=doc_id, doc_hash=digest,
+            path=parse_path, data=data, doc_id=doc_id, doc_hash=digest,
             chunk_tokens=self.settings.chunk_tokens, overlap=self.settings.chunk_overlap,
             max_chunks=self.settings.max_chunks_per_file, limits=self._limits,
         )
@@ -275,10 +285,16 @@ class _Ingester:
             parsed = self._worker.parse(request, loader)
         else:
             parsed = _parse_here(request, loader)
+        flags = [{"reason": f.reason, "excerpt": f.excerpt, "stored": f.stored} for f in parsed.flags]
+        metadata = {**parsed.metadata, "format": path.suffix.lower().lstrip("."), "text_model": TEXT_MODEL_VERSION}
+        if flags:
+            metadata["flags"] = flags
         record = DocumentRecord(
             id=doc_id, owner=self.owner, source=source, title=parsed.title, content_hash=digest,
-            metadata={**parsed.metadata, "format": path.suffix.lower().lstrip(".")}, size_bytes=len(data),
+            metadata=metadata, size_bytes=len(data),
         )
+        if existing is not None and existing.metadata.get("text_model") != TEXT_MODEL_VERSION:
+            self.report.upgraded += 1
         return _Pending(path, record, parsed, existing is not None)
 
     def flush(self) -> None:
@@ -295,6 +311,8 @@ class _Ingester:
             offset += count
             try:
                 self.store.replace_document(item.record, item.parsed.chunks, item_vectors)
+            except StorageError:
+                raise  # a full or failing disk fails every later file too: stop, say it once
             except CitelineError as exc:
                 self._fail(item.path, f"{item.path.name}: {exc}")
                 continue
@@ -304,6 +322,7 @@ class _Ingester:
                 self.report.ingested += 1
             self.report.chunks += count
             self.report.sanitized_chars += item.parsed.sanitized_chars
+            self.report.flagged += len(item.parsed.flags)
             self._done(item.path, count)
 
 

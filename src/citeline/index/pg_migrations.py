@@ -90,6 +90,11 @@ CREATE TABLE kv (
 );
 """,
     ),
+    Migration(
+        2,
+        "chunks carry their typed blocks (list items, rows, code; flags for text aimed at an AI)",
+        "ALTER TABLE chunks ADD COLUMN IF NOT EXISTS blocks jsonb NOT NULL DEFAULT '[]';",
+    ),
 )
 
 LATEST = MIGRATIONS[-1].version

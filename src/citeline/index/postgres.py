@@ -26,10 +26,17 @@ import numpy as np
 import numpy.typing as npt
 
 from citeline.documents.models import Chunk
-from citeline.errors import ConfigurationError, RetrievalError
+from citeline.errors import ConfigurationError, RetrievalError, StorageError
 from citeline.index.pg_migrations import VECTOR_DIM, import_driver, migrate
 from citeline.index.ranking import assemble_passages, query_phrases, reciprocal_rank_fusion, trim_lexical
-from citeline.index.store import DocumentRecord, Passage, SearchRequest, Store, register_engine
+from citeline.index.store import (
+    DocumentRecord,
+    Passage,
+    SearchRequest,
+    Store,
+    blocks_from_json,
+    register_engine,
+)
 
 if TYPE_CHECKING:
     import psycopg
@@ -44,12 +51,13 @@ _DOC_COLUMNS = (
     " created_at, updated_at"
 )
 _CHUNK_COLUMNS = (
-    "owner, document_id, chunk_id, chunk_index, text, section, page, start_char, end_char, title, embedding"
+    "owner, document_id, chunk_id, chunk_index, text, section, page, start_char, end_char, title, embedding,"
+    " blocks"
 )
-_CHUNK_TYPES = ["text", "text", "text", "int4", "text", "text", "int4", "int4", "int4", "text", "vector"]
+_CHUNK_TYPES = ["text", "text", "text", "int4", "text", "text", "int4", "int4", "int4", "text", "vector", "jsonb"]
 _PASSAGE_SQL = (
     "SELECT c.rowid, c.chunk_id, c.document_id, c.chunk_index, c.text, c.section, c.page,"
-    " c.start_char, c.end_char, d.title, d.source, d.metadata"
+    " c.start_char, c.end_char, d.title, d.source, d.metadata, c.blocks"
     " FROM chunks c JOIN documents d ON d.owner = c.owner AND d.id = c.document_id"
 )
 
@@ -178,6 +186,12 @@ class PostgresStore(Store):
                 hint="raise pool_max_size in CITELINE_STORE, or the server's max_connections",
             ) from exc
         except psycopg.Error as exc:
+            if str(getattr(exc, "sqlstate", "") or "").startswith("53"):  # disk full, out of memory
+                raise StorageError(
+                    f"the PostgreSQL server cannot write ({exc.__class__.__name__}: insufficient resources, "
+                    "e.g. no space left on its disk); nothing was half-written",
+                    hint="free space on the database server's disk and try again",
+                ) from exc
             # Class name only: SQL, paths and server details never reach a user (DESIGN §3 Errors).
             raise RetrievalError(f"the PostgreSQL store failed: {exc.__class__.__name__}") from exc
 
@@ -247,6 +261,7 @@ class PostgresStore(Store):
                         copy.write_row((
                             record.owner, record.id, chunk.chunk_id, chunk.chunk_index, chunk.text,
                             chunk.section, chunk.page, chunk.start, chunk.end, record.title, vector,
+                            [block.to_json() for block in chunk.blocks],
                         ))
 
     def delete_document(self, owner: str, document_id: str) -> bool:
@@ -304,7 +319,7 @@ class PostgresStore(Store):
         return Passage(
             chunk_id=row[1], document_id=row[2], document_name=row[9], source=row[10],
             chunk_index=row[3], text=row[4], section=row[5], page=row[6], start=row[7], end=row[8],
-            metadata=row[11],
+            metadata=row[11], blocks=blocks_from_json(row[12]),
         )
 
     def get_passage(self, owner: str, document_id: str | None, chunk_id: str) -> Passage | None:
@@ -433,13 +448,13 @@ class PostgresStore(Store):
                     f"SELECT {_DOC_COLUMNS} FROM documents WHERE owner = %s AND id = %s", (owner, document_id)
                 ).fetchone()
                 rows = conn.execute(
-                    "SELECT chunk_id, chunk_index, text, section, page, start_char, end_char, embedding"
+                    "SELECT chunk_id, chunk_index, text, section, page, start_char, end_char, embedding, blocks"
                     " FROM chunks WHERE owner = %s AND document_id = %s ORDER BY rowid",
                     (owner, document_id),
                 ).fetchall()
                 chunks = [
                     Chunk(chunk_id=r[0], document_id=document_id, chunk_index=r[1], text=r[2], section=r[3],
-                          page=r[4], start=r[5], end=r[6])
+                          page=r[4], start=r[5], end=r[6], blocks=blocks_from_json(r[8]))
                     for r in rows
                 ]
                 vectors = (

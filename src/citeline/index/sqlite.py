@@ -10,6 +10,7 @@ import contextlib
 import json
 import random
 import re
+import shutil
 import sqlite3
 import threading
 import time
@@ -21,9 +22,19 @@ import numpy as np
 import numpy.typing as npt
 
 from citeline.documents.models import Chunk
-from citeline.errors import ConfigurationError, IngestError, RetrievalError
+from citeline.errors import ConfigurationError, IngestError, RetrievalError, StorageError
+from citeline.index.private import private_file
 from citeline.index.ranking import assemble_passages, fts5_match, reciprocal_rank_fusion, trim_lexical
-from citeline.index.store import DocumentRecord, Exported, Passage, SearchRequest, Store, register_engine
+from citeline.index.store import (
+    DocumentRecord,
+    Exported,
+    Passage,
+    SearchRequest,
+    Store,
+    blocks_from_json,
+    blocks_to_json,
+    register_engine,
+)
 
 SCHEMA_VERSION = 1
 _SCHEMA = """
@@ -41,6 +52,7 @@ CREATE TABLE IF NOT EXISTS chunks (
     owner TEXT NOT NULL, document_id TEXT NOT NULL, chunk_id TEXT NOT NULL,
     chunk_index INTEGER NOT NULL, text TEXT NOT NULL, section TEXT, page INTEGER,
     start_char INTEGER NOT NULL, end_char INTEGER NOT NULL, embedding BLOB NOT NULL,
+    blocks TEXT NOT NULL DEFAULT '[]',
     UNIQUE (owner, document_id, chunk_id)
 );
 CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(owner, document_id, chunk_index);
@@ -59,23 +71,57 @@ CREATE TABLE IF NOT EXISTS kv (
 _MMAP_BYTES = 1 << 30
 _CACHE_KIB = 64 * 1024
 _FILTER_KEY = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+_PROBE_NS = "health"
+_MIN_FREE_BYTES = 1 << 20  # below this the next transaction's WAL frames may not fit
+_URL_OPTION = re.compile(r"\?max_bytes=(\d+)$")
 T = TypeVar("T")
+
+
+def _is_storage_failure(exc: sqlite3.Error) -> bool:
+    """Whether SQLite failed because it could not write: disk full, I/O error, size cap."""
+    name = str(getattr(exc, "sqlite_errorname", ""))
+    message = str(exc).lower()
+    return (name.startswith(("SQLITE_FULL", "SQLITE_IOERR"))
+            or "disk is full" in message or "disk i/o error" in message)
+
+
+def storage_error(exc: sqlite3.Error, path: Path) -> StorageError:
+    """The one clear error for a write the disk refused (the transaction was rolled back whole)."""
+    return StorageError(
+        f"cannot write the index at {path}: {exc} (disk I/O error / no space left on the device, or the "
+        "index is at its size cap); nothing was half-written",
+        hint="free disk space (or move CITELINE_HOME to a larger disk, or raise the store's max_bytes) "
+        "and run the command again",
+    )
 
 
 class SQLiteStore(Store):
     """`sqlite:PATH` — WAL mode, one connection per thread, writes in IMMEDIATE transactions."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, max_bytes: int = 0) -> None:
         self.path = path
+        # max_bytes > 0 caps the file: SQLite then refuses growth with SQLITE_FULL, exactly as
+        # on a full disk (an operator's quota for the index on a shared disk).
+        self.max_bytes = max_bytes
         path.parent.mkdir(parents=True, exist_ok=True)
+        private_file(path)
         self._local = threading.local()
         self._matrix_lock = threading.Lock()
         self._matrices: dict[tuple[str, int], tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]] = {}
         conn = self._conn()
-        # executescript commits on its own; every statement is idempotent, so a crash here is harmless.
-        conn.executescript(_SCHEMA)
-        conn.execute("INSERT OR IGNORE INTO meta VALUES ('version', '0')")
-        conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+        try:
+            # executescript commits on its own; every statement is idempotent, so a crash here is harmless.
+            conn.executescript(_SCHEMA)
+            # Indexes made before chunks carried their blocks gain the column (empty for old rows,
+            # which the next ingest re-reads: the text model is part of every content hash).
+            if "blocks" not in {row[1] for row in conn.execute("PRAGMA table_info(chunks)")}:
+                conn.execute("ALTER TABLE chunks ADD COLUMN blocks TEXT NOT NULL DEFAULT '[]'")
+            conn.execute("INSERT OR IGNORE INTO meta VALUES ('version', '0')")
+            conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+        except sqlite3.OperationalError as exc:
+            if _is_storage_failure(exc):
+                raise storage_error(exc, path) from None
+            raise
 
     # --- connections ---------------------------------------------------------------------
     def _conn(self) -> sqlite3.Connection:
@@ -94,6 +140,9 @@ class SQLiteStore(Store):
             # share of a hybrid query at 100k chunks. Address space only; pages are the OS's.
             conn.execute(f"PRAGMA mmap_size={_MMAP_BYTES}")
             conn.execute(f"PRAGMA cache_size=-{_CACHE_KIB}")
+            if self.max_bytes > 0:
+                page_size = int(conn.execute("PRAGMA page_size").fetchone()[0])
+                conn.execute(f"PRAGMA max_page_count={max(1, self.max_bytes // page_size)}")
             self._local.conn = conn
         return conn
 
@@ -121,6 +170,8 @@ class SQLiteStore(Store):
                 return result
             except sqlite3.OperationalError as exc:
                 message = str(exc).lower()
+                if _is_storage_failure(exc):
+                    raise storage_error(exc, self.path) from None
                 if "locked" not in message and "busy" not in message:
                     raise
                 if attempt == attempts - 1:
@@ -163,11 +214,11 @@ class SQLiteStore(Store):
             for chunk, vector in zip(chunks, vectors, strict=True):
                 cursor = conn.execute(
                     "INSERT INTO chunks (owner, document_id, chunk_id, chunk_index, text, section, page,"
-                    " start_char, end_char, embedding) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                    " start_char, end_char, embedding, blocks) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                     (
                         record.owner, record.id, chunk.chunk_id, chunk.chunk_index, chunk.text,
                         chunk.section, chunk.page, chunk.start, chunk.end,
-                        np.asarray(vector, dtype=np.float32).tobytes(),
+                        np.asarray(vector, dtype=np.float32).tobytes(), blocks_to_json(chunk.blocks),
                     ),
                 )
                 conn.execute(
@@ -241,7 +292,7 @@ class SQLiteStore(Store):
                     (owner, document_id),
                 ).fetchone()
                 rows = conn.execute(
-                    "SELECT chunk_id, chunk_index, text, section, page, start_char, end_char, embedding"
+                    "SELECT chunk_id, chunk_index, text, section, page, start_char, end_char, embedding, blocks"
                     " FROM chunks WHERE owner = ? AND document_id = ? ORDER BY rowid",
                     (owner, document_id),
                 ).fetchall()
@@ -252,7 +303,7 @@ class SQLiteStore(Store):
                 )
                 chunks = [
                     Chunk(chunk_id=r[0], document_id=document_id, chunk_index=r[1], text=r[2], section=r[3],
-                          page=r[4], start=r[5], end=r[6])
+                          page=r[4], start=r[5], end=r[6], blocks=blocks_from_json(r[8]))
                     for r in rows
                 ]
                 vectors = (
@@ -266,7 +317,7 @@ class SQLiteStore(Store):
     # --- passages ------------------------------------------------------------------------
     _PASSAGE_SQL = (
         "SELECT c.rowid AS rowid, c.chunk_id, c.document_id, c.chunk_index, c.text, c.section, c.page,"
-        " c.start_char, c.end_char, d.title, d.source, d.metadata"
+        " c.start_char, c.end_char, c.blocks, d.title, d.source, d.metadata"
         " FROM chunks c JOIN documents d ON d.owner = c.owner AND d.id = c.document_id"
     )
 
@@ -276,7 +327,7 @@ class SQLiteStore(Store):
             chunk_id=row["chunk_id"], document_id=row["document_id"], document_name=row["title"],
             source=row["source"], chunk_index=row["chunk_index"], text=row["text"],
             section=row["section"], page=row["page"], start=row["start_char"], end=row["end_char"],
-            metadata=json.loads(row["metadata"]),
+            metadata=json.loads(row["metadata"]), blocks=blocks_from_json(row["blocks"]),
         )
 
     def get_passage(self, owner: str, document_id: str | None, chunk_id: str) -> Passage | None:
@@ -401,9 +452,31 @@ class SQLiteStore(Store):
     def kv_put(self, namespace: str, key: str, value: str) -> None:
         conn = self._conn()
         # Cache writes do not bump the corpus version: they do not change what can be retrieved.
-        conn.execute(
-            "INSERT OR REPLACE INTO kv VALUES (?,?,?,?)", (namespace, key, value, time.time())
-        )
+        try:
+            conn.execute(
+                "INSERT OR REPLACE INTO kv VALUES (?,?,?,?)", (namespace, key, value, time.time())
+            )
+        except sqlite3.OperationalError as exc:
+            if _is_storage_failure(exc):
+                raise storage_error(exc, self.path) from None
+            raise
+
+    def check_writable(self) -> None:
+        """Raise StorageError unless a write can succeed now: the file has room under its cap
+        and the disk has space, and a probe row is really written."""
+        conn = self._conn()
+        if self.max_bytes > 0:
+            pages, free = (int(conn.execute(f"PRAGMA {p}").fetchone()[0]) for p in ("page_count", "freelist_count"))
+            limit = int(conn.execute("PRAGMA max_page_count").fetchone()[0])
+            if limit - pages + free < 2:
+                raise storage_error(sqlite3.OperationalError("database or disk is full"), self.path)
+        try:
+            free_bytes = shutil.disk_usage(self.path.parent).free
+        except OSError:
+            free_bytes = None
+        if free_bytes is not None and free_bytes < _MIN_FREE_BYTES:
+            raise storage_error(sqlite3.OperationalError("no space left on device"), self.path)
+        self.kv_put(_PROBE_NS, "write_probe", str(time.time()))
 
     def kv_items(self, namespace: str) -> list[tuple[str, str]]:
         rows = self._conn().execute(
@@ -417,10 +490,15 @@ class SQLiteStore(Store):
 
 
 def _open(url: str) -> SQLiteStore:
+    """`sqlite:PATH`, optionally `sqlite:PATH?max_bytes=N` to cap the file's size."""
     path = url.split(":", 1)[1]
+    max_bytes = 0
+    option = _URL_OPTION.search(path)
+    if option is not None:
+        path, max_bytes = path[: option.start()], int(option.group(1))
     if not path:
         raise ConfigurationError("a sqlite store URL needs a path", hint="use `sqlite:/path/to/index.sqlite3`")
-    return SQLiteStore(Path(path).expanduser())
+    return SQLiteStore(Path(path).expanduser(), max_bytes=max_bytes)
 
 
 register_engine("sqlite", _open)

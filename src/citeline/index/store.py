@@ -6,6 +6,7 @@ document of another owner is indistinguishable from a missing one.
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -15,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from citeline import plugins
-from citeline.documents.models import Chunk
+from citeline.documents.models import Chunk, ChunkBlock
 from citeline.errors import ConfigurationError
 
 
@@ -53,6 +54,14 @@ class Passage:
     # Per-ranker evidence kept for callers that decide whether passages answer a question.
     dense_score: float | None = None
     lexical_rank: int | None = None
+    # The chunk's typed blocks (offsets into `text`): answers quote whole list items, rows and
+    # code blocks, and keep passages with text aimed at an AI out of the evidence.
+    blocks: tuple[ChunkBlock, ...] = ()
+
+    @property
+    def flagged(self) -> bool:
+        """Whether the passage carries text aimed at an AI (flagged when it was ingested)."""
+        return any(block.flags for block in self.blocks)
 
 
 @dataclass(frozen=True)
@@ -68,6 +77,19 @@ class SearchRequest:
 
 
 Exported = tuple[DocumentRecord, list[Chunk], npt.NDArray[np.float32]]
+
+
+def blocks_to_json(blocks: Sequence[ChunkBlock]) -> str:
+    """A chunk's blocks as engines store them (a compact JSON list)."""
+    return json.dumps([block.to_json() for block in blocks], separators=(",", ":"))
+
+
+def blocks_from_json(value: str | list[Any] | None) -> tuple[ChunkBlock, ...]:
+    """The blocks an engine stored (JSON text, or an already decoded list)."""
+    if not value:
+        return ()
+    items = json.loads(value) if isinstance(value, str) else value
+    return tuple(ChunkBlock.from_json(item) for item in items)
 
 
 class Store(ABC):
@@ -133,6 +155,13 @@ class Store(ABC):
     @abstractmethod
     def kv_put(self, namespace: str, key: str, value: str) -> None:
         """Store a value in the key/value table, replacing any previous one."""
+
+    def check_writable(self) -> None:
+        """Raise `StorageError` (or the engine's error) unless a write succeeds now: readiness
+        checks call it so a server whose index cannot be written stops taking traffic."""
+        import time
+
+        self.kv_put("health", "write_probe", str(time.time()))
 
     @abstractmethod
     def kv_items(self, namespace: str) -> list[tuple[str, str]]:

@@ -6,11 +6,14 @@ including the corpus version, so an entry can never be served for a changed corp
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import OrderedDict
 from typing import Protocol, runtime_checkable
 
 from citeline.index.store import Store
+
+log = logging.getLogger("citeline.cache")
 
 
 @runtime_checkable
@@ -63,7 +66,12 @@ class StoreCache:
         return self._store.kv_get(f"cache:{namespace}", key)
 
     def put(self, namespace: str, key: str, value: str) -> None:
-        self._store.kv_put(f"cache:{namespace}", key, value)
+        """Best effort: a cache entry that cannot be written (disk full, store down) is skipped
+        with a warning; the answer or search it would have cached is still returned."""
+        try:
+            self._store.kv_put(f"cache:{namespace}", key, value)
+        except Exception as exc:
+            log.warning("could not write a %s cache entry (%s); continuing without caching it", namespace, exc)
 
 
 class LayeredCache:

@@ -1,0 +1,319 @@
+"""Markdown, including the MkDocs and Material extensions documentation sites use, as typed blocks.
+
+The source is parsed by markdown-it-py (CommonMark, tables, front matter, admonitions) and walked
+token by token; the stored text is what a reader of the rendered page sees. What is the
+generator's machinery rather than the page's content never becomes prose:
+
+* admonitions (`!!! note "Title"`, collapsible `???`/`???+`) and content tabs (`=== "macOS"`)
+  become the blocks inside them, labelled with their title;
+* snippet includes (`--8<--`), `{* file *}` includes, `::: module.name` autodoc stubs with their
+  options, Jinja/template tags, attribute lists (`{: .class }`, `{#id}`) are dropped;
+* raw HTML blocks and inline HTML are dropped (comments that carry instructions are reported);
+* links keep their text (the URL is metadata), images are dropped, emphasis markers go;
+* a list item or table row is one block, so "Defaults to 2 weeks." stays with the `max_age`
+  it describes; code blocks are stored whole, without fences, labelled with their language.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from mdit_py_plugins.admon import admon_plugin
+from mdit_py_plugins.footnote import footnote_plugin
+from mdit_py_plugins.front_matter import front_matter_plugin
+from mdit_py_plugins.tasklists import tasklists_plugin
+
+from citeline.documents.builder import DocumentBuilder, item_name
+from citeline.documents.limits import check_line_lengths
+from citeline.documents.loaders import decode_text, sanitize
+from citeline.documents.models import BlockKind, LoadedDocument
+from citeline.documents.registry import register_loader
+
+# MkDocs Material content tabs share the admonition's shape (a marker line, then a body indented
+# by four spaces), so they are rewritten into admonitions of type `tab` before parsing. The
+# rewrite keeps every line where it was: line maps still point at the source.
+_TAB = re.compile(r'^([ \t]*)===[+!]?[ \t]+"([^"\n]*)"[ \t]*$', re.MULTILINE)
+_COLLAPSIBLE_OPEN = re.compile(r"^([ \t]*)\?\?\?\+", re.MULTILINE)
+# Lines that only drive the site generator: snippet and file includes, autodoc stubs, template
+# tags on their own line, abbreviation definitions (`*[HTML]: Hyper Text...`, shown as tooltips).
+_MACHINERY_LINE = re.compile(
+    r"^[ \t]*(?:-{1,2}8<-{1,2}.*|\{\*.*\*\}[ \t]*|:::[ \t]+[\w.:-]+.*|\{%-?.*-?%\}[ \t]*|\{#.*#\}[ \t]*"
+    r"|\*\[[^\]\n]+\]:.*)$",
+    re.MULTILINE,
+)
+# Inline leftovers of generators and extensions, removed from rendered prose.
+_INLINE_NOISE = re.compile(
+    r"\{:[^}\n]*\}"          # attribute list {: .class style="..."}
+    r"|\{[ \t]*[#.][A-Za-z_][^}\n]*\}"  # element attributes {#anchor .class}, { #anchor }, { .annotate }
+    r"|\{#.*?#\}"             # Jinja comments
+    r"|:(?:material|octicons|fontawesome|simple)-[a-z0-9-]+:"  # Material icon shortcodes
+    r"|\{%-?.*?-?%\}"        # Jinja statements
+    r"|\{\{.*?\}\}"          # Jinja expressions
+    r"|--8<--[^\n]*"         # inline snippet markers
+    # HTML the parser did not take for HTML (a malformed attribute): still presentation
+    r"|</?(?:a|span|div|img|br|kbd|sup|sub|small|strong|em|b|i|u|code|p|font|center)\b[^<>\n]*>"
+)
+# A reference-style link whose definition is not in the page ("[the docs][ref]"): keep its text.
+_UNRESOLVED_REFERENCE = re.compile(r"\[([^\[\]\n]+)\]\[[^\[\]\n]*\]")
+# Options of an autodoc stub (`    options:` and deeper) would otherwise parse as a code block;
+# the stub itself may sit inside an admonition ("??? abstract" wrapping an API reference).
+_AUTODOC = re.compile(r"^([ \t]*):::[ \t]+[\w.:-]+[ \t]*\n(?:(?:\1[ \t]+[^\n]*|[ \t]*)\n)*", re.MULTILINE)
+
+
+def _parser() -> MarkdownIt:
+    return (MarkdownIt("commonmark", {"html": True}).enable("table").use(front_matter_plugin).use(admon_plugin)
+            .use(footnote_plugin).use(tasklists_plugin))
+
+
+_MD = _parser()
+
+
+def _blank_out(match: re.Match[str]) -> str:
+    """The matched text with every character but newlines turned into spaces: structure dropped,
+    line numbers (and so source offsets) unchanged."""
+    return re.sub(r"[^\n]", " ", match.group(0))
+
+
+def prepare_source(text: str) -> str:
+    """The MkDocs source rewritten so that CommonMark plus admonitions parses it, line for line."""
+    text = _TAB.sub(lambda m: f'{m.group(1)}!!! tab "{m.group(2)}"', text)
+    text = _COLLAPSIBLE_OPEN.sub(lambda m: f"{m.group(1)}???", text)
+    text = _AUTODOC.sub(_blank_out, text)
+    return _MACHINERY_LINE.sub(_blank_out, text)
+
+
+def _prose(text: str) -> str:
+    return _UNRESOLVED_REFERENCE.sub(r"\1", _INLINE_NOISE.sub("", text))
+
+
+def render_inline(token: Token) -> str:
+    """An inline token's text as a reader sees it: code spans keep backquotes, links keep their
+    text, images, HTML, footnote marks and emphasis markers go. Generator noise is removed from
+    the prose between code spans only: a code span is literal (`mounts={...}`, `<br>`)."""
+    pieces: list[str] = []
+    run: list[str] = []
+    for child in token.children or []:
+        if child.type in ("image", "html_inline"):
+            continue
+        if child.type == "code_inline":
+            pieces.append(_prose("".join(run)))
+            run = []
+            tick = "``" if "`" in child.content else "`"
+            pad = " " if child.content.startswith("`") or child.content.endswith("`") else ""
+            pieces.append(f"{tick}{pad}{child.content}{pad}{tick}")
+        elif child.type in ("softbreak", "hardbreak"):
+            run.append(" ")
+        elif child.type == "text":
+            run.append(child.content)
+    pieces.append(_prose("".join(run)))
+    return "".join(pieces)
+
+
+class _Walker:
+    """Walks the token stream in order, keeping a stack of containers (admonitions, tabs, lists,
+    quotes) whose titles label the blocks inside them."""
+
+    def __init__(self, text: str, builder: DocumentBuilder) -> None:
+        self.text = text
+        self.builder = builder
+        self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self.containers: list[tuple[str, str | None]] = []  # (kind, title)
+        self.links: list[str] = []
+
+    def source(self, token: Token) -> tuple[int, int] | None:
+        if token.map is None:
+            return None
+        start_line, end_line = token.map
+        start = self.line_starts[min(start_line, len(self.line_starts) - 1)]
+        end = self.line_starts[end_line] - 1 if end_line < len(self.line_starts) else len(self.text)
+        return start, max(start, end)
+
+    def context(self) -> tuple[BlockKind, str | None]:
+        """The kind a paragraph takes here and the label of its innermost titled container."""
+        kind: BlockKind = "paragraph"
+        label: str | None = None
+        for container, title in self.containers:
+            if container == "tab":
+                kind, label = "tab", title
+            elif container == "note":
+                kind, label = "note", title
+            elif container == "quote" and kind == "paragraph":
+                kind = "quote"
+        return kind, label
+
+    def walk(self, tokens: list[Token]) -> None:
+        index = 0
+        while index < len(tokens):
+            index = self.step(tokens, index)
+
+    def step(self, tokens: list[Token], index: int) -> int:
+        token = tokens[index]
+        kind = token.type
+        if kind == "heading_open":
+            inline = tokens[index + 1]
+            self.builder.heading(int(token.tag[1:]), render_inline(inline), source=self.source(token))
+            return index + 3
+        if kind == "admonition_open":
+            container = "tab" if token.meta.get("tag") == "tab" else "note"
+            title = (token.content or str(token.meta.get("tag", "")).title()).strip() or None
+            self.containers.append((container, title))
+            return index + 1
+        if kind == "admonition_title_open":
+            return _skip_to(tokens, index, "admonition_title_close") + 1
+        if kind in ("admonition_close", "blockquote_close"):
+            if self.containers:
+                self.containers.pop()
+            return index + 1
+        if kind == "blockquote_open":
+            self.containers.append(("quote", None))
+            return index + 1
+        if kind == "paragraph_open":
+            inline = tokens[index + 1]
+            block_kind, label = self.context()
+            self.builder.block(block_kind, render_inline(inline), label=label, source=self.source(token))
+            return index + 3
+        if kind in ("bullet_list_open", "ordered_list_open"):
+            return self.list_block(tokens, index)
+        if kind in ("fence", "code_block"):
+            _, label = self.context()
+            language = token.info.split()[0] if token.info.strip() else None
+            titled = re.search(r'title="([^"]*)"', token.info or "")
+            code_label = (titled.group(1) if titled else None) or label or language
+            self.builder.block("code", token.content, label=code_label, source=self.source(token),
+                               preformatted=True)
+            return index + 1
+        if kind == "table_open":
+            return self.table(tokens, index)
+        if kind == "html_block":
+            self.html(token)
+            return index + 1
+        return index + 1
+
+    def list_block(self, tokens: list[Token], index: int) -> int:
+        """Each item of the list is one block: its own paragraphs joined; nested lists and code
+        blocks inside it follow as blocks of their own."""
+        close = "bullet_list_close" if tokens[index].type == "bullet_list_open" else "ordered_list_close"
+        depth = 0
+        group = object()
+        end = index
+        for end in range(index, len(tokens)):
+            if tokens[end].type == tokens[index].type:
+                depth += 1
+            elif tokens[end].type == close:
+                depth -= 1
+                if depth == 0:
+                    break
+        position = index + 1
+        while position < end:
+            token = tokens[position]
+            if token.type != "list_item_open":
+                position += 1
+                continue
+            item_end = _matching(tokens, position, "list_item_open", "list_item_close")
+            own: list[str] = []
+            rest: list[Token] = []
+            cursor = position + 1
+            while cursor < item_end:
+                inner = tokens[cursor]
+                if inner.type == "paragraph_open" and not rest:
+                    own.append(render_inline(tokens[cursor + 1]))
+                    cursor += 3
+                    continue
+                rest.append(inner)
+                cursor += 1
+            text = " ".join(piece for piece in own if piece.strip())
+            _, label = self.context()
+            name = item_name(text)
+            self.builder.block("list_item", text, label=name or label,
+                               source=self.source(token), group=group)
+            if rest:
+                self.walk(rest)
+                group = object()  # items after a nested block start a new run of lines
+            position = item_end + 1
+        return end + 1
+
+    def table(self, tokens: list[Token], index: int) -> int:
+        end = _skip_to(tokens, index, "table_close")
+        header: tuple[str, ...] = ()
+        group = object()
+        position = index
+        while position < end:
+            if tokens[position].type == "tr_open":
+                row_end = _skip_to(tokens, position, "tr_close")
+                cells = tuple(
+                    " ".join(render_inline(tokens[i]).split())
+                    for i in range(position, row_end) if tokens[i].type == "inline"
+                )
+                is_header = any(tokens[i].type == "th_open" for i in range(position, row_end))
+                if is_header and not header:
+                    header = cells  # carried by every row's label and text, not stored alone
+                else:
+                    self.builder.block("table_row", "", label=" | ".join(header) or None, cells=cells,
+                                       source=self.source(tokens[position]), group=group)
+                position = row_end
+            position += 1
+        return end + 1
+
+    def html(self, token: Token) -> None:
+        """Raw HTML is presentation (terminal widgets, buttons, comments): dropped, but a comment
+        or hidden element that carries an instruction is reported."""
+        visible = re.sub(r"<!--.*?-->", " ", token.content, flags=re.DOTALL)  # comments: reported by the loader
+        self.builder.hidden(re.sub(r"<[^>]*>", " ", visible), "raw HTML", source=self.source(token))
+
+
+def _skip_to(tokens: list[Token], index: int, kind: str) -> int:
+    for position in range(index, len(tokens)):
+        if tokens[position].type == kind:
+            return position
+    return len(tokens) - 1
+
+
+def _matching(tokens: list[Token], index: int, open_kind: str, close_kind: str) -> int:
+    depth = 0
+    for position in range(index, len(tokens)):
+        if tokens[position].type == open_kind:
+            depth += 1
+        elif tokens[position].type == close_kind:
+            depth -= 1
+            if depth == 0:
+                return position
+    return len(tokens) - 1
+
+
+def _front_matter(raw: str) -> dict[str, Any]:
+    """Simple `key: value` YAML front matter (nested values are ignored)."""
+    meta: dict[str, Any] = {}
+    for line in raw.splitlines():
+        key, sep, value = line.partition(":")
+        if sep and key.strip() and not key.startswith((" ", "\t", "-")):
+            meta[key.strip()] = value.strip().strip("'\"")
+    return meta
+
+
+class MarkdownLoader:
+    """Markdown and MkDocs pages: typed blocks, heading sections, front matter as metadata."""
+
+    suffixes: tuple[str, ...] = (".md", ".markdown", ".mdx")
+
+    def load(self, path: Path, data: bytes) -> LoadedDocument:
+        """Parse the page and lay its blocks out as stored text."""
+        text, removed = sanitize(decode_text(data, path))
+        check_line_lengths(text, path.name)
+        tokens = _MD.parse(prepare_source(text))
+        metadata: dict[str, Any] = {}
+        if tokens and tokens[0].type == "front_matter":
+            metadata = _front_matter(tokens[0].content)
+            tokens = tokens[1:]
+        builder = DocumentBuilder()
+        _Walker(text, builder).walk(tokens)
+        for match in re.finditer(r"<!--(.*?)-->", text, re.DOTALL):
+            builder.hidden(match.group(1), "HTML comment", source=(match.start(), match.end()))
+        title = str(metadata.get("title") or "") or builder.first_heading or path.stem
+        return builder.build(title, metadata, removed)
+
+
+register_loader(MarkdownLoader())

@@ -1,0 +1,400 @@
+"""Lines of laid-out pages back into the blocks a person reads: headings, paragraphs, list
+items, code and table rows, across page breaks.
+
+A line break in a PDF is where the paper ran out, not a break in the text: lines join into a
+paragraph unless something a reader sees says otherwise (a gap wider than the line pitch, a
+first-line indent, a short last line ending a sentence, a change of font, a bullet). A word
+hyphenated at a line end is joined again when the document itself says it is one word; a
+sentence cut by a page break continues on the next page as the same block, which records both
+pages.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections import Counter
+from dataclasses import dataclass, field
+
+from citeline.documents.builder import DocumentBuilder
+from citeline.documents.pdf_layout import Line, PageLayout, TableGrid
+
+_HEADING_SIZE_RATIO = 1.15
+_MAX_HEADING_CHARS = 200
+# Top-to-top distance above this multiple of the usual pitch is a paragraph gap.
+_GAP_RATIO = 1.35
+_TERMINAL = re.compile(r"[.!?:…][\"'”’)\]]*$")
+_BULLETS = frozenset("•◦▪‣⁃–-*·●○■□➢►✓✔∙")
+_ENUMERATOR = re.compile(r"^(?:\(?\d{1,3}[.)]|\(?[a-z][.)]|\(?[ivx]{1,5}[.)])$")
+# Marks a typesetter puts where it wrapped a long code line (Sphinx's ↪): the next line is the
+# same line of code.
+_WRAP_MARKS = frozenset("\u21aa\u21b3\u2937")
+_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
+_SECTION_NUMBER = re.compile(r"^(?:chapter\s+|part\s+|appendix\s+)?(?:\d+(?:\.\d+)*|[A-Z](?:\.\d+)*)\.?\s+",
+                             re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class OutlineEntry:
+    """A bookmark of the document outline: a section title, its page and depth (0 = top)."""
+
+    title: str
+    page: int
+    level: int
+
+
+@dataclass
+class _Open:
+    kind: str
+    lines: list[Line]
+    level: int = 0
+    pages: list[int] = field(default_factory=list)
+
+
+@dataclass
+class _Style:
+    body_size: float
+    heading_levels: dict[float, int]
+    pitch: dict[tuple[float, bool], float]
+    left: dict[int, float]
+    right: dict[int, float]
+    height: dict[int, float]
+    text_bottom: float
+
+    def line_pitch(self, line: Line) -> float:
+        return self.pitch.get((line.size, line.mono), line.size * 1.25)
+
+
+def _titles_key(text: str) -> str:
+    text = _SECTION_NUMBER.sub("", " ".join(text.split()))
+    return re.sub(r"[\W_]+", " ", text.lower()).strip()
+
+
+def _style(pages: list[PageLayout]) -> _Style:
+    weight: Counter[float] = Counter()
+    pitches: dict[tuple[float, bool], list[float]] = {}
+    left: dict[int, float] = {}
+    right: dict[int, float] = {}
+    for page in pages:
+        for line, following in zip(page.lines, page.lines[1:], strict=False):
+            if following.size == line.size and following.mono == line.mono:
+                step = following.top - line.top
+                if 0 < step < line.size * 3:
+                    pitches.setdefault((line.size, line.mono), []).append(step)
+        for line in page.lines:
+            if not line.mono:
+                weight[line.size] += len(line.text)
+    body_size = weight.most_common(1)[0][0] if weight else 10.0
+    for page in pages:
+        body = [line for line in page.lines if line.size == body_size and not line.mono]
+        if body:
+            left[page.number] = min(line.x0 for line in body)
+            right[page.number] = max(line.x1 for line in body)
+    heading_sizes = sorted({line.size for page in pages for line in page.lines
+                            if not line.mono and line.size >= body_size * _HEADING_SIZE_RATIO
+                            and len(line.text) <= _MAX_HEADING_CHARS}, reverse=True)
+    levels = {size: index + 1 for index, size in enumerate(heading_sizes)}
+    pitch = {key: statistics.median(values) for key, values in pitches.items()}
+    height = {page.number: page.height for page in pages}
+    text_bottom = max((page.lines[-1].bottom for page in pages if page.lines), default=0.0)
+    return _Style(body_size, levels, pitch, left, right, height, text_bottom)
+
+
+def _vocabulary(pages: list[PageLayout]) -> Counter[str]:
+    """How often each word occurs in the document's prose, not counting the word halves that
+    follow a line-end hyphen (they are what is being decided)."""
+    words: Counter[str] = Counter()
+    after_hyphen = False
+    for page in pages:
+        for line in page.lines:
+            if line.mono:
+                continue
+            tokens = _WORD.findall(line.text.lower())
+            if after_hyphen and tokens:
+                tokens = tokens[1:]
+            stripped = line.text.rstrip()
+            if stripped.endswith("-") and tokens:
+                tokens = tokens[:-1]
+            words.update(tokens)
+            after_hyphen = stripped.endswith(("-", "\u00ad"))
+    return words
+
+
+def join_hyphenated(left: str, right: str, vocabulary: Counter[str]) -> str:
+    """Two lines of one paragraph, the first ending in a hyphen after a letter: the word as
+    the document spells it.
+
+    A soft hyphen is always a break inside a word. Otherwise the document's own vocabulary
+    decides: "generate" written whole elsewhere joins "gen-" + "erate"; "built-in" written with
+    its hyphen elsewhere keeps it. Without evidence, a compound of two words the document uses
+    on their own ("data-" + "base") keeps its hyphen and fragments ("gen", "erate") join.
+    A capital or a digit after the break is a compound ("Python-" + "3")."""
+    if left.endswith("\u00ad"):
+        return left[:-1] + right
+    head = _WORD.findall(left[:-1].lower())
+    tail_match = re.match(r"[^\W\d_]+", right)
+    if not head or tail_match is None or not right[:1].islower():
+        return left + right
+    first, second = head[-1].split("-")[-1], tail_match.group(0).lower()
+    joined = vocabulary.get(head[-1] + second, 0)
+    hyphenated = vocabulary.get(f"{head[-1]}-{second}", 0)
+    if joined > hyphenated:
+        return left[:-1] + right
+    if hyphenated:
+        return left + right
+    if vocabulary.get(first, 0) and vocabulary.get(second, 0):
+        return left + right
+    return left[:-1] + right
+
+
+def _prose(lines: list[Line], vocabulary: Counter[str]) -> str:
+    text = ""
+    for line in lines:
+        piece = line.text.strip()
+        if not text:
+            text = piece
+        elif re.search(r"[^\W\d_][-\u00ad]$", text) and piece[:1].isalpha():
+            text = join_hyphenated(text, piece, vocabulary)
+        elif text.endswith(("—", "/")):
+            text += piece
+        else:
+            text += " " + piece
+    return text
+
+
+def _code(lines: list[Line], style: _Style) -> str:
+    widths = [line.char_width for line in lines if line.char_width > 0]
+    column = statistics.median(widths) if widths else 6.0
+    left = min(line.x0 for line in lines)
+    out: list[str] = []
+    previous: Line | None = None
+    for line in lines:
+        words = line.words
+        if words and words[0].text in _WRAP_MARKS and out:
+            rest = _code_line(line, column, words[0].x1 + column, skip_first=True).lstrip()
+            glue = " " if out[-1][-1:].isalnum() and rest[:1].isalnum() else ""
+            out[-1] = out[-1] + glue + rest
+            previous = line
+            continue
+        if previous is not None and previous.page == line.page:
+            blank = round((line.top - previous.top) / style.line_pitch(line)) - 1
+            out.extend([""] * max(0, min(blank, 2)))
+        out.append(_code_line(line, column, left))
+        previous = line
+    return "\n".join(out)
+
+
+def _code_line(line: Line, column: float, left: float, skip_first: bool = False) -> str:
+    words = line.words[1:] if skip_first else line.words
+    text = ""
+    cursor = left
+    for word in words:
+        spaces = max(0 if not text else 1, round((word.x0 - cursor) / column))
+        text += " " * spaces + word.text
+        cursor = word.x1
+    return text
+
+
+def _glyph_bullet(line: Line) -> bool:
+    """Whether a line starts with a bullet glyph in a text font (a "-" in a code font is code)."""
+    first = line.words[0]
+    return len(line.words) >= 2 and len(first.text) == 1 and first.text in _BULLETS and not first.mono
+
+
+def _is_bullet(line: Line) -> bool:
+    if len(line.words) < 2:
+        return False
+    first = line.words[0].text
+    return (len(first) == 1 and first in _BULLETS) or bool(_ENUMERATOR.match(first))
+
+
+class _Flow:
+    """The walk over every page's lines and tables, emitting blocks into the builder."""
+
+    def __init__(self, pages: list[PageLayout], outline: list[OutlineEntry], builder: DocumentBuilder) -> None:
+        self.pages = pages
+        self.builder = builder
+        self.style = _style(pages)
+        self.vocabulary = _vocabulary(pages)
+        self.outline: dict[int, list[OutlineEntry]] = {}
+        for entry in outline:
+            self.outline.setdefault(entry.page, []).append(entry)
+        self.open: _Open | None = None
+        self.previous: Line | None = None
+        self.list_group: object | None = None
+        self.table: tuple[object, int, list[str], int] | None = None  # group, columns, header, page
+
+    def run(self) -> None:
+        for page in self.pages:
+            elements: list[tuple[float, Line | TableGrid]] = [(line.top, line) for line in page.lines]
+            elements += [(table.top, table) for table in page.tables]
+            elements.sort(key=lambda item: item[0])
+            for position, (_, element) in enumerate(elements):
+                following = elements[position + 1][1] if position + 1 < len(elements) else None
+                if isinstance(element, TableGrid):
+                    self._flush()
+                    self._table(element)
+                    self.previous = None
+                else:
+                    self._line(element, following if isinstance(following, Line) else None)
+        self._flush()
+
+    # -- tables ---------------------------------------------------------------------------
+
+    def _table(self, grid: TableGrid) -> None:
+        rows = grid.rows
+        columns = max(len(row) for row in rows)
+        continued = self.table is not None and self.table[1] == columns and self.table[3] == grid.page - 1
+        if continued and self.table is not None:
+            group, _, header, _ = self.table
+            if rows[0] == header:
+                rows = rows[1:]  # the header repeated on the next page
+        else:
+            # The header is carried by every row's label (and so its text), not stored alone.
+            group, header = object(), rows[0]
+            rows = rows[1:]
+        label = " | ".join(cell for cell in header if cell) or None
+        for row in rows:
+            self.builder.block("table_row", " | ".join(row), cells=tuple(row), label=label, page=grid.page,
+                               group=group)
+        self.table = (group, columns, header, grid.page)
+        self.list_group = None
+
+    # -- lines ----------------------------------------------------------------------------
+
+    def _heading_level(self, line: Line, following: Line | None) -> int | None:
+        key = _titles_key(line.text)
+        for entry in self.outline.get(line.page, []):
+            title = _titles_key(entry.title)
+            if key and (key == title or (len(key) >= 8 and title.startswith(key))):
+                return entry.level + 1
+        if line.mono or len(line.text) > _MAX_HEADING_CHARS:
+            return None
+        level = self.style.heading_levels.get(line.size)
+        if level is not None:
+            return level
+        if line.bold and line.size >= self.style.body_size and len(line.text) <= 120 \
+                and not line.text.rstrip().endswith((".", ",", ";", ":")) and self._isolated(line, following):
+            return len(self.style.heading_levels) + 1
+        return None
+
+    def _isolated(self, line: Line, following: Line | None) -> bool:
+        pitch = self.style.line_pitch(line)
+        before = self.previous is None or self.previous.page != line.page \
+            or line.top - self.previous.top > pitch * _GAP_RATIO
+        after = following is None or following.top - line.top > pitch * _GAP_RATIO \
+            or following.bold != line.bold or following.size != line.size
+        return before and after
+
+    def _line(self, line: Line, following: Line | None) -> None:
+        current = self.open
+        level = None if line.mono else self._heading_level(line, following)
+        if current is not None and self._continues(current, line, level):
+            current.lines.append(line)
+            if line.page not in current.pages:
+                current.pages.append(line.page)
+        else:
+            self._flush()
+            if level is not None:
+                kind = "heading"
+            elif line.mono and not _glyph_bullet(line):
+                kind = "code"
+            elif _is_bullet(line):
+                kind = "list_item"
+            else:
+                kind = "paragraph"
+            self.open = _Open(kind, [line], level or 0, [line.page])
+        self.previous = line
+
+    def _continues(self, current: _Open, line: Line, level: int | None) -> bool:
+        previous = current.lines[-1]
+        same_page = previous.page == line.page
+        pitch = self.style.line_pitch(previous)
+        step = line.top - previous.top if same_page else 0.0
+        if current.kind == "heading":
+            return (level is not None and level == current.level and same_page and line.size == previous.size
+                    and step <= pitch * _GAP_RATIO and len(current.lines) < 3)
+        if current.kind == "code":
+            return line.mono and not _glyph_bullet(line) and (not same_page or step <= pitch * 3.2)
+        if line.mono and not self._inline_code_line(current, previous, line, step, pitch):
+            return False
+        numbered = _is_bullet(line) and not _glyph_bullet(line)
+        if numbered and not _TERMINAL.search(previous.text.rstrip()) and not previous.text.rstrip().endswith(";"):
+            numbered = False  # "… must not be\n0. …": a number that wrapped to the line start
+        if level is not None or _glyph_bullet(line) or numbered or abs(line.size - previous.size) >= 0.6:
+            return False
+        if not same_page:
+            return self._runs_on(previous, line)
+        if step > pitch * _GAP_RATIO or step <= 0:
+            return False
+        first = current.lines[0]
+        margin = min(item.x0 for item in current.lines)
+        if current.kind == "list_item":
+            text_left = first.words[1].x0
+            return line.x0 >= text_left - 2 and not self._ends_short(previous)
+        if line.x0 - margin > line.size * 0.8 and first.x0 <= margin + 1 and not self._reaches_right(previous):
+            return False  # a first-line indent after a short line: a new paragraph
+        return not self._ends_short(previous)
+
+    def _inline_code_line(self, current: _Open, previous: Line, line: Line, step: float, pitch: float) -> bool:
+        """A line set wholly in a code font inside running prose (a long identifier or a list
+        of constants wrapped onto a line of its own): same pitch, same margin, no colon
+        introducing it. A code block has a gap or a different leading before it."""
+        margin = min(item.x0 for item in current.lines)
+        return (current.kind in ("paragraph", "list_item") and previous.page == line.page and not previous.mono
+                and 0 < step <= pitch * 1.1 and abs(line.x0 - margin) <= 1.5
+                and not previous.text.rstrip().endswith(":"))
+
+    def _reaches_right(self, line: Line) -> bool:
+        right = self.style.right.get(line.page, line.x1)
+        return line.x1 >= right - 2 * line.size
+
+    def _runs_on(self, previous: Line, line: Line) -> bool:
+        """Whether a paragraph cut by the end of a page goes on with `line` on the next page:
+        the page was full (its last line low on the page, as low as text goes in this
+        document) and the sentence is unfinished or goes on in lower case."""
+        if line.page != previous.page + 1:
+            return False
+        height = self.style.height.get(previous.page, 0.0)
+        full = previous.bottom >= height * 0.6 and previous.bottom >= self.style.text_bottom - 3 * self.style.line_pitch(previous)
+        return full and (not _TERMINAL.search(previous.text.rstrip()) or line.text[:1].islower())
+
+    def _ends_short(self, line: Line) -> bool:
+        left = self.style.left.get(line.page, line.x0)
+        right = self.style.right.get(line.page, line.x1)
+        return bool(_TERMINAL.search(line.text.rstrip())) and line.x1 < right - 0.3 * (right - left)
+
+    def _flush(self) -> None:
+        current, self.open = self.open, None
+        if current is None:
+            return
+        first_page = current.lines[0].page
+        pages = tuple(current.pages) if len(current.pages) > 1 else ()
+        if current.kind == "heading":
+            self.builder.heading(current.level, " ".join(line.text for line in current.lines), page=first_page)
+            self.list_group = None
+        elif current.kind == "code":
+            self.builder.block("code", _code(current.lines, self.style), page=first_page, pages=pages,
+                               preformatted=True)
+            self.list_group = None
+        elif current.kind == "list_item":
+            lines = list(current.lines)
+            first = lines[0]
+            marker = first.words[0].text
+            rest = Line(first.page, first.words[1:], first.top, first.bottom, first.words[1].x0, first.x1,
+                        first.size, first.mono, first.bold, " ".join(word.text for word in first.words[1:]))
+            text = _prose([rest, *lines[1:]], self.vocabulary)
+            if not (len(marker) == 1 and marker in _BULLETS):
+                text = f"{marker} {text}"  # an item's number is part of what it says
+            if self.list_group is None:
+                self.list_group = object()
+            self.builder.block("list_item", text, page=first_page, pages=pages, group=self.list_group)
+        else:
+            self.builder.block("paragraph", _prose(current.lines, self.vocabulary), page=first_page, pages=pages)
+            self.list_group = None
+        self.table = None
+
+
+def build_blocks(pages: list[PageLayout], outline: list[OutlineEntry], builder: DocumentBuilder) -> None:
+    """Emit every page's content into `builder` in reading order."""
+    _Flow(pages, outline, builder).run()

@@ -1,0 +1,325 @@
+"""Glyphs to words, lines and ruled tables, from where each glyph sits on the page.
+
+A PDF has no words, spaces or lines: it paints glyphs at positions. Many producers never paint
+a space (TeX separates words by moving the pen), so words are found from the gaps between
+glyphs, relative to the font size, instead of from space characters or a font's declared space
+width (which is what runs words together in extractors that trust it). pdfminer.six (MIT)
+gives every glyph with its font and box; pdfplumber's table finder (MIT) turns the page's ruling
+lines into table cells.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import re
+import statistics
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from citeline.documents.loaders import sanitize
+
+# A gap wider than this fraction of the font size separates two words. Inter-word spaces are
+# at least ~0.2 em even in tightly justified text; kerning and tracking inside a word stay well
+# under 0.1 em.
+WORD_GAP_EM = 0.13
+# Glyphs whose baselines differ by less than this fraction of the font size share a line
+# (superscripts and mixed sizes on one line included).
+_LINE_TOLERANCE_EM = 0.45
+_MONO = re.compile(r"courier|mono|consol|menlo|monaco|typewriter|code|fixed|inconsolata|nimbusmon|cursor|cousine"
+                   r"|(?:^|\+)(?:cm|sf|lm|ec|tc|tx)tt",
+                   re.IGNORECASE)
+_BOLD = re.compile(r"bold|black|heavy|demi|semibd|(?:^|\+)(?:cm|sf|lm)bx|-bx", re.IGNORECASE)
+_UNMAPPED = re.compile(r"\(cid:\d+\)")
+# Typographic ligatures a reader reads as letters ("ﬁ" is "fi"): stored as the letters, so
+# searching for "file" finds them.
+_LIGATURES = {chr(code): unicodedata.normalize("NFKC", chr(code)) for code in range(0xFB00, 0xFB07)}
+
+
+@dataclass
+class Word:
+    """A run of glyphs with no word gap between them, all on one line."""
+
+    text: str
+    x0: float
+    x1: float
+    size: float
+    mono: bool
+    bold: bool
+
+
+@dataclass
+class Line:
+    """One visual line of a page: its words left to right and the box around them."""
+
+    page: int
+    words: list[Word]
+    top: float
+    bottom: float
+    x0: float
+    x1: float
+    size: float
+    mono: bool
+    bold: bool
+    text: str
+
+    @property
+    def char_width(self) -> float:
+        """Average glyph advance: the width of one column in monospaced text."""
+        letters = sum(len(word.text) for word in self.words)
+        return sum(word.x1 - word.x0 for word in self.words) / max(1, letters)
+
+
+@dataclass
+class TableGrid:
+    """A ruled table: its rows of cell texts and where it sits."""
+
+    page: int
+    top: float
+    bottom: float
+    rows: list[list[str]]
+
+
+@dataclass
+class PageLayout:
+    """The lines and tables of one page, top to bottom, and the page's size."""
+
+    number: int
+    width: float
+    height: float
+    lines: list[Line] = field(default_factory=list)
+    tables: list[TableGrid] = field(default_factory=list)
+    removed_chars: int = 0
+
+
+def read_page(page: Any, number: int) -> PageLayout:
+    """Lines and ruled tables of one page laid out by pdfminer (an `LTPage`)."""
+    x0_page, _, x1_page, top_page = page.bbox
+    layout = PageLayout(number, float(x1_page - x0_page), float(page.height))
+    chars: list[dict[str, Any]] = []
+    edges: list[dict[str, Any]] = []
+    _collect(page, float(top_page), float(x0_page), chars, edges)
+    _mark_fixed_pitch(chars)
+    boxes = _table_boxes(edges, layout) if edges else []
+    in_tables: list[list[dict[str, Any]]] = [[] for _ in boxes]
+    body: list[dict[str, Any]] = []
+    for char in chars:
+        middle_x = (char["x0"] + char["x1"]) / 2
+        middle_y = (char["top"] + char["bottom"]) / 2
+        for index, (x0, top, x1, bottom, _) in enumerate(boxes):
+            if x0 <= middle_x <= x1 and top <= middle_y <= bottom:
+                in_tables[index].append(char)
+                break
+        else:
+            body.append(char)
+    removed = 0
+    for chars_of_line in _cluster_lines(body):
+        line, count = _make_line(chars_of_line, number)
+        removed += count
+        if line is not None:
+            layout.lines.append(line)
+    for (_, top, _, bottom, rows), table_chars in zip(boxes, in_tables, strict=True):
+        grid = _fill_table(rows, table_chars, number, top, bottom)
+        if grid is not None:
+            layout.tables.append(grid)
+        else:  # not a real table after all: its text flows with the page
+            for chars_of_line in _cluster_lines(table_chars):
+                line, count = _make_line(chars_of_line, number)
+                if line is not None:
+                    layout.lines.append(line)
+    layout.lines.sort(key=lambda line: (line.top, line.x0))
+    layout.removed_chars = removed
+    return layout
+
+
+def _collect(item: Any, page_top: float, page_left: float, chars: list[dict[str, Any]],
+             edges: list[dict[str, Any]]) -> None:
+    """Upright glyphs and ruling edges of a layout tree, in top-down page coordinates (forms
+    drawn through XObjects included)."""
+    from pdfminer.layout import LTChar, LTContainer, LTCurve, LTRect
+
+    for child in item:
+        if isinstance(child, LTChar):
+            if child.upright:
+                chars.append({
+                    "text": child.get_text(), "x0": child.x0 - page_left, "x1": child.x1 - page_left,
+                    "top": page_top - child.y1, "bottom": page_top - child.y0, "size": child.size,
+                    "fontname": child.fontname,
+                })
+        elif isinstance(child, LTRect):
+            x0, x1, top, bottom = child.x0 - page_left, child.x1 - page_left, page_top - child.y1, page_top - child.y0
+            edges += [_edge(x0, x1, top, top), _edge(x0, x1, bottom, bottom),
+                      _edge(x0, x0, top, bottom), _edge(x1, x1, top, bottom)]
+        elif isinstance(child, LTCurve):
+            points = [(x - page_left, page_top - y) for x, y in child.pts]
+            for (ax, ay), (bx, by) in itertools.pairwise(points):
+                if ax == bx or ay == by:
+                    edges.append(_edge(min(ax, bx), max(ax, bx), min(ay, by), max(ay, by)))
+        elif isinstance(child, LTContainer):
+            _collect(child, page_top, page_left, chars, edges)
+
+
+_NARROW, _WIDE = frozenset("il.,;:'|!"), frozenset("mwMW@")
+
+
+def _mark_fixed_pitch(chars: list[dict[str, Any]]) -> None:
+    """Mark glyphs of fonts whose narrow letters ("i", ".") are as wide as their wide ones
+    ("m", "W"): a monospaced font whatever its name says."""
+    widths: dict[str, tuple[list[float], list[float]]] = {}
+    for char in chars:
+        text = char["text"]
+        if text in _NARROW or text in _WIDE:
+            narrow, wide = widths.setdefault(char["fontname"], ([], []))
+            (narrow if text in _NARROW else wide).append(char["x1"] - char["x0"])
+    fixed = {font for font, (narrow, wide) in widths.items()
+             if narrow and wide and statistics.fmean(wide) > 0
+             and statistics.fmean(narrow) / statistics.fmean(wide) > 0.9}
+    if fixed:
+        for char in chars:
+            if char["fontname"] in fixed:
+                char["fixed"] = True
+
+
+def _edge(x0: float, x1: float, top: float, bottom: float) -> dict[str, Any]:
+    return {"object_type": "line", "x0": x0, "x1": x1, "top": top, "bottom": bottom, "doctop": top,
+            "width": x1 - x0, "height": bottom - top, "orientation": "h" if top == bottom else "v"}
+
+
+@dataclass
+class _Rules:
+    """What pdfplumber's table finder reads of a page when tables are found from lines only."""
+
+    edges: list[dict[str, Any]]
+    bbox: tuple[float, float, float, float]
+
+
+Cell = tuple[float, float, float, float] | None
+
+
+def _table_boxes(edges: list[dict[str, Any]], page: PageLayout) -> list[tuple[float, float, float, float, list[list[Cell]]]]:
+    """Ruled grids of at least two rows and two columns. A single framed box is a code block
+    or a note drawn with a border, not a table."""
+    from pdfplumber.table import TableFinder
+
+    boxes = []
+    rules = _Rules(edges, (0.0, 0.0, page.width, page.height))
+    settings = {"vertical_strategy": "lines", "horizontal_strategy": "lines"}
+    for table in TableFinder(rules, settings).tables:  # type: ignore[arg-type]
+        rows: list[list[Cell]] = [list(row.cells) for row in table.rows]
+        columns = max((sum(1 for cell in row if cell is not None) for row in rows), default=0)
+        if len(rows) < 2 or columns < 2:
+            continue
+        x0, top, x1, bottom = table.bbox
+        boxes.append((float(x0), float(top), float(x1), float(bottom), rows))
+    return boxes
+
+
+def _fill_table(rows: list[list[Cell]], chars: list[dict[str, Any]], page: int,
+                top: float, bottom: float) -> TableGrid | None:
+    texts: list[list[str]] = []
+    for row in rows:
+        cells: list[str] = []
+        for cell in row:
+            if cell is None:
+                continue  # a cell spanning several columns appears once
+            x0, c_top, x1, c_bottom = cell
+            inside = [char for char in chars
+                      if x0 <= (char["x0"] + char["x1"]) / 2 <= x1
+                      and c_top <= (char["top"] + char["bottom"]) / 2 <= c_bottom]
+            lines = [_make_line(group, page)[0] for group in _cluster_lines(inside)]
+            cells.append(" ".join(line.text for line in lines if line is not None))
+        if any(cells):
+            texts.append(cells)
+    if len(texts) < 2:
+        return None
+    return TableGrid(page, top, bottom, texts)
+
+
+def _cluster_lines(chars: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
+    """Glyphs grouped by baseline, top to bottom; each group left to right."""
+    ordered = sorted(chars, key=lambda char: char["bottom"])
+    group: list[dict[str, Any]] = []
+    baseline = 0.0
+    for char in ordered:
+        size = float(char["size"]) or 1.0
+        if group and char["bottom"] - baseline > _LINE_TOLERANCE_EM * size:
+            yield sorted(group, key=lambda item: item["x0"])
+            group = []
+        if not group:
+            baseline = char["bottom"]
+        group.append(char)
+    if group:
+        yield sorted(group, key=lambda item: item["x0"])
+
+
+def _make_line(chars: list[dict[str, Any]], page: int) -> tuple[Line | None, int]:
+    """The words of one line's glyphs (left to right), split at spaces and at word gaps."""
+    words: list[Word] = []
+    current: list[dict[str, Any]] = []
+    removed = 0
+    previous: dict[str, Any] | None = None
+    for char in chars:
+        text = char["text"]
+        if previous is not None and text == previous["text"] and abs(char["x0"] - previous["x0"]) < 0.5 \
+                and abs(char["top"] - previous["top"]) < 0.5:
+            continue  # painted twice (fake bold, shadow): read once
+        if text.isspace():
+            _flush(current, words)
+            current = []
+            previous = char
+            continue
+        if current:
+            size = max(float(current[-1]["size"]), float(char["size"]), 1.0)
+            gap = char["x0"] - current[-1]["x1"]
+            if gap > WORD_GAP_EM * size or gap < -0.5 * size:
+                _flush(current, words)
+                current = []
+        current.append(char)
+        previous = char
+    _flush(current, words)
+    cleaned: list[Word] = []
+    for word in words:
+        text = word.text
+        if not (text.isascii() and text.isprintable() and "(cid:" not in text):
+            # A glyph without a Unicode mapping ("(cid:27)", often a control code) is as
+            # unreadable as an invisible character: removed and counted with them.
+            text, unmapped = _UNMAPPED.subn("", text)
+            text, count = sanitize(text)
+            removed += count + unmapped
+            text = "".join(_LIGATURES.get(letter, letter) for letter in text).strip()
+        if text:
+            word.text = text
+            cleaned.append(word)
+    if not cleaned:
+        return None, removed
+    letters = [(len(word.text), word) for word in cleaned]
+    total = sum(count for count, _ in letters)
+    mono = sum(count for count, word in letters if word.mono) >= 0.8 * total
+    bold = sum(count for count, word in letters if word.bold) >= 0.8 * total
+    sizes = [word.size for count, word in letters for _ in range(min(count, 50))]
+    line = Line(
+        page=page, words=cleaned, top=min(float(c["top"]) for c in chars),
+        bottom=max(float(c["bottom"]) for c in chars), x0=cleaned[0].x0, x1=cleaned[-1].x1,
+        size=round(statistics.mode(sizes) * 2) / 2, mono=mono, bold=bold,
+        text=" ".join(word.text for word in cleaned),
+    )
+    return line, removed
+
+
+def _flush(chars: list[dict[str, Any]], words: list[Word]) -> None:
+    if not chars:
+        return
+    mono, bold = _font_kind(str(chars[0].get("fontname", "")))
+    mono = mono or bool(chars[0].get("fixed"))
+    words.append(Word(
+        text="".join(char["text"] for char in chars), x0=float(chars[0]["x0"]), x1=float(chars[-1]["x1"]),
+        size=float(chars[0]["size"]), mono=mono, bold=bold,
+    ))
+
+
+@functools.lru_cache(maxsize=1024)
+def _font_kind(fontname: str) -> tuple[bool, bool]:
+    """Whether a font is monospaced (code) and whether it is bold, from its name."""
+    return bool(_MONO.search(fontname)), bool(_BOLD.search(fontname))

@@ -1,0 +1,344 @@
+"""docutils set up to read Sphinx-flavoured reStructuredText the way its built page reads.
+
+docutils knows only its own roles and directives; documentation written for Sphinx uses dozens
+more (`:func:`, `:ref:`, `.. versionchanged::`, `.. py:function::`, `.. code-block::` with
+Sphinx options, extension directives). Left alone, each becomes an error message plus the raw
+markup. Here every role resolves to its text, and every directive to the nodes a reader would
+see (or to nothing, when its content lives in another file). docutils is run without reading
+configuration files, inserting files, passing raw output through, or writing anything to the
+console.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import threading
+import warnings
+from typing import Any, ClassVar
+
+from docutils import nodes, utils
+from docutils.core import publish_doctree
+from docutils.parsers.rst import Directive, Parser, directives, roles
+from docutils.parsers.rst.languages import en
+from docutils.parsers.rst.states import Inliner
+
+# Sphinx roles whose text is a name from the code (shown in a code font): their text keeps the
+# backticks inline code has everywhere in stored text. Other roles become plain words.
+_CODE_ROLES = frozenset((
+    "func", "meth", "class", "data", "attr", "exc", "obj", "mod", "const", "type", "member", "var",
+    "macro", "struct", "union", "enum", "enumerator", "expr", "texpr", "envvar", "option", "program",
+    "file", "samp", "command", "code", "kbd", "makevar", "mimetype", "regexp", "property",
+    "setting", "confval", "cmdoption", "decorator", "exception", "function", "method", "attribute",
+))
+_TITLE_AND_TARGET = re.compile(r"^(.*?)\s*<([^<>]*)>$", re.DOTALL)
+
+# Directives whose content is not in the file (it is pulled from code or other files), or is
+# not prose a reader sees (index entries, diagram sources, configuration of the build).
+_DROPPED = frozenset((
+    "toctree", "literalinclude", "automodule", "autoclass", "autofunction", "automethod",
+    "autoattribute", "autodata", "autoexception", "autodecorator", "autoproperty", "autosummary",
+    "autoprogram", "autotypeddict", "automodapi", "autoapimodule", "autoapiclass", "autopydantic_model",
+    "autopydantic_settings", "click", "argparse", "index", "highlight", "currentmodule", "module",
+    "sectionauthor", "moduleauthor", "codeauthor", "graphviz", "graph", "digraph", "inheritance-diagram",
+    "mermaid", "plantuml", "uml", "plot", "jinja", "tabularcolumns", "default-domain", "program",
+    "only-latex", "todolist", "include-markdown", "mdinclude", "git_changelog", "changelog",
+    "video", "youtube", "raw-html", "meta", "deprecated-removed-list",
+))
+# (directive, the title a reader sees): version notes read "Changed in version 2.0".
+_VERSION_TITLES = {
+    "versionadded": "Added in version", "versionchanged": "Changed in version",
+    "deprecated": "Deprecated since version", "versionremoved": "Removed in version",
+}
+# Admonitions Sphinx adds to docutils' own (note, warning, tip, ...), with their titles.
+_ADMONITION_TITLES = {"seealso": "See also", "todo": "Todo"}
+_CODE_DIRECTIVES = frozenset((
+    "code", "code-block", "sourcecode", "testcode", "testoutput", "doctest", "ipython", "jupyter-execute",
+    "productionlist", "prompt", "console", "terminal",
+))
+_TAB_DIRECTIVES = frozenset(("tab", "group-tab", "tab-item", "code-tab"))
+# Containers whose argument is a title for what they hold (collapsible blocks, cards).
+_TITLED_CONTAINERS = frozenset(("dropdown", "card", "grid-item-card", "details", "collapse", "spoiler"))
+# Object descriptions (Sphinx domains): the signature is shown, then the description.
+_DESCRIPTIONS = frozenset((
+    "function", "class", "method", "classmethod", "staticmethod", "attribute", "property", "data",
+    "exception", "decorator", "decoratormethod", "type", "member", "var", "macro", "struct", "union",
+    "enum", "enumerator", "concept", "directive", "role", "option", "cmdoption", "envvar", "confval",
+    "describe", "object", "setting", "templatetag", "templatefilter", "django-admin", "fixture",
+))
+# A directive name as docutils' own explicit-markup pattern reads it.
+_DIRECTIVE_NAME = re.compile(
+    r"^[ \t]*\.\.[ \t]+((?:(?!_)\w)+(?:[-._+:](?:(?!_)\w)+)*)[ \t]?::(?=[ \t]|$)", re.MULTILINE)
+# Names registered for one file at most: a file inventing thousands of directive names gets the
+# rest reported by docutils (and dropped) instead of growing the registry without bound.
+_MAX_NEW_NAMES = 500
+
+_SETTINGS: dict[str, Any] = {
+    "_disable_config": True,  # never read docutils.conf from the working directory or home
+    "report_level": 5,
+    "halt_level": 5,
+    "file_insertion_enabled": False,
+    "raw_enabled": False,
+    "doctitle_xform": False,  # the first title stays a section heading
+    "sectsubtitle_xform": False,
+    "syntax_highlight": "none",
+    "input_encoding": "unicode",
+    "line_length_limit": 1_000_000,
+    "traceback": True,  # a docutils bug raises instead of exiting the process
+}
+
+_lock = threading.Lock()
+
+
+class _AnyOptions(dict[str, Any]):
+    """An option spec that accepts every option: Sphinx adds options docutils does not know
+    (`:linenos:`, `:caption:`, `:emphasize-lines:`), and an unknown option would otherwise make
+    docutils throw the whole directive away."""
+
+    def __missing__(self, key: str) -> Any:
+        return directives.unchanged
+
+
+def _any_options() -> _AnyOptions:
+    spec = _AnyOptions()
+    spec["class"] = directives.unchanged  # non-empty: docutils only parses options if the spec is truthy
+    return spec
+
+
+class _Base(Directive):  # type: ignore[misc]
+    """Common shape: any argument text, any options, optional content."""
+
+    required_arguments = 0
+    optional_arguments = 1
+    final_argument_whitespace = True
+    has_content = True
+    option_spec: ClassVar[dict[str, Any]] = _any_options()
+
+    def argument(self) -> str:
+        return self.arguments[0].strip() if self.arguments else ""
+
+    def parsed_content(self, into: nodes.Element) -> nodes.Element:
+        if self.content:
+            self.state.nested_parse(self.content, self.content_offset, into)
+        return into
+
+    def inline_paragraph(self, text: str) -> nodes.paragraph:
+        inline, _messages = self.state.inline_text(text, self.lineno)
+        # The directive's own source lines: the text given as its argument may run over several.
+        paragraph = nodes.paragraph(self.block_text, "", *inline)
+        paragraph.line = self.lineno
+        return paragraph
+
+
+class _Dropped(_Base):
+    """Content that lives elsewhere (autodoc, includes, toctrees) or is not prose."""
+
+    def run(self) -> list[nodes.Node]:
+        return []
+
+
+class _Version(_Base):
+    """`versionchanged:: 2.0 Explanation`: a note whose first paragraph reads "Changed in version
+    2.0: Explanation", as Sphinx renders it."""
+
+    def run(self) -> list[nodes.Node]:
+        # Text on the lines right after the directive line belongs to its argument: the
+        # version, then the explanation.
+        version, _, explanation = " ".join(self.argument().split()).partition(" ")
+        title = f"{_VERSION_TITLES[self.name.lower()]} {version}".strip()
+        note = nodes.admonition("", nodes.title(title, title), classes=["citeline-version"])
+        note.line = self.lineno
+        if explanation.strip():
+            note += self.inline_paragraph(explanation.strip())
+        self.parsed_content(note)
+        first = note.children[1] if len(note.children) > 1 else None
+        if isinstance(first, nodes.paragraph):
+            first.insert(0, nodes.Text(f"{title}: "))
+        else:
+            paragraph = nodes.paragraph("", f"{title}.")
+            paragraph.line = self.lineno
+            note.insert(1, paragraph)
+        return [note]
+
+
+class _TitledAdmonition(_Base):
+    """Sphinx admonitions docutils lacks (`seealso`, `todo`); the argument, if any, is content."""
+
+    def run(self) -> list[nodes.Node]:
+        title = _ADMONITION_TITLES[self.name.lower()]
+        note = nodes.admonition("", nodes.title(title, title))
+        note.line = self.lineno
+        if self.argument():
+            note += self.inline_paragraph(self.argument())
+        return [self.parsed_content(note)]
+
+
+class _Code(_Base):
+    """A code block with Sphinx's options; the argument is the language."""
+
+    def run(self) -> list[nodes.Node]:
+        code = "\n".join(self.content)
+        language = self.argument().split()[0] if self.argument() else ""
+        block = nodes.literal_block(code, code)
+        block["language"] = language
+        block.line = self.content_offset + 1 if self.content else self.lineno
+        return [block] if code.strip() else []
+
+
+def _container(kind: str, label: str, line: int | None) -> nodes.container:
+    box = nodes.container()
+    box["citeline"] = kind
+    box["label"] = label
+    box.line = line
+    return box
+
+
+class _Description(_Base):
+    """An object description (`py:function:: get(url)`): its signatures, then its body, which is
+    labelled with the first signature."""
+
+    def run(self) -> list[nodes.Node]:
+        signatures = [line.strip() for line in self.argument().split("\n") if line.strip()]
+        box = _container("describe", signatures[0] if signatures else "", self.lineno)
+        for signature in signatures:
+            paragraph = nodes.paragraph(signature, signature, classes=["citeline-signature"])
+            paragraph.line = self.lineno
+            box += paragraph
+        return [self.parsed_content(box)]
+
+
+class _Tab(_Base):
+    """A tab (sphinx-tabs, sphinx-design): its blocks carry the tab's title."""
+
+    def run(self) -> list[nodes.Node]:
+        if self.name.lower() == "code-tab":
+            code = "\n".join(self.content)
+            block = nodes.literal_block(code, code)
+            block["language"] = self.argument().split()[0] if self.argument() else ""
+            block.line = self.content_offset + 1
+            box = _container("tab", self.argument(), self.lineno)
+            box += block
+            return [box]
+        return [self.parsed_content(_container("tab", self.argument(), self.lineno))]
+
+
+class _Generic(_Base):
+    """Any other directive: its content is read as rst; a title-like argument labels it."""
+
+    def run(self) -> list[nodes.Node]:
+        label = self.argument() if self.name.lower() in _TITLED_CONTAINERS else ""
+        box = _container("generic", label, self.lineno)
+        if self.name.lower() == "centered" and self.argument():
+            box += self.inline_paragraph(self.argument())
+        return [self.parsed_content(box)]
+
+
+def _directive_for(name: str) -> type[Directive]:
+    """The directive class a (lower-case) directive name is read with."""
+    objtype = name.rsplit(":", 1)[-1]
+    if name in _DROPPED or objtype in _DROPPED or objtype.startswith("auto"):
+        return _Dropped
+    if name in _VERSION_TITLES:
+        return _Version
+    if name in _ADMONITION_TITLES:
+        return _TitledAdmonition
+    if name in _CODE_DIRECTIVES:
+        return _Code
+    if name in _TAB_DIRECTIVES:
+        return _Tab
+    if objtype in _DESCRIPTIONS or (":" in name and objtype not in en.directives):
+        return _Description
+    return _Generic
+
+
+def _register(name: str) -> None:
+    directives.register_directive(name, _directive_for(name))
+
+
+_known: set[str] = set()
+
+
+def _register_built_in() -> None:
+    names = (set(_DROPPED) | set(_VERSION_TITLES) | set(_ADMONITION_TITLES) | set(_CODE_DIRECTIVES)
+             | set(_TAB_DIRECTIVES) | set(_TITLED_CONTAINERS) | {"centered", "glossary", "hlist", "only",
+                                                                  "tabs", "tab-set", "rst-class", "cssclass"})
+    names |= {f"py:{objtype}" for objtype in _DESCRIPTIONS} | {objtype for objtype in _DESCRIPTIONS
+                                                               if objtype not in en.directives}
+    for name in names:
+        _register(name)
+    _known.update(names)
+    _known.update(en.directives)
+
+
+def _register_names_in(source: str) -> None:
+    """Register every directive name the file uses that docutils would not know."""
+    new = 0
+    for match in _DIRECTIVE_NAME.finditer(source):
+        name = match.group(1).lower()
+        if name in _known:
+            continue
+        if new >= _MAX_NEW_NAMES:
+            break
+        _register(name)
+        _known.add(name)
+        new += 1
+
+
+def _role_text(name: str, text: str) -> nodes.Node:
+    """What a reader sees of a role: `title <target>` shows the title, `~a.b.c` shows `c`."""
+    match = _TITLE_AND_TARGET.match(text)
+    if match and match.group(1).strip():
+        text = match.group(1).strip()
+    elif match:
+        text = match.group(2).strip()
+    text = text.lstrip("!")
+    if text.startswith("~"):
+        text = text[1:].rsplit(".", 1)[-1]
+    objtype = name.lower().rsplit(":", 1)[-1]
+    if objtype in {"guilabel", "menuselection"}:
+        text = text.replace("&", "").replace("-->", ">")
+    if objtype in _CODE_ROLES:
+        return nodes.literal(text, text)
+    return nodes.Text(text)
+
+
+def _generic_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,
+                  options: dict[str, Any] | None = None,
+                  content: list[str] | None = None) -> tuple[list[nodes.Node], list[nodes.system_message]]:
+    return [_role_text(name, utils.unescape(text))], []
+
+
+class _ForgivingInliner(Inliner):  # type: ignore[misc]
+    """Inline markup where a role docutils does not know reads as its text, not as an error."""
+
+    def interpreted(self, rawsource: str, text: str, role: str,
+                    lineno: int) -> tuple[list[nodes.Node], list[nodes.system_message]]:
+        role_fn, messages = roles.role(role, self.language, lineno, self.reporter)
+        if role_fn is None:
+            role_fn = _generic_role
+        result, more = role_fn(role, rawsource, text, lineno, self)
+        return result, messages + more
+
+
+# docutils builds its inline patterns from `vars(self.__class__)`, i.e. from the attributes of the
+# exact class: a subclass must carry the pattern pieces itself.
+for _name, _value in vars(Inliner).items():
+    if not _name.startswith("__") and isinstance(_value, str):
+        setattr(_ForgivingInliner, _name, _value)
+
+
+def parse(source: str) -> nodes.document:
+    """The document tree of `source`, quietly: problems become nodes, never output or exits."""
+    with _lock:
+        if not _known:
+            _register_built_in()
+        _register_names_in(source)
+    settings = dict(_SETTINGS, warning_stream=io.StringIO())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        document = publish_doctree(source, parser=Parser(inliner=_ForgivingInliner()),
+                                   settings_overrides=settings)
+    return document
+
+
+__all__ = ["parse"]

@@ -1,0 +1,151 @@
+"""Fit the answerability model, and report it honestly: leave-one-corpus-out.
+
+    python -m citeline.evaluation.fit --suite ../shared/eval          # run, fit, write the model
+    python -m citeline.evaluation.fit --from-details DIR              # refit from an earlier run
+
+Every QA set is answered once with the gate off (`answerability = "off"`), recording each
+question's signals and whether its answer was right. For each set, a model fitted on the *other*
+sets then decides which of this set's questions to answer: those held-out figures are what a new
+corpus can expect, and they are printed and written to `docs/answerability.md`. The shipped model
+(`retrieval/answerability.json`) is finally fitted on all sets together.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from citeline.retrieval.answerability import FEATURES, MODEL_FILE, AnswerabilityModel, fit
+
+Row = dict[str, Any]
+
+
+def collect(suite: Path, details: Path) -> dict[str, list[Row]]:
+    """Answer every question of every set in `suite` with the gate off; per-question rows."""
+    from citeline.app import Citeline
+    from citeline.config import Settings
+    from citeline.evaluation.runner import discover_suite, run_sets
+    from citeline.retrieval.cache import NullCache
+
+    sets = discover_suite(suite)
+    with tempfile.TemporaryDirectory(prefix="citeline-fit-") as home:
+        settings = Settings(home=Path(home), answerability="off")
+        app = Citeline(settings, cache=NullCache())
+        try:
+            run_sets(app, sets, details=details)
+        finally:
+            app.close()
+    return load_details(details)
+
+
+def load_details(folder: Path) -> dict[str, list[Row]]:
+    """The per-question rows of each set, from `NAME.jsonl` files."""
+    rows: dict[str, list[Row]] = {}
+    for path in sorted(folder.glob("*.jsonl")):
+        rows[path.stem] = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    if not rows:
+        raise SystemExit(f"error: no NAME.jsonl files in {folder}: run with --suite first")
+    return rows
+
+
+def _training(rows: Sequence[Row]) -> tuple[list[Mapping[str, float]], list[int]]:
+    """Questions that reached the decision (evidence was found), labelled answerable or not."""
+    features, labels = [], []
+    for row in rows:
+        decision = row.get("decision") or {}
+        if decision.get("features"):
+            features.append(decision["features"])
+            labels.append(1 if row["answerable"] else 0)
+    return features, labels
+
+
+def outcome(rows: Sequence[Row], model: AnswerabilityModel | None) -> dict[str, float]:
+    """The set's figures had `model` decided (None: answer whenever evidence was found)."""
+    answerable = [r for r in rows if r["answerable"]]
+    unanswerable = [r for r in rows if not r["answerable"]]
+
+    def answered(row: Row) -> bool:
+        features = (row.get("decision") or {}).get("features")
+        if row["exit_reason"] != "COMPLETED" or not features:
+            return False
+        return model is None or model.answers(features)
+
+    def share(part: int, whole: int) -> float:
+        return round(part / whole, 4) if whole else 0.0
+
+    return {
+        "answer_accuracy": share(sum(1 for r in answerable if answered(r) and r["correct"]), len(answerable)),
+        "lead_accuracy": share(sum(1 for r in answerable if answered(r) and r["lead"]), len(answerable)),
+        "unanswerable_declined": share(sum(1 for r in unanswerable if not answered(r)), len(unanswerable)),
+        "answerable_declined": share(sum(1 for r in answerable if not answered(r)), len(answerable)),
+    }
+
+
+def leave_one_corpus_out(by_set: Mapping[str, Sequence[Row]]) -> dict[str, dict[str, float]]:
+    """Each set's figures under a model fitted on the other sets only."""
+    report = {}
+    for held_out in by_set:
+        train = [row for name, rows in by_set.items() if name != held_out for row in rows]
+        features, labels = _training(train)
+        model = fit(features, labels)
+        report[held_out] = outcome(by_set[held_out], model)
+    return report
+
+
+def table(report: Mapping[str, Mapping[str, float]]) -> str:
+    """Markdown table of per-set figures."""
+    keys = ("answer_accuracy", "lead_accuracy", "unanswerable_declined", "answerable_declined")
+    lines = ["| held-out set | " + " | ".join(k.replace("_", " ") for k in keys) + " |",
+             "|---|" + "---|" * len(keys)]
+    lines += [f"| {name} | " + " | ".join(f"{figures[k]:.3f}" for k in keys) + " |" for name, figures in report.items()]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command-line entry: collect (or load) rows, report leave-one-corpus-out, write the model."""
+    parser = argparse.ArgumentParser(prog="python -m citeline.evaluation.fit", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--suite", type=Path, help="folder of NAME-qa.jsonl files with their corpora")
+    source.add_argument("--from-details", type=Path, help="per-question rows of an earlier --suite run")
+    parser.add_argument("--details", type=Path, default=Path("docs/answerability-details"),
+                        help="where --suite writes its per-question rows")
+    parser.add_argument("--model", type=Path, default=MODEL_FILE, help="where to write the fitted model")
+    parser.add_argument("--doc", type=Path, default=Path("docs/answerability.md"),
+                        help="where to write the held-out report")
+    args = parser.parse_args(argv)
+    by_set = load_details(args.from_details) if args.from_details else collect(args.suite, args.details)
+    held_out = leave_one_corpus_out(by_set)
+    ungated = {name: outcome(rows, None) for name, rows in by_set.items()}
+    features, labels = _training([row for rows in by_set.values() for row in rows])
+    model = fit(features, labels, provenance={
+        "fitted": datetime.now(UTC).strftime("%Y-%m-%d"), "sets": sorted(by_set),
+        "questions": len(labels), "leave_one_corpus_out": held_out,
+    })
+    args.model.write_text(model.to_json(), encoding="utf-8")
+    report = table(held_out)
+    weights = "\n".join(f"| {name} | {weight:+.3f} |" for name, weight in zip(FEATURES, model.weights, strict=True))
+    args.doc.parent.mkdir(parents=True, exist_ok=True)
+    args.doc.write_text(
+        "# Answerability: when citeline answers and when it declines\n\n"
+        "Generated by `python -m citeline.evaluation.fit`; do not edit by hand.\n\n"
+        "The extractive answerer decides whether the evidence answers a question with a logistic model over "
+        "signals that mean the same on any corpus (see `citeline.retrieval.answerability`). Each row below is "
+        "a set the model was **not** fitted on (leave-one-corpus-out): the figures a new corpus can expect.\n\n"
+        f"{report}\n\nWith no gate at all (answer whenever evidence is found):\n\n{table(ungated)}\n\n"
+        f"The shipped model is fitted on all {len(by_set)} sets ({len(labels)} questions), "
+        f"threshold {model.threshold}. Standardised weights:\n\n| signal | weight |\n|---|---|\n{weights}\n",
+        encoding="utf-8")
+    print(report)
+    print(f"\nmodel written to {args.model}; report to {args.doc}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,106 @@
+"""What kind of answer a question asks for, and whether a piece of text holds one.
+
+"How long does the cookie last?" wants a duration; "how many retries?" a number; "which
+environment variable?" a name in code; "who?" a person; "when?" a date. A sentence that holds a
+value of the asked type is the one a reader wants first, and evidence without any such value is
+a reason to doubt that the documents answer the question. The patterns are English question
+words and value shapes, nothing about a particular corpus.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+
+
+class AnswerType(Enum):
+    """The shape of value a question asks for (NONE: an explanation, not a value)."""
+
+    DURATION = "duration"
+    NUMBER = "number"
+    NAME = "name"  # an identifier, option, variable, command, file or setting
+    DEFAULT = "default"  # "what is the default ...": a stated default, whatever its shape
+    PERSON = "person"
+    DATE = "date"
+    PLACE = "place"
+    NONE = "none"
+
+
+_QUESTION_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
+    (AnswerType.DURATION, re.compile(
+        r"\bhow\s+long\b|\bhow\s+much\s+time\b|\bhow\s+many\s+(?:seconds|minutes|hours|days|weeks)\b"
+        r"|\b(?:default|what(?:'s|\s+is)(?:\s+the)?)\s+(?:\w+\s+){0,2}(?:timeout|expiry|lifetime|ttl|duration|interval|delay)\b"
+        r"|\b(?:timeout|expiry|lifetime|ttl|duration|interval|delay)\s+(?:\w+\s+){0,2}(?:by\s+)?default\b",
+        re.IGNORECASE)),
+    (AnswerType.DEFAULT, re.compile(r"\bdefaults?\b|\bby\s+default\b|\bout\s+of\s+the\s+box\b", re.IGNORECASE)),
+    (AnswerType.NUMBER, re.compile(
+        r"\bhow\s+(?:many|much|big|large|far|high|old)\b|\b(?:what|which)\s+(?:\w+\s+)?(?:number|percentage|size|port|version|limit)s?\b"
+        r"|\b(?:maximum|minimum|max|min)\b",
+        re.IGNORECASE)),
+    (AnswerType.DATE, re.compile(r"^\s*when\b|\b(?:what|which)\s+(?:year|century|decade|date|month|day)\b|\bsince\s+when\b",
+                                 re.IGNORECASE)),
+    (AnswerType.PERSON, re.compile(r"^\s*(?:who|whom)\b|\b(?:who|whom)\s+(?:is|was|were|did|does)\b", re.IGNORECASE)),
+    (AnswerType.PLACE, re.compile(r"^\s*where\b|\b(?:what|which)\s+(?:city|country|river|place|region|town|state|file|directory|folder|path)\b",
+                                  re.IGNORECASE)),
+    (AnswerType.NAME, re.compile(
+        r"\b(?:what|which)\s+(?:\w+\s+){0,2}(?:function|class|method|option|flag|variable|setting|argument|parameter|"
+        r"command|subcommand|header|field|attribute|module|package|keyword|key|name|exception|error|hook|endpoint|"
+        r"status\s+code|property|extra|backend|file)s?\b|\bwhat\s+is\s+(?:it|the\s+\w+)\s+called\b|\bwhat\s+do\s+i\s+(?:set|pass|use|run)\b",
+        re.IGNORECASE)),
+)
+
+_DURATION = re.compile(
+    r"\b\d+(?:[.,]\d+)?\s*(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?)\b"
+    r"|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|thirty|sixty)\s+"
+    r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b|\b(?:forever|indefinitely|no\s+timeout)\b",
+    re.IGNORECASE)
+_NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|hundred|thousand|million|once|twice)\b",
+                     re.IGNORECASE)
+_NAME = re.compile(r"`[^`\n]+`|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\b\w+\(\)|--[a-z][\w-]+|\b\w+\.\w+\b")
+_DEFAULT = re.compile(r"\bdefaults?\b|\bby\s+default\b|\bunless\b|\bif\s+not\s+(?:set|given|specified)\b", re.IGNORECASE)
+_DATE = re.compile(r"\b1\d{3}\b|\b20\d{2}\b|\b(?:January|February|March|April|May|June|July|August|September|October|"
+                   r"November|December)\b|\b\d{1,2}(?:st|nd|rd|th)\s+century\b|\bcentur(?:y|ies)\b", re.IGNORECASE)
+_PROPER = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]{2,}(?:\s+[A-Z][a-z]+)*")
+_VALUE_BY_TYPE: dict[AnswerType, re.Pattern[str]] = {
+    AnswerType.DURATION: _DURATION,
+    AnswerType.NUMBER: _NUMBER,
+    AnswerType.NAME: _NAME,
+    AnswerType.DEFAULT: _DEFAULT,
+    AnswerType.DATE: _DATE,
+    AnswerType.PERSON: _PROPER,
+    AnswerType.PLACE: _PROPER,
+}
+
+
+AnswerTypes = tuple[AnswerType, ...]
+
+
+def expected_types(question: str) -> AnswerTypes:
+    """Every kind of value the question's wording asks for ("the default timeout": a default
+    and a duration); empty when it asks for an explanation."""
+    return tuple(answer_type for answer_type, pattern in _QUESTION_TYPES if pattern.search(question))
+
+
+def holds(answer_types: AnswerTypes, text: str) -> bool:
+    """Whether `text` contains a value of one of the types (always True when none is asked)."""
+    # "Default" is the weakest kind: when a specific one is asked too ("the default timeout"),
+    # the text must hold the specific value, not merely say "by default".
+    specific: list[AnswerType] = [t for t in answer_types if t is not AnswerType.DEFAULT and t in _VALUE_BY_TYPE]
+    wanted: list[AnswerType] = specific or [t for t in answer_types if t in _VALUE_BY_TYPE]
+    if not wanted:
+        return True
+    return any(_VALUE_BY_TYPE[answer_type].search(text) for answer_type in wanted)
+
+
+_HOW_TO = re.compile(
+    r"^\s*(?:how\s+(?:do|can|should|would|could|to)\b|how\s+(?:i|we|you)\s+(?:can|should|do)\b"
+    r"|what(?:'s|\s+is)\s+the\s+(?:best\s+|right\s+|recommended\s+)?way\s+to\b|show\s+(?:me\s+)?(?:how|an?\s+example)\b"
+    r"|(?:give|is\s+there)\s+(?:me\s+)?an?\s+example\b|example\s+of\b|(?:can|could)\s+(?:i|you)\s+\w+)"
+    r"|\bexample\b|\bsnippet\b|\bin\s+code\b",
+    re.IGNORECASE,
+)
+
+
+def asks_how_to(question: str) -> bool:
+    """Whether the question asks how to do something (a reader then wants the code example)."""
+    return bool(_HOW_TO.search(question))

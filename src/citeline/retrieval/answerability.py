@@ -1,0 +1,127 @@
+"""Whether the retrieved evidence answers a question: corpus-independent signals and a small
+calibrated model that combines them.
+
+Retrieval always returns *something*; the question is whether it is the answer. Each signal
+means the same on any corpus — how much of the question's rare terms the evidence covers, how
+close the best sentence is in meaning, whether the asked kind of value is there at all, whether
+the lexical and dense rankers agree — and a logistic model weighs them. The weights are fitted
+by `citeline.evaluation.fit` with leave-one-corpus-out over several QA sets and shipped as JSON
+beside this module, so the decision is reproducible and nothing is tuned to one corpus.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+FEATURES: tuple[str, ...] = (
+    "coverage_passage",  # weighted share of key terms the best single passage covers
+    "coverage_unit",  # ... the best single sentence/item covers
+    "missing_weight",  # weighted share of key terms found nowhere in the retrieved passages
+    "rare_missing",  # 1 when a rare term or identifier of the question is found nowhere
+    "dense_top",  # cosine of the question to the best passage
+    "dense_margin",  # how far the best passage stands out from the rest (cosine)
+    "agreement",  # 1 when the best passage ranks high for both BM25 and dense search
+    "lead_score",  # relevance of the sentence the answer would lead with
+    "lead_cosine",  # cosine of the question to that sentence
+    "type_missing",  # 1 when the question asks for a kind of value no top sentence holds
+    "key_terms",  # log(1 + number of key terms): long questions cover less by chance
+)
+
+MODEL_FILE = Path(__file__).with_name("answerability.json")
+
+
+@dataclass
+class AnswerabilityModel:
+    """A logistic model over standardised features: P(answerable) = sigmoid(w·z + b)."""
+
+    features: list[str]
+    mean: list[float]
+    scale: list[float]
+    weights: list[float]
+    bias: float
+    threshold: float = 0.5
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+    def probability(self, values: Mapping[str, float]) -> float:
+        """P(the evidence answers the question) for one question's features."""
+        z = sum(w * (float(values.get(name, 0.0)) - m) / s
+                for name, m, s, w in zip(self.features, self.mean, self.scale, self.weights, strict=True))
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z + self.bias))))
+
+    def answers(self, values: Mapping[str, float]) -> bool:
+        """Whether to answer: the probability reaches the fitted threshold."""
+        return self.probability(values) >= self.threshold
+
+    def to_json(self) -> str:
+        """The model as shipped: weights, standardisation, threshold and how it was fitted."""
+        return json.dumps(asdict(self), indent=2, sort_keys=True) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> AnswerabilityModel:
+        """A model written by `to_json`."""
+        data = json.loads(text)
+        return cls(**data)
+
+
+@cache
+def shipped_model() -> AnswerabilityModel | None:
+    """The model fitted by `citeline.evaluation.fit` and shipped with citeline (None if absent)."""
+    try:
+        return AnswerabilityModel.from_json(MODEL_FILE.read_text(encoding="utf-8"))
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def fit(rows: Sequence[Mapping[str, float]], labels: Sequence[int], *, l2: float = 1.0,
+        iterations: int = 50, provenance: Mapping[str, Any] | None = None) -> AnswerabilityModel:
+    """Fit an L2-regularised logistic regression by Newton's method, classes weighted equally
+    (a set with many unanswerable questions must not teach "always decline"), and choose the
+    threshold that maximises balanced accuracy on the training rows."""
+    x = np.array([[float(row.get(name, 0.0)) for name in FEATURES] for row in rows], dtype=np.float64)
+    y = np.asarray(labels, dtype=np.float64)
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale[scale < 1e-6] = 1.0
+    z = np.hstack([(x - mean) / scale, np.ones((len(x), 1))])
+    positives = max(1.0, float(y.sum()))
+    negatives = max(1.0, float(len(y) - y.sum()))
+    sample = np.where(y == 1, len(y) / (2 * positives), len(y) / (2 * negatives))
+    beta = np.zeros(z.shape[1])
+    penalty = np.full(z.shape[1], l2)
+    penalty[-1] = 0.0  # the bias is not shrunk
+    for _ in range(iterations):
+        p = 1.0 / (1.0 + np.exp(-np.clip(z @ beta, -30, 30)))
+        gradient = z.T @ (sample * (p - y)) + penalty * beta
+        hessian = (z * (sample * p * (1 - p))[:, None]).T @ z + np.diag(penalty + 1e-9)
+        step = np.linalg.solve(hessian, gradient)
+        beta -= step
+        if float(np.abs(step).max()) < 1e-8:
+            break
+    probabilities = 1.0 / (1.0 + np.exp(-np.clip(z @ beta, -30, 30)))
+    threshold = _balanced_threshold(probabilities, y)
+    return AnswerabilityModel(
+        features=list(FEATURES), mean=[round(float(v), 6) for v in mean], scale=[round(float(v), 6) for v in scale],
+        weights=[round(float(v), 6) for v in beta[:-1]], bias=round(float(beta[-1]), 6), threshold=round(threshold, 4),
+        provenance=dict(provenance or {}),
+    )
+
+
+def _balanced_threshold(probabilities: npt.NDArray[np.float64], labels: npt.NDArray[np.float64]) -> float:
+    best, best_score = 0.5, -1.0
+    for threshold in np.linspace(0.2, 0.8, 61):
+        answered = probabilities >= threshold
+        tpr = float((answered & (labels == 1)).sum() / max(1, (labels == 1).sum()))
+        tnr = float((~answered & (labels == 0)).sum() / max(1, (labels == 0).sum()))
+        score = (tpr + tnr) / 2
+        if score > best_score + 1e-9:
+            best, best_score = float(threshold), score
+    return best
