@@ -24,6 +24,7 @@ from citeline.agent.result import TraceEntry
 from citeline.agent.state import RunState
 from citeline.agent.tools import InvalidToolCall, PassageSource, run_tool
 from citeline.errors import CitelineError
+from citeline.documents.models import ChunkBlock
 from citeline.index.store import Passage
 from citeline.retrieval import SearchOutcome
 
@@ -119,23 +120,22 @@ def _effects(data: Json) -> Effects:
 
 
 # --- actions ---------------------------------------------------------------------------------
+_ACTION_TYPES: dict[str, type[ToolCall] | type[FinalAnswer] | type[Unusable]] = {
+    "tool_call": ToolCall, "final": FinalAnswer, "unusable": Unusable}
+
+
 def action_json(action: Action) -> Json:
-    """An action in the strict JSON action format (plus `unusable` for output that is not one)."""
-    if isinstance(action, ToolCall):
-        return {"type": "tool_call", "tool": action.tool, "input": action.input}
-    if isinstance(action, FinalAnswer):
-        return {"type": "final", "answer": action.answer, "insufficiencies": action.insufficiencies}
-    return {"type": "unusable", "raw": action.raw, "reason": action.reason}
+    """An action as JSON: its type (`tool_call`, `final`, `unusable`) and every field it has."""
+    kind = next(name for name, cls in _ACTION_TYPES.items() if isinstance(action, cls))
+    return {"type": kind, **asdict(action)}
 
 
 def action_from(data: Json) -> Action:
     """The action `action_json` wrote down."""
-    kind = data.get("type")
-    if kind == "tool_call":
-        return ToolCall(str(data["tool"]), dict(data.get("input") or {}))
-    if kind == "final":
-        return FinalAnswer(str(data["answer"]), list(data.get("insufficiencies") or []))
-    return Unusable(str(data.get("raw", "")), str(data.get("reason", "")))
+    cls = _ACTION_TYPES.get(str(data.get("type")), Unusable)
+    fields = {key: value for key, value in data.items() if key != "type"}
+    action: Action = cls(**fields)
+    return action
 
 
 _DECISION = _codec(
@@ -147,14 +147,27 @@ _PLAN = _codec(lambda d: {"plan": d.value, **_effects_json(d.effects)},
 _STOP = _codec(lambda reason: {"stop": reason.value if reason else None},
                lambda data: ExitReason(data["stop"]) if data.get("stop") else None)
 _TOOL = _codec(lambda output: {"output": output}, lambda data: dict(data["output"]))
+def passage_json(passage: Passage) -> Json:
+    """A passage as JSON, its blocks in their compact list form."""
+    data = asdict(passage)
+    data["blocks"] = [block.to_json() for block in passage.blocks]
+    return data
+
+
+def passage_from(data: Json) -> Passage:
+    """The passage `passage_json` wrote down."""
+    fields = {key: value for key, value in data.items() if key != "blocks"}
+    return Passage(**fields, blocks=tuple(ChunkBlock.from_json(b) for b in data.get("blocks") or []))
+
+
 _SEARCH = _codec(
-    lambda outcome: {"passages": [asdict(p) for p in outcome.passages], "cached": outcome.cached,
+    lambda outcome: {"passages": [passage_json(p) for p in outcome.passages], "cached": outcome.cached,
                      "elapsed_ms": outcome.elapsed_ms},
-    lambda data: SearchOutcome(str(data.get("query", "")), [Passage(**p) for p in data["passages"]],
+    lambda data: SearchOutcome(str(data.get("query", "")), [passage_from(p) for p in data["passages"]],
                                float(data.get("elapsed_ms", 0.0)), cached=bool(data.get("cached"))),
 )
-_OPEN = _codec(lambda passage: {"passage": asdict(passage) if passage is not None else None},
-               lambda data: Passage(**data["passage"]) if data.get("passage") else None)
+_OPEN = _codec(lambda passage: {"passage": passage_json(passage) if passage is not None else None},
+               lambda data: passage_from(data["passage"]) if data.get("passage") else None)
 
 
 def decision_request(run: RunState) -> Json:
