@@ -5,6 +5,7 @@ scripts (a real server: the client is never mocked)."""
 from __future__ import annotations
 
 import json
+import re
 import socket
 import struct
 import threading
@@ -53,12 +54,20 @@ def verified(app: Citeline, result: Any) -> bool:
 
 
 def quoted_verbatim(app: Citeline, result: Any) -> bool:
-    """Every answer line ("- sentence [n]") is a sentence of the passage [n] cites, verbatim."""
-    for line in result.answer.splitlines():
+    """Every answer line ("sentence [n]", "- sentence [n]") is a unit of the passage [n] cites,
+    verbatim; a lead that names a list item ("`name` - sentence") is verbatim in both its parts.
+    Code blocks are checked whole by the validator and skipped here."""
+    body = re.sub(r"```.*?```\s*\[\d+\]", "", result.answer, flags=re.DOTALL)
+    for line in body.splitlines():
+        if not line.strip():
+            continue
         sentence, number = line.removeprefix("- ").rsplit(" [", 1)
         cited = next(c for c in result.citations if c.id == int(number.rstrip("]")))
         passage = app.store.get_passage(app.settings.owner, cited.document_id, cited.chunk_id)
-        if passage is None or sentence.strip("`") not in " ".join(passage.text.split()):
+        if passage is None:
+            return False
+        text = " ".join(passage.text.split())
+        if not all(part.strip("`") in text for part in sentence.split(" - ", 1)):
             return False
     return True
 

@@ -219,9 +219,16 @@ def test_injected_canary_never_reaches_the_answer(make_app: Any, fake_openai: Fa
     result = app.ask("How do I use a proxy?", model=MODEL)
     assert CANARY not in result.answer
     assert all(CANARY not in c.quote for c in result.citations)
-    # The model never saw the injected instruction: it is redacted from the prompt.
-    assert all(CANARY not in str(body["messages"]) for body in fake_openai.requests)
-    assert result.exit_reason == ExitReason.COMPLETED and verified(app, result)
+    # The passage carrying the instruction was flagged at ingest and is never evidence: no search
+    # result or opened passage shown to the model holds it (only the model's own obedient reply,
+    # quoted back to it by the validator, does).
+    for body in fake_openai.requests:
+        for message in body["messages"]:
+            content = str(message.get("content"))
+            shown = content if message["role"] in ("system", "tool") else content.partition("<passages>")[2]
+            assert CANARY not in shown.partition("</passages>")[0], message
+    assert all(not c.source.endswith("proxies.md") for c in result.citations)
+    assert verified(app, result)
 
 
 def test_policy_name_and_forced_json_mode(make_app: Any, fake_openai: FakeOpenAI) -> None:

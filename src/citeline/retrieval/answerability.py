@@ -81,20 +81,28 @@ def shipped_model() -> AnswerabilityModel | None:
         return None
 
 
-def fit(rows: Sequence[Mapping[str, float]], labels: Sequence[int], *, l2: float = 1.0,
-        iterations: int = 50, provenance: Mapping[str, Any] | None = None) -> AnswerabilityModel:
-    """Fit an L2-regularised logistic regression by Newton's method, classes weighted equally
-    (a set with many unanswerable questions must not teach "always decline"), and choose the
-    threshold that maximises balanced accuracy on the training rows."""
-    x = np.array([[float(row.get(name, 0.0)) for name in FEATURES] for row in rows], dtype=np.float64)
+def fit(rows: Sequence[Mapping[str, float]], labels: Sequence[int], *, groups: Sequence[str] | None = None,
+        features: Sequence[str] = FEATURES, l2: float = 1.0, iterations: int = 50,
+        provenance: Mapping[str, Any] | None = None) -> AnswerabilityModel:
+    """Fit an L2-regularised logistic regression by Newton's method and choose the threshold that
+    maximises balanced accuracy on the training rows.
+
+    Every group (a corpus) weighs the same, and within it both classes weigh the same: a large
+    set, or one with many unanswerable questions, must not teach its own habits to the model."""
+    x = np.array([[float(row.get(name, 0.0)) for name in features] for row in rows], dtype=np.float64)
     y = np.asarray(labels, dtype=np.float64)
     mean = x.mean(axis=0)
     scale = x.std(axis=0)
     scale[scale < 1e-6] = 1.0
     z = np.hstack([(x - mean) / scale, np.ones((len(x), 1))])
-    positives = max(1.0, float(y.sum()))
-    negatives = max(1.0, float(len(y) - y.sum()))
-    sample = np.where(y == 1, len(y) / (2 * positives), len(y) / (2 * negatives))
+    names = np.asarray(groups if groups is not None else ["all"] * len(y))
+    sample = np.zeros(len(y))
+    for group in set(names.tolist()):
+        for label in (0.0, 1.0):
+            members = (names == group) & (y == label)
+            if members.any():
+                sample[members] = 1.0 / members.sum()
+    sample *= len(y) / sample.sum()
     beta = np.zeros(z.shape[1])
     penalty = np.full(z.shape[1], l2)
     penalty[-1] = 0.0  # the bias is not shrunk
@@ -107,20 +115,22 @@ def fit(rows: Sequence[Mapping[str, float]], labels: Sequence[int], *, l2: float
         if float(np.abs(step).max()) < 1e-8:
             break
     probabilities = 1.0 / (1.0 + np.exp(-np.clip(z @ beta, -30, 30)))
-    threshold = _balanced_threshold(probabilities, y)
+    threshold = _balanced_threshold(probabilities, y, sample)
     return AnswerabilityModel(
-        features=list(FEATURES), mean=[round(float(v), 6) for v in mean], scale=[round(float(v), 6) for v in scale],
+        features=list(features), mean=[round(float(v), 6) for v in mean], scale=[round(float(v), 6) for v in scale],
         weights=[round(float(v), 6) for v in beta[:-1]], bias=round(float(beta[-1]), 6), threshold=round(threshold, 4),
         provenance=dict(provenance or {}),
     )
 
 
-def _balanced_threshold(probabilities: npt.NDArray[np.float64], labels: npt.NDArray[np.float64]) -> float:
+def _balanced_threshold(probabilities: npt.NDArray[np.float64], labels: npt.NDArray[np.float64],
+                        weights: npt.NDArray[np.float64]) -> float:
     best, best_score = 0.5, -1.0
+    positive, negative = weights * (labels == 1), weights * (labels == 0)
     for threshold in np.linspace(0.2, 0.8, 61):
         answered = probabilities >= threshold
-        tpr = float((answered & (labels == 1)).sum() / max(1, (labels == 1).sum()))
-        tnr = float((~answered & (labels == 0)).sum() / max(1, (labels == 0).sum()))
+        tpr = float((positive * answered).sum() / max(1e-9, positive.sum()))
+        tnr = float((negative * ~answered).sum() / max(1e-9, negative.sum()))
         score = (tpr + tnr) / 2
         if score > best_score + 1e-9:
             best, best_score = float(threshold), score

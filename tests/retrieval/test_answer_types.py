@@ -1,0 +1,25 @@
+"""What kind of value a question asks for, and whether a sentence holds one."""
+
+from citeline.retrieval.answer_types import AnswerType, asks_how_to, expected_types, holds
+
+
+def test_value_questions_and_the_values_that_answer_them() -> None:
+    duration = expected_types("How long does the session cookie last by default?")
+    assert AnswerType.DURATION in duration
+    assert holds(duration, "Defaults to 2 weeks.")
+    # "by default" alone does not answer "how long"
+    assert not holds(duration, "The cookie is signed by default.")
+    assert holds(expected_types("How many retries are made?"), "Requests are retried 3 times.")
+    assert holds(expected_types("Which environment variable sets the cache dir?"), "Set `UV_CACHE_DIR` to move it.")
+    assert holds(expected_types("When was the bridge built?"), "It was opened in 1939.")
+
+
+def test_explanations_ask_for_no_value() -> None:
+    assert expected_types("What does that timeout actually mean?") == ()
+    assert holds((), "Anything holds when no value is asked.")
+
+
+def test_how_to_questions() -> None:
+    assert asks_how_to("How do I run a task after the response has been sent?")
+    assert asks_how_to("how to talk to the docker daemon over a unix socket")
+    assert not asks_how_to("What is the default timeout?")

@@ -1,0 +1,64 @@
+"""The answer-or-decline model: fitting, the shipped model, and selection by held-out corpora."""
+
+from __future__ import annotations
+
+import random
+
+from citeline.evaluation.fit import leave_one_corpus_out, select_features
+from citeline.retrieval.answerability import FEATURES, AnswerabilityModel, fit, shipped_model
+
+
+def _row(answerable: bool, coverage: float, local: float) -> dict[str, object]:
+    features = dict.fromkeys(FEATURES, 0.0) | {"coverage_passage": coverage, "dense_top": local}
+    return {"answerable": answerable, "exit_reason": "COMPLETED", "correct": answerable, "lead": answerable,
+            "decision": {"features": features}}
+
+
+def _corpus(seed: int, local_sign: float) -> list[dict[str, object]]:
+    """Coverage separates the classes in every corpus; `dense_top` only in the direction
+    `local_sign` says, which differs between corpora (a habit of one corpus)."""
+    rng = random.Random(seed)
+    rows = []
+    for _ in range(60):
+        answerable = rng.random() < 0.6
+        coverage = rng.uniform(0.6, 1.0) if answerable else rng.uniform(0.0, 0.45)
+        local = (0.8 if answerable else 0.2) * local_sign + rng.uniform(-0.05, 0.05)
+        rows.append(_row(answerable, coverage, local))
+    return rows
+
+
+def test_a_fitted_model_separates_what_its_signal_separates() -> None:
+    rows = [{"coverage_passage": c} for c in (0.9, 0.8, 0.95, 0.1, 0.2, 0.05)]
+    model = fit(rows, [1, 1, 1, 0, 0, 0], features=["coverage_passage"])
+    assert model.answers({"coverage_passage": 0.85}) and not model.answers({"coverage_passage": 0.1})
+    assert 0.0 < model.probability({"coverage_passage": 0.5}) < 1.0
+    again = AnswerabilityModel.from_json(model.to_json())
+    assert again.probability({"coverage_passage": 0.7}) == model.probability({"coverage_passage": 0.7})
+
+
+def test_every_corpus_weighs_the_same_whatever_its_size() -> None:
+    # A large corpus where low coverage is still answerable must not outvote a small one.
+    big = [{"coverage_passage": 0.3}] * 200 + [{"coverage_passage": 0.9}] * 10
+    small = [{"coverage_passage": 0.3}] * 10 + [{"coverage_passage": 0.9}] * 10
+    labels = [1] * 200 + [0] * 10 + [0] * 10 + [1] * 10
+    unbalanced = fit(big + small, labels, features=["coverage_passage"])
+    balanced = fit(big + small, labels, groups=["big"] * 210 + ["small"] * 20, features=["coverage_passage"])
+    assert unbalanced.probability({"coverage_passage": 0.3}) > balanced.probability({"coverage_passage": 0.3})
+
+
+def test_selection_keeps_signals_that_hold_on_held_out_corpora_only() -> None:
+    by_set = {"a": _corpus(1, 1.0), "b": _corpus(2, 1.0), "c": _corpus(3, -1.0)}
+    chosen = select_features(by_set)
+    assert chosen == ["coverage_passage"]
+    report = leave_one_corpus_out(by_set, chosen)
+    assert all(f["unanswerable_declined"] >= 0.9 and f["answerable_declined"] <= 0.1 for f in report.values())
+    with_habit = leave_one_corpus_out(by_set, ["dense_top"])
+    assert with_habit["c"]["answerable_declined"] > 0.5  # the habit of a and b fails on c
+
+
+def test_the_shipped_model_is_fitted_on_known_signals_and_reports_its_held_out_figures() -> None:
+    model = shipped_model()
+    assert model is not None
+    assert set(model.features) <= set(FEATURES)
+    held_out = model.provenance["leave_one_corpus_out"]
+    assert set(held_out) == set(model.provenance["sets"]) and len(held_out) >= 4
