@@ -23,8 +23,8 @@ from citeline.agent.exits import ExitReason
 from citeline.agent.result import TraceEntry
 from citeline.agent.state import RunState
 from citeline.agent.tools import InvalidToolCall, PassageSource, run_tool
-from citeline.errors import CitelineError
 from citeline.documents.models import ChunkBlock
+from citeline.errors import CitelineError
 from citeline.index.store import Passage
 from citeline.retrieval import SearchOutcome
 
