@@ -18,7 +18,9 @@ so lines of concurrent runs never interleave. Records, each with `record`, `run_
   id of the run whose answer was served, on a cache hit);
 - `exchange`: step `n` of the run, its `kind` (decision, plan, synthesis, tool, retrieval, clock),
   the `request` and the `response` or `error`, with `ms`;
-- `end`: `status` complete (with the AgentResult) or failed (with the error); fsynced.
+- `end`: `status` complete (with the AgentResult) or failed (with the error). Written, not
+  fsynced (that doubled the cost of recording, ~20 ms a run here): it survives the process
+  dying, and after a power loss the run shows as incomplete rather than as ended.
 
 A run with a `start` and no `end` was cut off (its process died) or is still running:
 `incomplete`.

@@ -23,7 +23,7 @@ RECORD_VERSION = 1
 
 class LogRecorder(RunRecorder):
     """Writes one run: `start` (fsynced) before any work, each exchange as it completes, `end`
-    (fsynced). A log that cannot be written never fails the run: the run goes unrecorded and
+    (fsynced only when the run failed). A log that cannot be written never fails the run: the run goes unrecorded and
     the reason is logged once."""
 
     def __init__(self, runs: RunLog, *, via: str, session_id: str | None = None,
@@ -75,7 +75,7 @@ class LogRecorder(RunRecorder):
     def finish(self, result: AgentResult) -> None:
         self._write("end", {"status": "complete", "exit_reason": result.exit_reason.value,
                             "total_ms": result.timings.total_ms, "usage": result.usage.model_dump(),
-                            "cached": result.cached, "result": result.model_dump(mode="json")}, sync=True)
+                            "cached": result.cached, "result": result.model_dump(mode="json")})
 
     def abort(self, error: BaseException) -> None:
         self._write("end", {"status": "failed", "exit_reason": None,
