@@ -43,7 +43,8 @@ def test_empty_and_long_questions(tmp_path: Path) -> None:
     home = tmp_path / "home"
     empty = _cli(home, "ask", "", "--json")
     assert json.loads(empty.stdout)["exit_reason"] == "EMPTY_INPUT" and empty.returncode == 1
-    assert not home.exists()  # the index was never opened
+    assert not list(home.glob("index.sqlite3*"))  # the index was never opened
+    assert [p.name for p in home.iterdir()] == ["runs"]  # only the run went on record
     long = _cli(home, "ask", "x" * 5000, "--json")
     assert json.loads(long.stdout)["exit_reason"] == "INPUT_TOO_LONG"
 

@@ -25,7 +25,7 @@ def settings(home: Path) -> Settings:
 
 
 REPORT_KEYS = ["ingested", "unchanged", "updated", "removed", "failed", "chunks", "sanitized_chars", "flagged",
-               "upgraded"]
+               "upgraded", "skipped"]
 
 
 class CountingEmbedder(HashEmbedder):
@@ -149,7 +149,7 @@ def test_cli_json_shape_and_second_run_unchanged(tmp_path: Path, home: Path) -> 
     code, again = ingest_json(str(tmp_path / "docs"), home=home)
     assert code == 0
     assert again == {"ingested": 0, "unchanged": 3, "updated": 0, "removed": 0, "failed": [], "chunks": 0,
-                     "sanitized_chars": 0, "flagged": 0, "upgraded": 0}
+                     "sanitized_chars": 0, "flagged": 0, "upgraded": 0, "skipped": []}
 
 
 def test_cli_prune_flag(tmp_path: Path, home: Path) -> None:

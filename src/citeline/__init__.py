@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
-
 __all__ = [
     "AgentResult", "Citation", "Citeline", "CitelineError", "ConfigurationError", "ContextOverflowError",
     "ExitReason", "GenerationError", "IngestError", "RetrievalError", "Settings",
@@ -44,6 +42,10 @@ if TYPE_CHECKING:
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__version__":  # one source: pyproject.toml (see citeline.version)
+        from citeline.version import version
+
+        return version()
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'citeline' has no attribute {name!r}")

@@ -15,6 +15,7 @@ from citeline.agent.events import Event, EventSink
 if TYPE_CHECKING:
     from citeline.agent.graph import AgentGraph
     from citeline.agent.runner import RunResources
+    from citeline.runs import LogRecorder, RunLog
 from citeline.agent.answerer import Answerer, create_answerer
 from citeline.agent.result import AgentResult
 from citeline.config import Settings
@@ -47,6 +48,7 @@ class Citeline:
         self._graphs: dict[str, AgentGraph] = {}
         self._lock = threading.Lock()
         self._cache = cache
+        self._runs: RunLog | None = None
 
     # --- lazily built parts (a CLI `ask ""` must not load a model or open the index) -----
     @property
@@ -121,6 +123,26 @@ class Citeline:
 
         return RunResources(graph=self.graph(model), cache=self.cache, corpus_version=self.store.corpus_version())
 
+    @property
+    def runs(self) -> RunLog | None:
+        """The runs log under the home (None when the `runs_log` setting is off)."""
+        from citeline.runs import open_log
+
+        with self._lock:
+            if self._runs is None:
+                self._runs = open_log(self.settings)
+            return self._runs
+
+    def _recorder(self, origin: Mapping[str, Any] | None) -> LogRecorder | None:
+        from citeline.runs import recorder
+
+        runs = self.runs
+        if runs is None:
+            return None
+        origin = origin or {}
+        return recorder(runs, self.settings, via=str(origin.get("via", "library")),
+                        session_id=origin.get("session_id"))
+
     # --- documents -----------------------------------------------------------------------
     def ingest(
         self,
@@ -170,9 +192,12 @@ class Citeline:
         cancelled: Callable[[], bool] | None = None,
         query_id: str | None = None,
         answerer: Answerer | None = None,
+        origin: Mapping[str, Any] | None = None,
     ) -> AgentResult:
         """Answer a question from the owner's documents. `model` names the answerer by spec;
-        `answerer` passes one directly (e.g. `citeline.testing.FunctionAnswerer`)."""
+        `answerer` passes one directly (e.g. `citeline.testing.FunctionAnswerer`). `origin` says
+        where the question came from for the runs log: `via` (cli, http, sse, openai, mcp; default
+        library) and `session_id`."""
         from citeline.agent.runner import run_agent
 
         chosen = answerer or model
@@ -180,6 +205,7 @@ class Citeline:
             self.settings, lambda: self.run_resources(chosen), question, owner=owner or self.settings.owner,
             model=answerer.name if answerer is not None else model, history=history or [],
             on_event=on_event, cancelled=cancelled, query_id=query_id or uuid.uuid4().hex,
+            recorder=self._recorder(origin),
         )
 
     async def aask(self, question: str, **kwargs: Any) -> AgentResult:
@@ -201,6 +227,7 @@ class Citeline:
                 self.settings, lambda: self.run_resources(model), text, owner=owner or self.settings.owner,
                 model=model, history=history or [],
                 on_event=None, cancelled=None, query_id=uuid.uuid4().hex, config=config,
+                recorder=self._recorder(None),
             )
 
         runnable = RunnableLambda(execute, name="citeline")

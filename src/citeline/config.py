@@ -160,6 +160,17 @@ class Settings(BaseSettings):
         "construction; right for small models); `free` = it writes the answer, checked by the validator.",
     )
 
+    # --- the runs log ----------------------------------------------------------------------
+    runs_log: bool = Field(
+        default=True,
+        description="Record every run (question, each model and tool exchange, the result) in `home/runs/` "
+        "for `citeline logs` and `citeline replay`. API keys are never written.",
+    )
+    runs_retention_days: int = Field(default=30, ge=1, description="Days the runs log keeps a run.")
+    runs_max_mb: int = Field(
+        default=256, ge=1, description="Size bound of the runs log in MB; the oldest runs go first."
+    )
+
     @field_validator("home", mode="after")
     @classmethod
     def _expand_home(cls, value: Path) -> Path:

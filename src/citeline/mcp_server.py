@@ -25,6 +25,7 @@ from starlette.types import ASGIApp
 
 from citeline.app import Citeline
 from citeline.text import escape_controls
+from citeline.version import version
 
 log = logging.getLogger("citeline.mcp")
 UPLOAD_PREFIX = "upload:"  # how the service names uploaded documents internally; never shown
@@ -49,7 +50,7 @@ def build_server(app: Citeline, owner: str | None = None, *, guard: HttpGuard | 
     refuses a call that did not pass it); otherwise for `owner` (default: the `owner` setting)."""
     default_owner = owner or app.settings.owner
     server: MCPServer[Any] = MCPServer(
-        "citeline",
+        "citeline", version=version(),
         instructions="Answers questions from the user's indexed documents with verified citations. "
         "Use search_docs to find passages, open_citation to read one in full, ask for a cited answer.",
     )
@@ -93,7 +94,7 @@ def build_server(app: Citeline, owner: str | None = None, *, guard: HttpGuard | 
     @server.tool(annotations=read_only)
     def ask(question: str, ctx: Context[Any, Any]) -> dict[str, Any]:
         """A cited answer from the documents, with its exit reason (COMPLETED, INSUFFICIENT_CONTEXT, ...)."""
-        result = app.ask(question, owner=who(ctx))
+        result = app.ask(question, owner=who(ctx), origin={"via": "mcp"})
         log.info("ask %s -> %s", result.query_id, result.exit_reason.value)
         citations = []
         for citation in result.citations:

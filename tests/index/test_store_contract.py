@@ -390,6 +390,17 @@ def test_kv(store: Store) -> None:
     assert store.kv_get("ns", "k") == "v2"
 
 
+def test_kv_items_and_delete(store: Store) -> None:
+    store.kv_put("users", "bob", "2")
+    store.kv_put("users", "alice", "1")
+    store.kv_put("other", "carol", "3")
+    assert store.kv_items("users") == [("alice", "1"), ("bob", "2")]
+    assert store.kv_delete("users", "alice") is True
+    assert store.kv_delete("users", "alice") is False
+    assert store.kv_items("users") == [("bob", "2")]
+    assert store.kv_get("other", "carol") == "3"
+
+
 # --- chunk blocks ---------------------------------------------------------------------------
 
 

@@ -47,13 +47,28 @@ Action = ToolCall | FinalAnswer | Unusable
 ProviderErrorKind = Literal["rate_limit", "server", "timeout", "bad_request", "context_length", "auth", "cancelled"]
 
 
-class ProviderError(Exception):
-    """A model provider failed. The agent decides about retries and the exit reason from `kind`."""
+# How to fix each kind of provider failure, told to the user with the error.
+PROVIDER_FIXES: dict[str, str] = {
+    "auth": "set a valid OPENAI_API_KEY for this endpoint",
+    "bad_request": "check --model and CITELINE_OPENAI_BASE_URL",
+    "rate_limit": "wait, or use a plan with a higher rate limit",
+    "server": "start the server, or check CITELINE_OPENAI_BASE_URL",
+    "timeout": "check that the server is up and not overloaded, or raise CITELINE_TIMEOUT_S",
+    "context_length": "use a model with a larger context, or lower CITELINE_EVIDENCE_TOKENS",
+}
 
-    def __init__(self, kind: ProviderErrorKind, message: str, *, retry_after: float | None = None) -> None:
+
+class ProviderError(Exception):
+    """A model provider failed. The agent decides about retries and the exit reason from `kind`;
+    `status` is the HTTP status the provider answered with, if any, and `hint` the fix."""
+
+    def __init__(self, kind: ProviderErrorKind, message: str, *, retry_after: float | None = None,
+                 status: int | None = None, hint: str | None = None) -> None:
         super().__init__(message)
         self.kind = kind
         self.retry_after = retry_after
+        self.status = status
+        self.hint = hint or PROVIDER_FIXES.get(kind, "")
 
     @property
     def retryable(self) -> bool:

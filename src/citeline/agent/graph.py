@@ -24,19 +24,19 @@ from langchain_core.runnables.config import get_callback_manager_for_config
 from langchain_core.tools import StructuredTool
 from langgraph.graph import END, START, StateGraph
 
-from citeline.agent import context, grounding, planning
+from citeline.agent import callpoints, context, grounding, planning
 from citeline.agent.actions import FinalAnswer, ProviderError, ToolCall
 from citeline.agent.answerer import Answerer
 from citeline.agent.exits import DECLINE_MESSAGE, EXIT_SPECS, ExitReason
-from citeline.agent.result import Insufficiency, Step, Strategy
+from citeline.agent.result import Insufficiency, ModelError, Step, Strategy
 from citeline.agent.state import RunState
-from citeline.agent.tools import InvalidToolCall, run_tool
+from citeline.agent.tools import InvalidToolCall, PassageSource
 from citeline.errors import CitelineError, ContextOverflowError, RetrievalError
-from citeline.retrieval import Retriever
 from citeline.text import printable
 
 MODEL_RETRIES = 2
 MAX_UNUSABLE = 2  # unusable outputs tolerated (re-asked) before LLM_GENERATION_FAILURE
+MODEL_FAILED_MESSAGE = "The model failed while generating the answer."
 Synthesizer = Callable[[RunState], FinalAnswer]
 
 
@@ -48,7 +48,7 @@ class GraphState(TypedDict):
 class AgentGraph:
     """Compiles the graph once; `invoke(run)` drives one run to its single exit."""
 
-    def __init__(self, answerer: Answerer, retriever: Retriever, synthesize: Synthesizer) -> None:
+    def __init__(self, answerer: Answerer, retriever: PassageSource, synthesize: Synthesizer) -> None:
         self.answerer = answerer
         self.retriever = retriever
         self.synthesize = synthesize
@@ -93,7 +93,7 @@ class AgentGraph:
         run.constraints = planning.analyze_constraints(run.question)
         run.standalone_query = planning.standalone_query(run.question, run.history)
         fallback = planning.default_plan(run.standalone_query, run.constraints)
-        proposal = self.answerer.propose_plan(run)
+        proposal = callpoints.propose_plan(run, self.answerer)
         run.plan = planning.parse_plan(proposal, fallback) if proposal else fallback
         run.strategy = Strategy(**planning.choose_strategy(run.question, run.constraints))
         run.record("plan", steps=run.plan, constraints=run.constraints.as_dict(), strategy=run.strategy.name,
@@ -136,9 +136,12 @@ class AgentGraph:
         """Ask the answerer, retrying transient provider failures (never counted as tool calls)."""
         for attempt in range(MODEL_RETRIES + 1):
             try:
-                return self.answerer.decide(run)
+                return callpoints.decide(run, self.answerer)
             except ProviderError as exc:
                 run.record("error", kind=f"provider_{exc.kind}", message=str(exc)[:300], attempt=attempt + 1)
+                if exc.kind != "cancelled" and (exc.kind == "context_length" or not exc.retryable
+                                                or attempt == MODEL_RETRIES):
+                    run.error = ModelError(kind=exc.kind, message=str(exc), status=exc.status, hint=exc.hint)
                 if exc.kind == "context_length":
                     return _exit(run, ExitReason.MAX_CONTEXT_REACHED)
                 if exc.kind == "cancelled":
@@ -170,7 +173,7 @@ class AgentGraph:
         run.event("tool_start", tool=call.tool, input=call.input)
         started = time.perf_counter()
         try:
-            summary = as_langchain_tool(call.tool, lambda: run_tool(run, call, self.retriever)).invoke(
+            summary = as_langchain_tool(call.tool, lambda: callpoints.run_tool_call(run, call, self.retriever)).invoke(
                 call.input, config)
         except InvalidToolCall as exc:
             run.invalid_calls += 1
@@ -223,7 +226,7 @@ class AgentGraph:
     def _synthesise(self, run: RunState, why: str) -> str:
         run.force_final = True
         run.record("error", kind="synthesis", reason=why)
-        run.draft = self.synthesize(run)
+        run.draft = callpoints.synthesise(run, self.synthesize)
         return "validate"
 
     def _finalize(self, state: GraphState) -> GraphState:
@@ -313,11 +316,13 @@ def _remaining_s(run: RunState) -> float:
 
 
 def _interrupted(run: RunState) -> str | None:
-    if run.cancelled is not None and run.cancelled():
-        return _exit(run, ExitReason.CANCELLED)
-    if _remaining_s(run) <= 0:
-        return _exit(run, ExitReason.TIMEOUT)
-    return None
+    def stop() -> ExitReason | None:
+        if run.cancelled is not None and run.cancelled():
+            return ExitReason.CANCELLED
+        return ExitReason.TIMEOUT if _remaining_s(run) <= 0 else None
+
+    reason = callpoints.check_stop(run, stop)
+    return _exit(run, reason) if reason is not None else None
 
 
 def _ms(started: float) -> float:
@@ -350,6 +355,8 @@ def finalize_run(run: RunState) -> None:
         run.answer = (spec.message or "").format(limit=run.settings.max_question_chars)
     elif reason == ExitReason.TIMEOUT:
         run.answer = (spec.message or "").format(limit=run.settings.timeout_s)
+    elif reason == ExitReason.LLM_ERROR and run.error is not None:
+        run.answer = MODEL_FAILED_MESSAGE  # not an internal error: `error` says what the provider said
     elif spec.message is not None and reason != ExitReason.INSUFFICIENT_CONTEXT:
         run.answer = spec.message
     else:  # declined: the canned message plus the searches that were tried

@@ -75,6 +75,16 @@ class Timings(BaseModel):
     total_ms: float = 0.0
 
 
+class ModelError(BaseModel):
+    """Why the model could not be used, when a run ended on a provider failure: what the provider
+    said (with the HTTP status, if any) and how to fix it. Never carries the API key."""
+
+    kind: str = Field(description="auth | bad_request | rate_limit | server | timeout | context_length")
+    message: str
+    status: int | None = None
+    hint: str = Field(default="", description="How to fix it.")
+
+
 class AgentResult(BaseModel):
     query_id: str
     question: str
@@ -90,6 +100,7 @@ class AgentResult(BaseModel):
     timings: Timings = Field(default_factory=Timings)
     model: str
     cached: bool = False
+    error: ModelError | None = Field(default=None, description="The model's failure, when the run ended on one.")
 
     @property
     def answered(self) -> bool:

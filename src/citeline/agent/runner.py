@@ -17,6 +17,7 @@ from langchain_core.callbacks.manager import adispatch_custom_event
 from langchain_core.runnables import RunnableConfig
 
 from citeline.agent.events import Event, EventSink
+from citeline.agent.exchanges import RunIO, RunRecorder
 from citeline.agent.exits import EXIT_SPECS, ExitReason
 from citeline.agent.graph import AgentGraph, finalize_run
 from citeline.agent.result import AgentResult, Timings
@@ -52,11 +53,13 @@ class _Prepared:
     resources: RunResources | None  # None: the guard already decided (empty or oversized question)
     cache_key: str | None
     cached: AgentResult | None
+    recorder: RunRecorder | None = None
 
 
 def _prepare(settings: Settings, resources: ResourceProvider, question: str, *, owner: str, model: str | None,
              history: Sequence[Mapping[str, str]], on_event: EventSink | None,
-             cancelled: Callable[[], bool] | None, query_id: str) -> _Prepared:
+             cancelled: Callable[[], bool] | None, query_id: str,
+             recorder: RunRecorder | None = None) -> _Prepared:
     counter = itertools.count(1)
 
     def emit(kind: str, payload: dict[str, Any]) -> None:
@@ -66,23 +69,36 @@ def _prepare(settings: Settings, resources: ResourceProvider, question: str, *, 
     run = RunState(
         query_id=query_id, question=question, owner=owner, settings=settings,
         history=[Message(m.get("role", "user"), m.get("content", "")) for m in history],
-        emit=emit, cancelled=cancelled,
+        emit=emit, cancelled=cancelled, io=recorder or RunIO(),
     )
+    if recorder is not None:  # before any work, so a run cut off later still shows it started
+        recorder.begin({
+            "query_id": query_id, "question": question, "owner": owner, "model": model or settings.model,
+            "history": [{"role": m.role, "content": m.content} for m in run.history],
+            "settings": settings.model_dump(mode="json"),
+            "settings_fingerprint": settings_fingerprint(settings, model or settings.model),
+        })
     emit("run_start", {"question": question, "model": model or settings.model})
     # Guard checks first, so an empty or oversized question never opens the index or loads a model.
     if not question.strip() or len(question) > settings.max_question_chars:
         run.exit_reason = ExitReason.EMPTY_INPUT if not question.strip() else ExitReason.INPUT_TOO_LONG
         run.record("validation", ok=False, errors=[run.exit_reason.value])
         finalize_run(run)
-        return _Prepared(run, emit, None, None, None)
+        return _Prepared(run, emit, None, None, None, recorder)
     ready = resources()
     key = _answer_key(settings, ready, run)
     hit = ready.cache.get("answer", key)
     cached = None
     if hit is not None:
-        cached = AgentResult.model_validate_json(hit).model_copy(
+        stored = AgentResult.model_validate_json(hit)
+        cached = stored.model_copy(
             update={"query_id": query_id, "cached": True, "timings": Timings(total_ms=round(run.elapsed_ms, 3))})
-    return _Prepared(run, emit, ready, key, cached)
+    if recorder is not None:
+        answerer = ready.graph.answerer
+        recorder.context({"corpus_version": ready.corpus_version, "answerer": answerer.name,
+                          "answerer_fingerprint": answerer.fingerprint, "system_prompt": answerer.system_prompt,
+                          "cache_key": key, "cached_from": stored.query_id if hit is not None else None})
+    return _Prepared(run, emit, ready, key, cached, recorder)
 
 
 def _finish(settings: Settings, prepared: _Prepared, model: str | None) -> AgentResult:
@@ -94,6 +110,8 @@ def _finish(settings: Settings, prepared: _Prepared, model: str | None) -> Agent
         result = to_result(prepared.run, name)
         if ready is not None and prepared.cache_key is not None and result.exit_reason in CACHEABLE:
             ready.cache.put("answer", prepared.cache_key, result.model_dump_json())
+    if prepared.recorder is not None:
+        prepared.recorder.finish(result)
     prepared.emit("final", {"result": result.model_dump(mode="json")})
     return result
 
@@ -103,28 +121,50 @@ def _cached_payload(result: AgentResult) -> dict[str, Any]:
 
 
 def run_agent(settings: Settings, resources: ResourceProvider, question: str, *, model: str | None,
-              **kwargs: Any) -> AgentResult:
-    """Answer one question: the guard, then a cached answer or a run of the graph."""
-    prepared = _prepare(settings, resources, question, model=model, **kwargs)
-    if prepared.cached is not None:
-        prepared.emit("cached_response", _cached_payload(prepared.cached))
-    elif prepared.resources is not None:
-        prepared.run = prepared.resources.graph.invoke(prepared.run)
-    return _finish(settings, prepared, model)
+              recorder: RunRecorder | None = None, **kwargs: Any) -> AgentResult:
+    """Answer one question: the guard, then a cached answer or a run of the graph. A `recorder`
+    writes the run down (see `citeline.agent.exchanges`)."""
+    try:
+        prepared = _prepare(settings, resources, question, model=model, recorder=recorder, **kwargs)
+        if prepared.cached is not None:
+            prepared.emit("cached_response", _cached_payload(prepared.cached))
+        elif prepared.resources is not None:
+            prepared.run = prepared.resources.graph.invoke(prepared.run)
+        return _finish(settings, prepared, model)
+    except BaseException as exc:
+        if recorder is not None:
+            recorder.abort(exc)
+        raise
 
 
 async def arun_agent(settings: Settings, resources: ResourceProvider, question: str, *, model: str | None,
-                     config: RunnableConfig | None = None, **kwargs: Any) -> AgentResult:
+                     config: RunnableConfig | None = None, recorder: RunRecorder | None = None,
+                     **kwargs: Any) -> AgentResult:
     """The async path; with `config` callbacks, LangChain sees tool, model and custom events."""
-    prepared = _prepare(settings, resources, question, model=model, **kwargs)
-    if prepared.cached is not None:
-        payload = _cached_payload(prepared.cached)
-        prepared.emit("cached_response", payload)
-        if config is not None:
-            await adispatch_custom_event("cached_response", payload, config=config)
-    elif prepared.resources is not None:
-        prepared.run = await prepared.resources.graph.ainvoke(prepared.run, config)
-    return _finish(settings, prepared, model)
+    try:
+        prepared = _prepare(settings, resources, question, model=model, recorder=recorder, **kwargs)
+        if prepared.cached is not None:
+            payload = _cached_payload(prepared.cached)
+            prepared.emit("cached_response", payload)
+            if config is not None:
+                await adispatch_custom_event("cached_response", payload, config=config)
+        elif prepared.resources is not None:
+            prepared.run = await prepared.resources.graph.ainvoke(prepared.run, config)
+        return _finish(settings, prepared, model)
+    except BaseException as exc:
+        if recorder is not None:
+            recorder.abort(exc)
+        raise
+
+
+def settings_fingerprint(settings: Settings, model: str) -> str:
+    """SHA-256 (first 16 hex digits) of the settings that change answers, and the model: two runs
+    with the same fingerprint were answered under the same configuration."""
+    values = {**settings.model_dump(mode="json"), "model": model}
+    payload = {name: values[name] for name in (*_ANSWER_SETTINGS, "model", "max_question_chars", "timeout_s",
+                                               "system_tokens", "evidence_tokens", "history_tokens",
+                                               "response_tokens")}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def _answer_key(settings: Settings, resources: RunResources, run: RunState) -> str:
@@ -150,5 +190,5 @@ def to_result(run: RunState, model: str) -> AgentResult:
         trace=run.trace, steps=run.steps, strategy=run.strategy, usage=run.usage,
         timings=Timings(retrieval_ms=round(run.retrieval_ms, 3), generation_ms=round(run.generation_ms, 3),
                         total_ms=round(run.elapsed_ms, 3)),
-        model=model, cached=run.model_cached,
+        model=model, cached=run.model_cached, error=run.error,
     )

@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from citeline.agent.actions import Action, FinalAnswer
+from citeline.agent.exchanges import RunIO
 from citeline.agent.exits import ExitReason
 from citeline.agent.planning import Constraints
-from citeline.agent.result import Citation, Insufficiency, Step, Strategy, TraceEntry, Usage
+from citeline.agent.result import Citation, Insufficiency, ModelError, Step, Strategy, TraceEntry, Usage
 from citeline.config import Settings
 from citeline.index.store import Passage
 
@@ -57,6 +58,7 @@ class RunState:
 
     answer: str = ""
     exit_reason: ExitReason | None = None
+    error: ModelError | None = None  # the provider failure the run ended on
     citations: list[Citation] = field(default_factory=list)
     insufficiencies: list[Insufficiency] = field(default_factory=list)
     trace: list[TraceEntry] = field(default_factory=list)
@@ -69,6 +71,10 @@ class RunState:
     emit: EventSink | None = None
     token_hook: Callable[[str], None] | None = None  # set while a model turn is reported to LangChain
     cancelled: Callable[[], bool] | None = None
+    # Where the run's exchanges with the outside world go: performed, recorded or replayed.
+    io: RunIO = field(default_factory=RunIO)
+    token_log: list[str] | None = None  # set while an answerer call is captured for the runs log
+    model_log: list[dict[str, Any]] | None = None
 
     # --- evidence ------------------------------------------------------------------------
     def evidence(self) -> list[Passage]:
@@ -118,3 +124,11 @@ class RunState:
             self.emit(event_type, payload)
         if event_type == "token" and self.token_hook is not None:
             self.token_hook(str(payload.get("text", "")))
+        if event_type == "token" and self.token_log is not None:
+            self.token_log.append(str(payload.get("text", "")))
+
+    def model_exchange(self, request: dict[str, Any], response: dict[str, Any]) -> None:
+        """Answerers that talk to a model report each request and response here, so the runs log
+        holds what was really sent and received (a replay does not need them: it replays decisions)."""
+        if self.model_log is not None:
+            self.model_log.append({"request": request, "response": response})

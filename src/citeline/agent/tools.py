@@ -6,13 +6,13 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from citeline.agent.actions import ToolCall
 from citeline.agent.state import RunState, SearchRecord
 from citeline.errors import RetrievalError
 from citeline.index.store import Passage
-from citeline.retrieval import Retriever
+from citeline.retrieval import SearchOutcome
 
 T = TypeVar("T")
 TOOL_RETRIES = 3
@@ -46,6 +46,16 @@ TOOL_SCHEMAS: list[dict[str, Any]] = [
 ]
 
 
+class PassageSource(Protocol):
+    """What the tools read passages from: the retriever, or a replay of what it returned."""
+
+    def search(self, owner: str, query: str, *, top_k: int | None = None) -> SearchOutcome:
+        """The best passages of `owner`'s documents for `query`."""
+
+    def open(self, owner: str, document_id: str | None, chunk_id: str) -> Passage | None:
+        """One passage by its ids, or None when the owner has no such passage."""
+
+
 class InvalidToolCall(Exception):
     """The model asked for a tool that does not exist or gave arguments that cannot work."""
 
@@ -70,7 +80,7 @@ def _arg_str(arguments: dict[str, Any], *names: str) -> str | None:
     return None
 
 
-def run_tool(run: RunState, call: ToolCall, retriever: Retriever) -> dict[str, Any]:
+def run_tool(run: RunState, call: ToolCall, retriever: PassageSource) -> dict[str, Any]:
     """Execute one call, record its evidence in `run`, and return a summary for the trace."""
     if call.tool == "search_docs":
         query = _arg_str(call.input, "query", "q")
@@ -113,7 +123,7 @@ def run_tool(run: RunState, call: ToolCall, retriever: Retriever) -> dict[str, A
     raise InvalidToolCall(f"unknown tool `{call.tool}`; the tools are search_docs and open_citation")
 
 
-def _resolve_open(run: RunState, arguments: dict[str, Any], retriever: Retriever) -> Passage:
+def _resolve_open(run: RunState, arguments: dict[str, Any], retriever: PassageSource) -> Passage:
     rank = arguments.get("rank")
     if rank is not None:
         latest = run.searches[-1].passages if run.searches else []

@@ -100,20 +100,23 @@ def map_openai_error(exc: BaseException, *, model: str, base_url: str, secret: s
         detail = _server_message(exc, secret)
         if status == 429:
             return ProviderError("rate_limit", f"{where} is rate limiting (429): {detail}",
-                                 retry_after=retry_after_seconds(exc.response.headers))
+                                 retry_after=retry_after_seconds(exc.response.headers), status=status)
         if status == 401:
-            return ProviderError("auth", f"{where} rejected the API key (401): check OPENAI_API_KEY")
+            return ProviderError("auth", f"{where} rejected the API key (401): check OPENAI_API_KEY",
+                                 status=status)
         if status == 403:
             return ProviderError("auth", f"{where} denied access (403): the key lacks permission for "
-                                 "this model")
+                                 "this model", status=status)
         if status == 404:
             return ProviderError("bad_request", f"{where}: not found (404); check the model name and "
-                                 "that the base URL ends in /v1 (`citeline doctor` lists the served models)")
+                                 "that the base URL ends in /v1 (`citeline doctor` lists the served models)",
+                                 status=status)
         if status == 413 or _CONTEXT.search(detail):
-            return ProviderError("context_length", f"{where}: the prompt is too long for the model: {detail}")
+            return ProviderError("context_length", f"{where}: the prompt is too long for the model: {detail}",
+                                 status=status)
         if status >= 500:
-            return ProviderError("server", f"{where} failed ({status}): {detail}")
-        return ProviderError("bad_request", f"{where} refused the request ({status}): {detail}")
+            return ProviderError("server", f"{where} failed ({status}): {detail}", status=status)
+        return ProviderError("bad_request", f"{where} refused the request ({status}): {detail}", status=status)
     if isinstance(exc, openai.APIResponseValidationError | openai.APIError):
         detail = _server_message(exc, secret)
         return ProviderError("server", f"{where} sent a response citeline cannot read: {detail}")
@@ -122,11 +125,4 @@ def map_openai_error(exc: BaseException, *, model: str, base_url: str, secret: s
 
 def describe(error: ProviderError) -> str:
     """How to fix a provider failure, for `citeline doctor`."""
-    return {
-        "auth": "set a valid OPENAI_API_KEY for this endpoint",
-        "bad_request": "check --model and CITELINE_OPENAI_BASE_URL",
-        "rate_limit": "wait, or use a plan with a higher rate limit",
-        "server": "start the server, or check CITELINE_OPENAI_BASE_URL",
-        "timeout": "check that the server is up and not overloaded",
-        "context_length": "use a model with a larger context, or lower CITELINE_EVIDENCE_TOKENS",
-    }[error.kind]
+    return error.hint

@@ -172,7 +172,11 @@ class LocalAnswerer(Answerer):
             # The context holds prompt + completion; what the model generated is the streamed chunks.
             completion = len(pieces)
             prompt = max(0, int(model.n_tokens) - completion)
-        return "".join(pieces), prompt, completion
+        text = "".join(pieces)
+        run.model_exchange({"messages": messages, "response_format": {"type": "json_object", "schema": schema},
+                            "max_tokens": self.settings.response_tokens, "temperature": 0.0},
+                           {"text": text, "usage": [prompt, completion]})
+        return text, prompt, completion
 
 
 def _bundled(argument: str, settings: Settings, retriever: Retriever) -> LocalAnswerer:

@@ -174,8 +174,10 @@ class OpenAIAnswerer(Answerer):
                                        secret=self.settings.openai_api_key) from exc
             text = (response.choices[0].message.content or "") if response.choices else ""
             usage = response.usage
-            run.usage.add(*((usage.prompt_tokens, usage.completion_tokens) if usage
-                            else (prompt_tokens(turn.messages), count_tokens(text))))
+            counted = ((usage.prompt_tokens, usage.completion_tokens) if usage
+                       else (prompt_tokens(turn.messages), count_tokens(text)))
+            run.usage.add(*counted)
+            run.model_exchange(_loggable(request), {"text": text, "usage": list(counted)})
             return text
 
     def _learn_window(self, exc: Exception) -> bool:
@@ -235,6 +237,8 @@ class OpenAIAnswerer(Answerer):
         if usage is None:  # the server reports none: estimate, so usage is never silently zero
             usage = (prompt_tokens(messages), count_tokens(text) + sum(count_tokens(a) for _, a in calls))
         run.usage.add(*usage)
+        run.model_exchange(_loggable(request), {"text": text, "tool_calls": [list(c) for c in calls],
+                                                "usage": list(usage)})
         if calls:
             name, arguments = calls[0]  # one action per turn; the loop asks again for the next
             return actions.from_tool_call(name, arguments)
@@ -352,6 +356,12 @@ class OpenAIAnswerer(Answerer):
                                           secret=self.settings.openai_api_key)
                 checks.append((False, f"a test request failed: {mapped}", describe(mapped)))
         return checks
+
+
+def _loggable(request: dict[str, Any]) -> dict[str, Any]:
+    """A request as the runs log keeps it: what was sent to the model, without the client-side
+    timeout (which depends on the wall clock, not on the run)."""
+    return {key: value for key, value in request.items() if key != "timeout"}
 
 
 _PREFIX_MODE = re.compile(r"^(?P<model>.+?)(?:#(?P<mode>tools|json|quotes))?$")

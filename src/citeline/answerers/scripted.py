@@ -2,7 +2,7 @@
 
 Lines use the strict action format of seed 004, plus two test-only kinds:
 `{"type": "text", "content": "..."}` (raw, possibly unparsable output) and
-`{"type": "error", "kind": "rate_limit" | "server" | "timeout" | "bad_request"}`.
+`{"type": "error", "kind": "rate_limit" | "server" | "timeout" | "bad_request", "message": ..., "status": N}`.
 `{"type": "sleep", "seconds": N}` pauses (to exercise time limits) and then reads the next line.
 When the file runs out, the "model" returns empty output.
 """
@@ -54,17 +54,20 @@ class ScriptedAnswerer(Answerer):
         with self._lock:
             self._position = 0
 
-    def _next(self) -> dict[str, Any] | None:
+    def _next(self, run: RunState) -> dict[str, Any] | None:
         with self._lock:
             if self._position >= len(self._turns):
+                run.model_exchange({"script": self.name, "line": self._position + 1}, {"end_of_script": True})
                 return None
             turn = self._turns[self._position]
             self._position += 1
-            return turn
+        # The script is this answerer's model: the line it read is the model's response.
+        run.model_exchange({"script": self.name, "line": self._position}, turn)
+        return turn
 
     def decide(self, run: RunState) -> Action:
         while True:
-            turn = self._next()
+            turn = self._next(run)
             if turn is None:
                 return Unusable("", "the script has no more turns")
             kind = turn.get("type")
@@ -81,7 +84,7 @@ class ScriptedAnswerer(Answerer):
                 if error_kind not in _ERROR_KINDS:
                     error_kind = "server"
                 raise ProviderError(error_kind, turn.get("message", f"scripted {error_kind} error"),
-                                    retry_after=turn.get("retry_after"))
+                                    retry_after=turn.get("retry_after"), status=turn.get("status"))
             if kind == "text":
                 content = str(turn.get("content", ""))
                 run.event("token", text=content)

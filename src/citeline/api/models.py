@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool
 
-from citeline.agent.result import Citation
+from citeline.agent.result import Citation, ModelError
 
 MAX_TEXT = 100_000  # schema bound; the configured question limit is checked by the handlers
 
@@ -216,11 +216,14 @@ class ChatMessage(BaseModel):
 
 
 class ChatRequest(BaseModel):
-    model_config = ConfigDict(extra="allow", strict=True)  # temperature, max_tokens ... are accepted and ignored
+    model_config = ConfigDict(extra="allow", strict=True)  # temperature, top_p ... are accepted and ignored
 
     model: ModelSpec = Field(description="`citeline` (the server default) or an id from `GET /v1/models`.")
     messages: Annotated[list[ChatMessage], Field(min_length=1, max_length=500)]
     stream: bool = False
+    max_tokens: int | None = Field(default=None, ge=1, description="At most this many tokens of content "
+                                   "(cl100k_base); a longer answer is cut and ends with finish_reason `length`.")
+    max_completion_tokens: int | None = Field(default=None, ge=1, description="The newer name of `max_tokens`.")
 
 
 class ChatResponseMessage(BaseModel):
@@ -250,6 +253,12 @@ class ChatCompletion(BaseModel):
     citations: list[Citation] = Field(description="Extension: the verified citations of the answer.")
     exit_reason: str = Field(description="Extension: the agent's exit reason.")
     query_id: str = Field(description="Extension: the run's query id.")
+    declined: bool = Field(default=False, description="Extension: true when citeline gave no verified answer "
+                           "(finish_reason is then `content_filter`).")
+    agent_usage: ChatUsage | None = Field(default=None, description="Extension: tokens citeline's own model "
+                                          "used to answer (0 for the extractive answerer).")
+    error: ModelError | None = Field(default=None, description="Extension: the model's failure, if the run "
+                                     "ended on one.")
 
 
 class ModelCard(BaseModel):

@@ -26,8 +26,10 @@ from citeline.api import models as m
 from citeline.api import uploads
 from citeline.api.auth import authenticate, client_address
 from citeline.api.catalog import catalog_router
+from citeline.api.completions import complete
 from citeline.api.errors import ApiError, ErrorBody, error_payload, install_handlers, not_found
 from citeline.api.limits import BodyLimitMiddleware, UnicodeGuardMiddleware
+from citeline.api.runs import runs_router
 from citeline.api.service import DEFAULT_MODEL_ID, RunHandle, Service, iso, query_id_var
 from citeline.api.sessions import SessionState
 from citeline.api.settings import ApiSettings
@@ -35,6 +37,7 @@ from citeline.api.users import User
 from citeline.api.web import web_router
 from citeline.app import Citeline
 from citeline.index.store import DocumentRecord, Passage
+from citeline.version import version
 
 log = logging.getLogger("citeline.api")
 _QUERY_ID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
@@ -163,7 +166,7 @@ def create_app(citeline: Citeline | None = None, api: ApiSettings | None = None,
             svc.citeline.close()
 
     app = FastAPI(
-        title="citeline", version="1", lifespan=lifespan,
+        title="citeline", version=version(), lifespan=lifespan,
         description="Answers questions from your own documents and proves every citation. "
         "Authenticate with `Authorization: Bearer <key>` (`citeline users add NAME`). Every response "
         "carries `X-Query-Id`; errors use the seed-003 format `{\"error\": {...}}`.",
@@ -184,6 +187,7 @@ def create_app(citeline: Citeline | None = None, api: ApiSettings | None = None,
                         on_event: Callable[[Event], None] | None = None) -> RunHandle:
         plan = await run_in_threadpool(svc.plan_run, user, body.question, model=body.model,
                                        session_id=body.session_id, query_id=qid(request))
+        plan.via = "sse" if on_event is not None else "http"
         return svc.start(plan, on_event)
 
     @v1.post("/agent/run", response_model=AgentResult, tags=["agent"], responses=_NOT_FOUND)
@@ -355,23 +359,15 @@ def create_app(citeline: Citeline | None = None, api: ApiSettings | None = None,
         created = int(svc.home.stat().st_mtime) if svc.home.exists() else 0
         return m.ModelList(data=[m.ModelCard(id=i, created=created, owned_by="citeline") for i in svc.model_ids()])
 
-    def sources_section(result: AgentResult) -> str:
-        if not result.citations:
-            return result.answer
-        lines = []
-        for c in result.citations:
-            where = ", ".join(x for x in (c.section, f"p. {c.page}" if c.page else None) if x)
-            quote = c.quote if len(c.quote) <= 200 else c.quote[:197] + "..."
-            lines.append(f"[{c.id}] {c.document_name}{f' ({where})' if where else ''}: \"{quote}\"")
-        return f"{result.answer}\n\nSources:\n" + "\n".join(lines)
-
-    def completion(result: AgentResult, model: str) -> m.ChatCompletion:
+    def completion(result: AgentResult, model: str, body: m.ChatRequest) -> m.ChatCompletion:
+        done = complete(result, body)
         return m.ChatCompletion(
             id=f"chatcmpl-{result.query_id}", created=int(time.time()), model=model,
-            choices=[m.ChatChoice(index=0, message=m.ChatResponseMessage(content=sources_section(result)),
-                                  finish_reason="stop")],
-            usage=m.ChatUsage(**result.usage.model_dump()), citations=result.citations,
-            exit_reason=result.exit_reason.value, query_id=result.query_id,
+            choices=[m.ChatChoice(index=0, message=m.ChatResponseMessage(content=done.content),
+                                  finish_reason=done.finish_reason)],
+            usage=done.usage, citations=result.citations, exit_reason=result.exit_reason.value,
+            query_id=result.query_id, declined=done.declined, agent_usage=m.ChatUsage(**result.usage.model_dump()),
+            error=result.error,
         )
 
     @v1.post(
@@ -391,11 +387,12 @@ def create_app(citeline: Citeline | None = None, api: ApiSettings | None = None,
                    if msg.role in {"user", "assistant"} and msg.text().strip()]
         plan = await run_in_threadpool(svc.plan_run, user, last.text(), model=body.model, session_id=None,
                                        query_id=qid(request), history=history)
+        plan.via = "openai"
         model_name = body.model
         if not body.stream:
             handle = svc.start(plan)
             result = await svc.run_to_end(handle, request.is_disconnected)
-            return completion(svc.present_result(result, user.id, trace=False), model_name)
+            return completion(svc.present_result(result, user.id, trace=False), model_name, body)
 
         handle = svc.start(plan)
 
@@ -410,12 +407,14 @@ def create_app(citeline: Citeline | None = None, api: ApiSettings | None = None,
 
                 yield chunk({"role": "assistant", "content": ""})
                 result = svc.present_result(await asyncio.shield(handle.future), user.id, trace=False)
-                content = sources_section(result)
-                for piece in re.findall(r"\S+\s*|\s+", content):
+                done = complete(result, body)
+                for piece in re.findall(r"\S+\s*|\s+", done.content):
                     yield chunk({"content": piece})
-                yield chunk({}, "stop", citations=[c.model_dump(mode="json") for c in result.citations],
+                yield chunk({}, done.finish_reason, citations=[c.model_dump(mode="json") for c in result.citations],
                             exit_reason=result.exit_reason.value, query_id=result.query_id,
-                            usage=result.usage.model_dump())
+                            usage=done.usage.model_dump(), declined=done.declined,
+                            agent_usage=result.usage.model_dump(),
+                            error=result.error.model_dump() if result.error else None)
                 yield "[DONE]"
             finally:
                 handle.stop.set()
@@ -424,6 +423,7 @@ def create_app(citeline: Citeline | None = None, api: ApiSettings | None = None,
 
     app.include_router(v1)
     app.include_router(catalog_router(current_user))
+    app.include_router(runs_router(current_user), responses=_COMMON_ERRORS)
     app.include_router(web_router())
 
     # --- operations ---------------------------------------------------------------------

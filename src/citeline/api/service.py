@@ -88,6 +88,7 @@ class RunPlan:
     query_id: str
     history: list[dict[str, str]] = field(default_factory=list)
     session_id: str | None = None
+    via: str = "http"  # the surface, for the runs log: http, sse or openai
 
 
 @dataclass(eq=False)
@@ -276,6 +277,7 @@ class Service:
             result = self.citeline.ask(
                 plan.question, owner=plan.owner, model=plan.model, history=plan.history,
                 on_event=on_event, cancelled=stop.is_set, query_id=plan.query_id,
+                origin={"via": plan.via, "session_id": plan.session_id},
             )
             self.metrics.record_run(result)
             log.info("run ended %s in %.0f ms (owner %s)", result.exit_reason.value, result.timings.total_ms,

@@ -12,6 +12,7 @@ import re
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 from citeline.errors import ConfigurationError
@@ -21,6 +22,9 @@ KEYS_NS = "api_keys"
 USERS_NS = "api_users"
 USER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
 KEY_PREFIX = "cl_"
+# How long a worker trusts a key it has checked; a removed user's key stops working within this
+# time on every worker (they share the store, not this cache).
+KEY_CACHE_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -28,6 +32,7 @@ class User:
     id: str
     name: str
     created_at: float = 0.0
+    admin: bool = False  # sees every user's runs (`citeline users add NAME --admin`)
 
 
 def hash_key(key: str) -> str:
@@ -35,14 +40,15 @@ def hash_key(key: str) -> str:
 
 
 class UserRegistry:
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, *, clock: Callable[[], float] = time.monotonic) -> None:
         self.store = store
-        # Key digest -> user, per worker. Safe behind a load balancer only because a key is never
-        # revoked or reassigned; a revocation feature must expire or drop these entries.
-        self._cache: dict[str, User] = {}
+        # Key digest -> (user, when checked), per worker; entries expire after KEY_CACHE_S so a
+        # user removed through any worker (or the CLI) is refused everywhere soon after.
+        self._cache: dict[str, tuple[User, float]] = {}
         self._lock = threading.Lock()
+        self._clock = clock
 
-    def add(self, name: str) -> tuple[User, str]:
+    def add(self, name: str, *, admin: bool = False) -> tuple[User, str]:
         """Create a user and its first key. Returns (user, the key in clear, shown once)."""
         if not USER_NAME.match(name):
             raise ConfigurationError(
@@ -50,7 +56,7 @@ class UserRegistry:
             )
         if self.store.kv_get(USERS_NS, name) is not None:
             raise ConfigurationError(f"user `{name}` already exists", hint="pick another name")
-        user = User(id="u_" + secrets.token_hex(8), name=name, created_at=time.time())
+        user = User(id="u_" + secrets.token_hex(8), name=name, created_at=time.time(), admin=admin)
         key = KEY_PREFIX + secrets.token_urlsafe(32)
         self.store.kv_put(USERS_NS, name, json.dumps(asdict(user)))
         self.store.kv_put(KEYS_NS, hash_key(key), json.dumps(asdict(user)))
@@ -60,18 +66,39 @@ class UserRegistry:
         raw = self.store.kv_get(USERS_NS, name)
         return User(**json.loads(raw)) if raw else None
 
+    def list(self) -> list[User]:
+        """Every user, by name."""
+        return [User(**json.loads(raw)) for _, raw in self.store.kv_items(USERS_NS)]
+
+    def remove(self, name: str) -> User | None:
+        """Delete a user and every API key of theirs (their documents stay, owned by their id).
+        Returns the removed user, or None when there is no such user."""
+        user = self.get(name)
+        if user is None:
+            return None
+        for digest, raw in self.store.kv_items(KEYS_NS):
+            if json.loads(raw).get("id") == user.id:
+                self.store.kv_delete(KEYS_NS, digest)
+        self.store.kv_delete(USERS_NS, name)
+        with self._lock:
+            self._cache = {k: v for k, v in self._cache.items() if v[0].id != user.id}
+        return user
+
     def authenticate(self, key: str) -> User | None:
         if not key.startswith(KEY_PREFIX) or len(key) > 200:
             return None
         digest = hash_key(key)
+        now = self._clock()
         with self._lock:
             cached = self._cache.get(digest)
-        if cached is not None:
-            return cached
+        if cached is not None and now - cached[1] < KEY_CACHE_S:
+            return cached[0]
         raw = self.store.kv_get(KEYS_NS, digest)
         if raw is None:
+            with self._lock:
+                self._cache.pop(digest, None)
             return None
         user = User(**json.loads(raw))
         with self._lock:
-            self._cache[digest] = user
+            self._cache[digest] = (user, now)
         return user

@@ -122,7 +122,7 @@ class ChatSession:
             try:
                 outcome["result"] = self.app.ask(question, model=self.model, owner=self.owner,
                                                  history=list(self.history), on_event=on_event,
-                                                 cancelled=cancel.is_set)
+                                                 cancelled=cancel.is_set, origin={"via": "cli"})
             except Exception as exc:  # shown to the user, never a traceback
                 outcome["error"] = exc
 

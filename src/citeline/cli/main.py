@@ -20,6 +20,7 @@ import typer
 from citeline.cli.db import db_app
 from citeline.cli.doctor import doctor
 from citeline.cli.interrupt import sigint_sets
+from citeline.cli.runs import logs_app, replay
 from citeline.cli.serve import serve
 from citeline.cli.users import users_app
 from citeline.errors import CitelineError
@@ -48,6 +49,22 @@ ModelOpt = Annotated[
     str | None,
     typer.Option("--model", help="extractive | scripted:PATH | local | gguf:PATH | openai:MODEL"),
 ]
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        from citeline.version import version
+
+        typer.echo(f"citeline {version()}")
+        raise typer.Exit(EXIT_OK)
+
+
+@app.callback()
+def _main(
+    show_version: Annotated[bool, typer.Option("--version", help="Print the version and exit.", is_eager=True,
+                                               callback=_show_version)] = False,
+) -> None:
+    """Options of `citeline` itself, before the command."""
 
 
 def _fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
@@ -143,13 +160,15 @@ def _exit_code(result: AgentResult) -> int:
 
 @app.command(epilog=EXIT_CODES_HELP)
 def ask(
-    question: Annotated[str, typer.Argument(help="The question, in quotes.")],
+    question: Annotated[str, typer.Argument(help="The question, in quotes; `-` reads it from stdin.")],
     model: ModelOpt = None,
     owner: OwnerOpt = None,
     as_json: JsonOpt = False,
-    stream: Annotated[bool, typer.Option("--stream", help="Print events as they happen.")] = False,
+    stream: Annotated[bool, typer.Option("--stream", help="Print the answer as it is written.")] = False,
 ) -> None:
     """Answer a question from the indexed documents, with verified citations."""
+    if question == "-":
+        question = sys.stdin.read().strip()
     citeline = _app()
     if question.strip() and len(question) <= citeline.settings.max_question_chars:
         try:
@@ -166,9 +185,14 @@ def ask(
                 citeline, question, model=model, owner=owner, as_json=as_json, cancelled=cancelled))
         else:
             result = _cancellable(lambda cancelled: citeline.ask(question, model=model, owner=owner,
-                                                                 cancelled=cancelled))
+                                                                 cancelled=cancelled, origin={"via": "cli"}))
     except CitelineError as exc:
         _fail(str(exc))
+    if result.error is not None:  # the model's own words and the fix, whatever stdout carries
+        status = f" (HTTP {result.error.status})" if result.error.status else ""
+        typer.echo(f"error: the model failed{status}: {result.error.message}", err=True)
+        if result.error.hint:
+            typer.echo(f"fix: {result.error.hint}", err=True)
     if as_json and not stream:
         _print_json(result.model_dump(mode="json"))
     elif not as_json and not stream:
@@ -241,14 +265,24 @@ def docs_show(
 
 @docs_app.command("rm", epilog=EXIT_CODES_HELP)
 def docs_rm(
-    document_ids: Annotated[list[str], typer.Argument(help="Document ids (see `citeline docs list`).")],
+    targets: Annotated[list[str], typer.Argument(
+        metavar="ID_OR_PATH...", help="Document ids (see `citeline docs list`), or the paths of ingested files "
+        "or folders (every document ingested from under a folder).")],
     owner: OwnerOpt = None,
 ) -> None:
-    """Remove documents from the index (their chunks and vectors go with them)."""
+    """Remove documents from the index by id or by path (their chunks and vectors go with them)."""
+    from citeline.cli.documents import remove_documents
+
     citeline = _app()
-    missing = [d for d in document_ids if not citeline.delete_document(d, owner)]
-    for document_id in missing:
-        typer.echo(f"error: no document {document_id}: see `citeline docs list`", err=True)
+    try:
+        removed, missing = remove_documents(citeline, targets, owner or citeline.settings.owner)
+    except CitelineError as exc:
+        _fail(str(exc))
+    for record in removed:
+        typer.echo(f"removed {record.id} {record.source}")
+    for target in missing:
+        typer.echo(f"error: no document {target}: see `citeline docs list` (ids), or give the path of an "
+                   "ingested file", err=True)
     raise typer.Exit(EXIT_NOT_ANSWERED if missing else EXIT_OK)
 
 
@@ -346,11 +380,17 @@ def evaluate(
 app.command("doctor", epilog=EXIT_CODES_HELP)(doctor)
 app.command("serve", epilog=EXIT_CODES_HELP)(serve)
 app.add_typer(users_app, name="users")
+app.add_typer(logs_app, name="logs")
+app.command("replay", epilog=EXIT_CODES_HELP)(replay)
 
 
 def run() -> None:
+    from citeline.cli.help import tidy_help
+
+    command = typer.main.get_command(app)
+    tidy_help(command)
     try:
-        app()
+        command(prog_name="citeline")
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)
         sys.exit(130)

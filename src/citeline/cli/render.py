@@ -22,8 +22,16 @@ from citeline.app import Citeline
 from citeline.index.ingest import IngestReport
 from citeline.index.store import DocumentRecord, Passage
 
-console = Console()
-errors = Console(stderr=True)
+
+def _console(*, stderr: bool = False) -> Console:
+    """A console for stdout or stderr that wraps lines only on a terminal: piped or redirected
+    output keeps every line whole, whatever its length, so scripts can read it."""
+    terminal = Console(stderr=stderr)
+    return terminal if terminal.is_terminal else Console(stderr=stderr, soft_wrap=True, width=1_000_000)
+
+
+console = _console()
+errors = _console(stderr=True)
 
 
 class IngestProgress:
@@ -80,6 +88,10 @@ def print_ingest_report(report: IngestReport, elapsed_s: float | None = None) ->
         console.print(
             f"{report.flagged} passage(s) address an AI or hide instructions; they are kept out of answers "
             "(see `citeline docs show DOCUMENT`)", highlight=False, soft_wrap=True)
+    if report.skipped:
+        errors.print(f"skipped {len(report.skipped)} file(s):", highlight=False)
+    for skipped in report.skipped:
+        errors.print(f"  skipped {escape(skipped.path)}: {escape(skipped.reason)}", highlight=False, soft_wrap=True)
     if report.failed:
         errors.print(f"[red]{len(report.failed)} file(s) could not be ingested:[/red]")
     for failure in report.failed:
@@ -102,9 +114,29 @@ def print_document(record: DocumentRecord) -> None:
                       highlight=False, soft_wrap=True)
 
 
-def print_result(result: AgentResult, out: Console | None = None) -> None:
+def _print_plain(result: AgentResult, out: Console, *, with_answer: bool) -> None:
+    lines = [result.answer, ""] if with_answer else []
+    if result.citations:
+        lines.append("Sources")
+        for citation in result.citations:
+            where = " › ".join(x for x in (citation.section, f"p. {citation.page}" if citation.page else None) if x)
+            lines.append(f"  [{citation.id}] {citation.document_name}" + (f" — {where}" if where else ""))
+            lines.append(f"      “{' '.join(citation.quote.split())}”")
+        lines.append("")
+    lines.append(f"{result.exit_reason.value} · {result.model} · {result.timings.total_ms:.0f} ms")
+    out.file.write("\n".join(lines) + "\n")
+    out.file.flush()
+
+
+def print_result(result: AgentResult, out: Console | None = None, *, with_answer: bool = True) -> None:
+    """The answer, its sources with their quotes, and how the run ended. Rendered Markdown on a
+    terminal; plain text, never wrapped, when the output is piped or redirected."""
     out = out or console
-    out.print(Markdown(result.answer) if result.answer else "")
+    if not out.is_terminal:
+        _print_plain(result, out, with_answer=with_answer)
+        return
+    if with_answer:
+        out.print(Markdown(result.answer) if result.answer else "")
     if result.citations:
         out.print()
         out.print("[bold]Sources[/bold]")
@@ -143,28 +175,46 @@ def print_documents(records: Sequence[DocumentRecord]) -> None:
 
 def stream_answer(citeline: Citeline, question: str, *, model: str | None, owner: str | None,
                   as_json: bool, cancelled: Callable[[], bool] | None = None) -> AgentResult:
-    """Print events as they arrive: JSON lines, or tokens then the sources."""
-    final: dict[str, Any] = {}
+    """Print events as they arrive: JSON lines, or the answer as it is written, then the sources.
+
+    The answer is printed once: when the validator keeps the streamed draft as it is, only the
+    sources follow it; when it sends the draft back or changes it, that is said on stderr and the
+    verified answer follows under its own heading."""
+    draft: list[str] = []
 
     def on_event(event: Event) -> None:
         if as_json:
             sys.stdout.write(event.model_dump_json() + "\n")
             sys.stdout.flush()
         elif event.type == "token":
-            sys.stdout.write(str(event.data.get("text", "")))
+            text = str(event.data.get("text", ""))
+            draft.append(text)
+            sys.stdout.write(text)
             sys.stdout.flush()
         elif event.type == "cached_response":
-            sys.stdout.write(str(event.data.get("answer", "")))
+            text = str(event.data.get("answer", ""))
+            draft.append(text)
+            sys.stdout.write(text)
+        elif event.type == "reprompt" and draft:
+            sys.stdout.write("\n")
+            errors.print("[dim](that draft did not pass citation checks; revising)[/dim]", highlight=False)
+            draft.clear()
         elif event.type == "tool_start":
             errors.print(f"[dim]→ {event.data.get('tool')} {json.dumps(event.data.get('input'))}[/dim]",
                          highlight=False)
-        if event.type == "final":
-            final.update(event.data["result"])
 
-    result = citeline.ask(question, model=model, owner=owner, on_event=on_event, cancelled=cancelled)
+    result = citeline.ask(question, model=model, owner=owner, on_event=on_event, cancelled=cancelled,
+                          origin={"via": "cli"})
     if not as_json:
-        sys.stdout.write("\n")
-        print_result(result)
+        streamed = " ".join("".join(draft).split())
+        if draft and streamed == " ".join(result.answer.split()):
+            sys.stdout.write("\n\n")
+            print_result(result, with_answer=False)
+        else:
+            if draft:
+                sys.stdout.write("\n\n")
+                errors.print("[dim](the verified answer differs from the draft above)[/dim]", highlight=False)
+            print_result(result)
     return result
 
 

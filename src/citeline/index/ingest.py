@@ -39,6 +39,14 @@ class FileFailure:
 
 
 @dataclass
+class SkippedFile:
+    """A file (or hidden folder) found under a folder and left out on purpose, and why."""
+
+    path: str
+    reason: str
+
+
+@dataclass
 class IngestReport:
     ingested: int = 0
     unchanged: int = 0
@@ -51,6 +59,7 @@ class IngestReport:
     flagged: int = 0
     # Documents re-read because an older version of citeline's loaders stored them.
     upgraded: int = 0
+    skipped: list[SkippedFile] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -70,21 +79,35 @@ def _matches(path: Path, patterns: Sequence[str]) -> bool:
 
 
 def discover(
-    paths: Iterable[Path], include: Sequence[str] = (), exclude: Sequence[str] = ()
+    paths: Iterable[Path], include: Sequence[str] = (), exclude: Sequence[str] = (),
+    skipped: list[SkippedFile] | None = None,
 ) -> tuple[list[Path], list[FileFailure]]:
     """Expand files and directories (recursively) into the supported files to ingest.
 
     Hidden files and directories are skipped. Broken symbolic links are kept so that they are
-    reported (a link that silently vanished from the index would be a surprise).
+    reported (a link that silently vanished from the index would be a surprise). What is left
+    out on purpose is added to `skipped` with the reason, when given.
     """
     found: list[Path] = []
     problems: list[FileFailure] = []
     suffixes = supported_suffixes()
+    left_out: list[SkippedFile] = skipped if skipped is not None else []
 
     def wanted(path: Path) -> bool:
         if _matches(path, exclude):
+            left_out.append(SkippedFile(str(path), "excluded by --exclude"))
             return False
-        return _matches(path, include) if include else path.suffix.lower() in suffixes
+        if include:
+            if not _matches(path, include):
+                left_out.append(SkippedFile(str(path), "not matched by --include"))
+                return False
+            return True
+        if path.suffix.lower() not in suffixes:
+            kind = f"`{path.suffix}`" if path.suffix else "without a suffix"
+            left_out.append(SkippedFile(str(path), f"unsupported file type {kind} (supported: "
+                                        f"{', '.join(sorted(suffixes))})"))
+            return False
+        return True
 
     for root in paths:
         if root.is_symlink() and not root.exists():
@@ -97,10 +120,15 @@ def discover(
             found.append(root.resolve())
             continue
         for dirpath, dirnames, filenames in os.walk(root):
+            left_out.extend(SkippedFile(str(Path(dirpath) / d), "hidden folder") for d in sorted(dirnames)
+                            if d.startswith("."))
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
             for filename in sorted(filenames):
                 candidate = Path(dirpath) / filename
-                if filename.startswith(".") or not wanted(candidate):
+                if filename.startswith("."):
+                    left_out.append(SkippedFile(str(candidate), "hidden file"))
+                    continue
+                if not wanted(candidate):
                     continue
                 found.append(candidate.resolve() if candidate.exists() else candidate.absolute())
     # The same file reached through two roots or a symlink is ingested once.
@@ -320,7 +348,7 @@ def ingest_paths(
     """
     roots = list(paths)
     report = IngestReport()
-    files, problems = discover(roots, include, exclude)
+    files, problems = discover(roots, include, exclude, report.skipped)
     report.failed.extend(problems)
     if on_discovered is not None:
         on_discovered(len(files))

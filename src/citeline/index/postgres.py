@@ -482,6 +482,18 @@ class PostgresStore(Store):
                 (namespace, key, value, time.time()),
             )
 
+    def kv_items(self, namespace: str) -> list[tuple[str, str]]:
+        with self._conn() as conn:
+            rows = conn.execute(
+                "SELECT key, value FROM kv WHERE namespace = %s ORDER BY key", (namespace,)
+            ).fetchall()
+        return [(str(row[0]), str(row[1])) for row in rows]
+
+    def kv_delete(self, namespace: str, key: str) -> bool:
+        with self._conn() as conn:
+            cursor = conn.execute("DELETE FROM kv WHERE namespace = %s AND key = %s", (namespace, key))
+            return cursor.rowcount > 0
+
 
 register_engine("postgresql", PostgresStore)
 register_engine("postgres", PostgresStore)

@@ -478,6 +478,16 @@ class SQLiteStore(Store):
             raise storage_error(sqlite3.OperationalError("no space left on device"), self.path)
         self.kv_put(_PROBE_NS, "write_probe", str(time.time()))
 
+    def kv_items(self, namespace: str) -> list[tuple[str, str]]:
+        rows = self._conn().execute(
+            "SELECT key, value FROM kv WHERE namespace = ? ORDER BY key", (namespace,)
+        ).fetchall()
+        return [(str(row[0]), str(row[1])) for row in rows]
+
+    def kv_delete(self, namespace: str, key: str) -> bool:
+        cursor = self._conn().execute("DELETE FROM kv WHERE namespace = ? AND key = ?", (namespace, key))
+        return cursor.rowcount > 0
+
 
 def _open(url: str) -> SQLiteStore:
     """`sqlite:PATH`, optionally `sqlite:PATH?max_bytes=N` to cap the file's size."""

@@ -164,6 +164,14 @@ class Store(ABC):
         self.kv_put("health", "write_probe", str(time.time()))
 
     @abstractmethod
+    def kv_items(self, namespace: str) -> list[tuple[str, str]]:
+        """Every (key, value) of a namespace, by key (for small namespaces such as the users)."""
+
+    @abstractmethod
+    def kv_delete(self, namespace: str, key: str) -> bool:
+        """Remove a value; False when there was none."""
+
+    @abstractmethod
     def close(self) -> None:
         """Release connections; the store is not used afterwards."""
 
