@@ -13,7 +13,6 @@ a smaller test does the same with the real ONNX embedder.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import random
 import signal
@@ -24,6 +23,8 @@ from pathlib import Path
 
 import pytest
 
+from citeline.documents.chunking import chunk_id as chunk_id_of
+from citeline.documents.chunking import content_hash
 from tests.ingest_support import CITELINE, cli_env
 
 KILL_ITERATIONS = int(os.environ.get("CITELINE_KILL_ITERATIONS", "200"))
@@ -51,7 +52,7 @@ def check_index(db: Path) -> tuple[int, int]:
             assert len(rows) == chunk_count, f"{doc_id}: chunk_count {chunk_count} != {len(rows)} rows"
             assert [r[1] for r in rows] == list(range(chunk_count)), f"{doc_id}: chunk indexes not 0..n-1"
             for chunk_id, _, start, end, blob_len in rows:
-                expected = hashlib.sha256(f"{doc_hash}:{start}:{end}".encode()).hexdigest()[:24]
+                expected = chunk_id_of(doc_hash, start, end)
                 assert chunk_id == expected, f"document {doc_id}: a chunk from another version survived"
                 assert blob_len == 384 * 4
         orphans = conn.execute(
@@ -148,7 +149,7 @@ def kill_loop(tmp_path: Path, iterations: int, *, hash_embedder: bool, seed: int
     with sqlite3.connect(db) as conn:
         indexed = dict(conn.execute("SELECT source, content_hash FROM documents").fetchall())
     for path in files:
-        assert indexed[str(path)] == hashlib.sha256(path.read_bytes()).hexdigest()
+        assert indexed[str(path)] == content_hash(path.read_bytes())
     return stats
 
 

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from citeline.cli.main import app
 from citeline.documents.models import Chunk
+from citeline.index.pg_migrations import LATEST, MIGRATIONS
 from citeline.index.store import DocumentRecord, SearchRequest, Store, open_store
 
 DIM = 384
@@ -111,9 +112,10 @@ def test_copy_to_the_same_store_is_refused(tmp_path: Path) -> None:
 def test_upgrade_postgres_then_nothing_to_do(postgres_url: str) -> None:
     first = runner.invoke(app, ["db", "upgrade", "--store", postgres_url, "--json"])
     assert first.exit_code == 0, first.output
-    assert json.loads(first.stdout) == {"engine": "postgresql", "version": 1, "applied": [1]}
+    every = [migration.version for migration in MIGRATIONS]
+    assert json.loads(first.stdout) == {"engine": "postgresql", "version": LATEST, "applied": every}
     second = runner.invoke(app, ["db", "upgrade", "--store", postgres_url])
-    assert second.exit_code == 0 and "schema at version 1 (already up to date)" in second.stdout
+    assert second.exit_code == 0 and f"schema at version {LATEST} (already up to date)" in second.stdout
 
 
 def test_upgrade_sqlite_and_unknown_schemes(tmp_path: Path) -> None:

@@ -30,9 +30,11 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 DESKTOP = {"width": 1280, "height": 860}
 PHONE = {"width": 390, "height": 844}
 # A Markdown document whose title and text carry markup and scripts: the page must show them as text.
-SCRIPT_DOC = """# Banner <i>guide</i> <img src=x onerror="window.__pwned = 'img'">
+# Raw HTML is dropped at ingest (it is the page's presentation, not its text), so the hostile markup
+# sits in code spans, which are stored as written and reach the page verbatim.
+SCRIPT_DOC = """# Banner `<i>guide</i> <img src=x onerror="window.__pwned = 'img'">`
 
-The deploy banner shows <script>window.__pwned = 'script'; alert("pwned")</script> to every operator during a deploy.
+The deploy banner shows `<script>window.__pwned = 'script'; alert("pwned")</script>` to every operator during a deploy.
 """
 
 
@@ -95,7 +97,9 @@ def server(tmp_path_factory: pytest.TempPathFactory, chromium: str) -> Iterator[
     slow = f"scripted:{write_script(root / 'slow.jsonl', *slow_turns)}"
     env = {**os.environ, "CITELINE_HOME": str(root / "home"), "CITELINE_MODEL": "extractive",
            "CITELINE_API_MODELS": f"extractive,{slow}", "CITELINE_EMBED_THREADS": "1",
-           "CITELINE_API_RATE_PER_S": "1000", "CITELINE_API_RATE_BURST": "1000"}
+           "CITELINE_API_RATE_PER_S": "1000", "CITELINE_API_RATE_BURST": "1000",
+           # the sign-in test tries wrong keys on purpose; the shared server must not lock out the others
+           "CITELINE_API_AUTH_FAILURES_PER_MINUTE": "1000"}
     keys: dict[str, str] = {}
     for name in ("alice", "bob", "carol", "dave", "erin"):
         added = cli("users", "add", name, env=env)

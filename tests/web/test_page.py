@@ -222,10 +222,10 @@ def test_a_document_with_markup_and_scripts_shows_as_text(page: Page, server: Se
     turn.locator("button.cite").first.click()
     dialog = page.locator("#passage-dialog")
     expect(dialog.locator("mark.quote")).to_contain_text("<script>")
-    expect(dialog.locator("#passage-title")).to_contain_text("Banner <i>guide</i>")
+    expect(dialog.locator("#passage-title")).to_contain_text("Banner `<i>guide</i>")
     page.keyboard.press("Escape")
     page.locator("#nav").get_by_role("button", name="Documents").click()
-    expect(page.locator("#document-rows")).to_contain_text("Banner <i>guide</i> <img src=x")
+    expect(page.locator("#document-rows")).to_contain_text("Banner `<i>guide</i> <img src=x")
     # Nothing from the document became an element, and nothing ran.
     assert page.locator("main script, main img, dialog script, dialog img, main i").count() == 0
     assert page.evaluate("window.__pwned === undefined")
