@@ -251,7 +251,8 @@ def test_users_never_see_each_other(page: Page, server: Server) -> None:
 
 
 def test_keyboard_only(page: Page, server: Server) -> None:
-    page.keyboard.type(server.keys["alice"])  # the key field has focus on load
+    expect(page.get_by_label("API key")).to_be_focused()  # the key field has focus on load
+    page.keyboard.type(server.keys["alice"])
     page.keyboard.press("Enter")
     expect(page.locator("#view-ask")).to_be_visible()
     assert page.evaluate("document.activeElement.id") == "question"
