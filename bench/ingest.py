@@ -39,7 +39,7 @@ from common import TimedEmbedder
 
 from citeline.config import Settings
 from citeline.documents.chunking import chunk_document
-from citeline.documents.loaders import MarkdownLoader
+from citeline.documents.markdown_loader import MarkdownLoader
 from citeline.index.embedder import Embedder, get_embedder
 from citeline.index.ingest import _embedding_input, ingest_paths
 from citeline.index.sqlite import SQLiteStore
