@@ -132,9 +132,9 @@ class SQLiteStore(Store):
             except sqlite3.Error as exc:
                 raise ConfigurationError(f"cannot open the index at {self.path}: {exc}") from exc
             conn.row_factory = sqlite3.Row
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA busy_timeout=60000")
+            _enable_wal(conn)
+            conn.execute("PRAGMA synchronous=NORMAL")
             # Reads through a memory map and a larger page cache: a search touches thousands
             # of index pages (FTS doclists, the scope index), and read() per page was a large
             # share of a hybrid query at 100k chunks. Address space only; pages are the OS's.
@@ -487,6 +487,22 @@ class SQLiteStore(Store):
     def kv_delete(self, namespace: str, key: str) -> bool:
         cursor = self._conn().execute("DELETE FROM kv WHERE namespace = ? AND key = ?", (namespace, key))
         return cursor.rowcount > 0
+
+
+def _enable_wal(conn: sqlite3.Connection, attempts: int = 40) -> None:
+    """Switch the database to WAL. Changing the journal mode needs an exclusive lock and SQLite
+    answers SQLITE_BUSY at once, without its busy handler, while another process is creating or
+    switching the same new database (two `ingest`s started together): retry briefly."""
+    delay = 0.01
+    for attempt in range(attempts):
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if ("locked" not in str(exc) and "busy" not in str(exc)) or attempt == attempts - 1:
+                raise
+            time.sleep(delay)
+            delay = min(0.5, delay * 2)
 
 
 def _open(url: str) -> SQLiteStore:
