@@ -67,6 +67,23 @@ def clean_code(text: str) -> str:
     return "\n".join(lines)
 
 
+class Containers(list[tuple[str | None, BlockKind | None]]):
+    """The notes, tabs and quotes around a loader's current position, innermost last, as
+    (label, kind) pairs: what labels and types the blocks found inside them."""
+
+    def label(self) -> str | None:
+        """The label of the innermost container that has one."""
+        return next((label for label, _ in reversed(self) if label), None)
+
+    def kind(self, default: BlockKind) -> BlockKind:
+        """The block kind the innermost container gives its paragraphs, else `default`."""
+        return next((kind for _, kind in reversed(self) if kind), default)
+
+    def title(self) -> str | None:
+        """The title of the innermost note or tab."""
+        return next((label for label, kind in reversed(self) if label and kind in {"note", "tab"}), None)
+
+
 class DocumentBuilder:
     """Stored text, blocks, sections and flags of one document, built in reading order."""
 
@@ -194,4 +211,4 @@ def _first_page(blocks: list[Block], start: int, end: int) -> int | None:
     return None
 
 
-__all__ = ["DocumentBuilder", "clean_code", "clean_inline", "item_name", "row_text"]
+__all__ = ["Containers", "DocumentBuilder", "clean_code", "clean_inline", "item_name", "row_text"]

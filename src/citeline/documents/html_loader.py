@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from citeline.documents.builder import DocumentBuilder, item_name
+from citeline.documents.builder import Containers, DocumentBuilder, item_name
 from citeline.documents.loaders import decode_text, sanitize
 from citeline.documents.models import BlockKind, LoadedDocument
 from citeline.documents.registry import register_loader
@@ -208,7 +208,7 @@ class _Walker:
         self.builder = builder
         self.removed = 0
         self.parts: list[str] = []  # inline text of the paragraph being read
-        self.context: list[tuple[str | None, BlockKind | None]] = []
+        self.context = Containers()
         self.first_h1: str | None = None
         self._string = NavigableString
         self._special_string = PreformattedString  # comments, CDATA, doctypes: never text
@@ -240,21 +240,11 @@ class _Walker:
                     stack.extend(reversed(node.contents))
         return "".join(parts)
 
-    def _label(self) -> str | None:
-        return next((label for label, _ in reversed(self.context) if label), None)
-
-    def _kind(self, default: BlockKind) -> BlockKind:
-        return next((kind for _, kind in reversed(self.context) if kind), default)
-
-    def _title(self) -> str | None:
-        """The title of the innermost note or tab around the current position."""
-        return next((label for label, kind in reversed(self.context) if label and kind in {"note", "tab"}), None)
-
     def flush(self) -> None:
         text = "".join(self.parts)
         self.parts.clear()
         if text.strip():
-            self.builder.block(self._kind("paragraph"), text, label=self._label())
+            self.builder.block(self.context.kind("paragraph"), text, label=self.context.label())
 
     # -- walk ------------------------------------------------------------------------------
     def walk(self, root: Any) -> None:
@@ -309,10 +299,10 @@ class _Walker:
             if block is not None and name == "h1" and self.first_h1 is None:
                 self.first_h1 = block.section  # an h1 starts a path of its own: its title
         elif name in {"p", "figcaption", "caption", "summary"}:
-            self.builder.block(self._kind("paragraph"), self.inline(tag.contents), label=self._label())
+            self.builder.block(self.context.kind("paragraph"), self.inline(tag.contents), label=self.context.label())
         elif name == "pre":
             # Inside a note or tab, its title says more about the code than the language does.
-            self.builder.block("code", self.clean(tag.get_text()), label=self._title() or _language(tag),
+            self.builder.block("code", self.clean(tag.get_text()), label=self.context.title() or _language(tag),
                                preformatted=True)
         elif name in {"ul", "ol"}:
             self._list(tag, stack)
@@ -361,7 +351,7 @@ class _Walker:
         def read(stack: list[Any]) -> None:
             text, rest = self._leading(list(item.contents))
             if text.strip():
-                self.builder.block("list_item", marker + text, label=label or item_name(text) or self._label(),
+                self.builder.block("list_item", marker + text, label=label or item_name(text) or self.context.label(),
                                    group=group)
             if rest:  # nested lists, code, notes: blocks of their own after the item's
                 self._within(stack, label, None, rest)
@@ -396,12 +386,12 @@ class _Walker:
                 self._within(stack, name or None, None, children)
                 return
             text, rest = self._leading(children)
-            label = name.rstrip(":").strip() or self._label()  # a term names its definition
+            label = name.rstrip(":").strip() or self.context.label()  # a term names its definition
             if text.strip():
                 joined = f"{name} {text}" if name.endswith(":") else f"{name} - {text}" if name else text
                 self.builder.block("list_item", joined, label=label, group=group)
             elif name:
-                self.builder.block(self._kind("paragraph"), name, label=self._label())
+                self.builder.block(self.context.kind("paragraph"), name, label=self.context.label())
             if rest:
                 self._within(stack, label, None, rest)
 
@@ -409,7 +399,7 @@ class _Walker:
 
     def _table(self, table: Any) -> None:
         for caption in table.find_all("caption", recursive=False):
-            self.builder.block(self._kind("paragraph"), self.inline(caption.contents), label=self._label())
+            self.builder.block(self.context.kind("paragraph"), self.inline(caption.contents), label=self.context.label())
         rows = [row for row in table.find_all("tr") if row.find_parent("table") is table]
         header: tuple[str, ...] = ()
         for index, row in enumerate(rows):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from docutils import nodes
 
-from citeline.documents.builder import DocumentBuilder, item_name
+from citeline.documents.builder import Containers, DocumentBuilder, item_name
 from citeline.documents.limits import check_line_lengths
 from citeline.documents.loaders import decode_text, sanitize
 from citeline.documents.models import BlockKind, LoadedDocument
@@ -115,21 +115,11 @@ class _Walker:
     def __init__(self, builder: DocumentBuilder, lines: _Lines) -> None:
         self.builder = builder
         self.lines = lines
-        self.context: list[tuple[str | None, BlockKind | None]] = []  # (label, kind) of enclosing notes
+        self.context = Containers()  # (label, kind) of enclosing notes
         self.depth = 0
         self.metadata: dict[str, str] = {}
 
     # -- context ---------------------------------------------------------------------------
-    def _label(self) -> str | None:
-        return next((label for label, _ in reversed(self.context) if label), None)
-
-    def _kind(self, default: BlockKind) -> BlockKind:
-        return next((kind for _, kind in reversed(self.context) if kind), default)
-
-    def _title(self) -> str | None:
-        """The title of the innermost note or tab around the current position."""
-        return next((label for label, kind in reversed(self.context) if label and kind in {"note", "tab"}), None)
-
     def _source(self, node: nodes.Node, *, title: bool = False) -> tuple[int, int] | None:
         """The source lines of `node`, from docutils' line number and its raw text."""
         line = _line(node)
@@ -202,7 +192,7 @@ class _Walker:
             for child in node.children:
                 self.walk(child)
         elif isinstance(node, nodes.Text) and str(node).strip():
-            self.builder.block(self._kind("paragraph"), str(node), label=self._label(), source=self._source(node))
+            self.builder.block(self.context.kind("paragraph"), str(node), label=self.context.label(), source=self._source(node))
 
     def _section(self, node: nodes.section) -> None:
         self.depth += 1
@@ -218,7 +208,7 @@ class _Walker:
             self.builder.block("paragraph", inline_text(node), source=self._source(node))
             return
         text = _ADORNMENT_LINE.sub("", inline_text(node))
-        self.builder.block(self._kind("paragraph"), prefix + text, label=self._label(), source=self._source(node))
+        self.builder.block(self.context.kind("paragraph"), prefix + text, label=self.context.label(), source=self._source(node))
 
     def _recover(self, message: nodes.Element) -> None:
         """Markup docutils could not read (a broken table, say) is kept as its words: an error
@@ -243,7 +233,7 @@ class _Walker:
                     if any(cells):
                         self.builder.block("table_row", "", cells=cells, source=source, group=literal)
             else:
-                self.builder.block(self._kind("paragraph"), " ".join(lines), label=self._label(), source=source)
+                self.builder.block(self.context.kind("paragraph"), " ".join(lines), label=self.context.label(), source=source)
 
     def _item(self, item: nodes.Element, lead: str, group: nodes.Node, label: str | None,
               children: list[nodes.Node] | None = None) -> None:
@@ -260,7 +250,7 @@ class _Walker:
         label = label or item_name(text)
         if lead and text:
             text = f"{lead} {text}" if lead[-1] in ".)" else f"{lead}{text}"
-        self.builder.block("list_item", text or lead, label=label or self._label(), source=self._source(item),
+        self.builder.block("list_item", text or lead, label=label or self.context.label(), source=self._source(item),
                            group=group)
         self._within(label, None, rest)
 
@@ -315,7 +305,7 @@ class _Walker:
         elif isinstance(node, nodes.math_block):
             language = "math"
         # Inside a note or tab, its title says more about the code than the language does.
-        self.builder.block("code", node.astext(), label=self._title() or language or None,
+        self.builder.block("code", node.astext(), label=self.context.title() or language or None,
                            source=self._source(node), preformatted=True)
 
     def _admonition(self, node: nodes.Element) -> None:
