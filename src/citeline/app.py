@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from citeline.agent.runner import RunResources
     from citeline.runs import LogRecorder, RunLog
 from citeline.agent.answerer import Answerer, create_answerer
+from citeline.agent.clock import SYSTEM_CLOCK, Clock
 from citeline.agent.result import AgentResult
 from citeline.config import Settings
 from citeline.index.embedder import Embedder, get_embedder
@@ -193,11 +194,13 @@ class Citeline:
         query_id: str | None = None,
         answerer: Answerer | None = None,
         origin: Mapping[str, Any] | None = None,
+        clock: Clock | None = None,
     ) -> AgentResult:
         """Answer a question from the owner's documents. `model` names the answerer by spec;
         `answerer` passes one directly (e.g. `citeline.testing.FunctionAnswerer`). `origin` says
         where the question came from for the runs log: `via` (cli, http, sse, openai, mcp; default
-        library) and `session_id`."""
+        library) and `session_id`. `clock` replaces the system clock for the run's time budget
+        and waits (e.g. `citeline.testing.ManualClock`, to test time limits without waiting)."""
         from citeline.agent.runner import run_agent
 
         chosen = answerer or model
@@ -205,7 +208,7 @@ class Citeline:
             self.settings, lambda: self.run_resources(chosen), question, owner=owner or self.settings.owner,
             model=answerer.name if answerer is not None else model, history=history or [],
             on_event=on_event, cancelled=cancelled, query_id=query_id or uuid.uuid4().hex,
-            recorder=self._recorder(origin),
+            recorder=self._recorder(origin), clock=clock or SYSTEM_CLOCK,
         )
 
     async def aask(self, question: str, **kwargs: Any) -> AgentResult:

@@ -156,7 +156,7 @@ class AgentGraph:
                 delay = min(delay, 30.0) + random.uniform(0, 0.1)
                 if delay >= _remaining_s(run):
                     return _exit(run, ExitReason.TIMEOUT)
-                time.sleep(delay)
+                run.clock.sleep(delay)
                 if (stop := _interrupted(run)) is not None:
                     return stop
         raise AssertionError("unreachable")

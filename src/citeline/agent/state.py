@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from citeline.agent.actions import Action, FinalAnswer
+from citeline.agent.clock import SYSTEM_CLOCK, Clock
 from citeline.agent.exchanges import RunIO
 from citeline.agent.exits import ExitReason
 from citeline.agent.planning import Constraints
@@ -66,7 +66,9 @@ class RunState:
     usage: Usage = field(default_factory=Usage)
     retrieval_ms: float = 0.0
     generation_ms: float = 0.0
-    started: float = field(default_factory=time.monotonic)
+    # The time budget and every wait of the run go through this clock (tests pass a manual one).
+    clock: Clock = SYSTEM_CLOCK
+    started: float = field(init=False)
     model_cached: bool = False
     emit: EventSink | None = None
     token_hook: Callable[[str], None] | None = None  # set while a model turn is reported to LangChain
@@ -75,6 +77,9 @@ class RunState:
     io: RunIO = field(default_factory=RunIO)
     token_log: list[str] | None = None  # set while an answerer call is captured for the runs log
     model_log: list[dict[str, Any]] | None = None
+
+    def __post_init__(self) -> None:
+        self.started = self.clock.monotonic()
 
     # --- evidence ------------------------------------------------------------------------
     def evidence(self) -> list[Passage]:
@@ -113,7 +118,7 @@ class RunState:
 
     @property
     def elapsed_ms(self) -> float:
-        return (time.monotonic() - self.started) * 1000
+        return (self.clock.monotonic() - self.started) * 1000
 
     # --- observability -------------------------------------------------------------------
     def record(self, entry_type: str, /, **data: Any) -> None:

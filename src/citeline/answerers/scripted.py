@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -73,11 +72,12 @@ class ScriptedAnswerer(Answerer):
             kind = turn.get("type")
             if kind == "sleep":
                 # A slow "model" still notices cancellation, as a real streaming provider does.
-                deadline = time.monotonic() + float(turn.get("seconds", 0))
-                while (remaining := deadline - time.monotonic()) > 0:
+                # It waits on the run's clock: with a manual clock the time passes without waiting.
+                deadline = run.clock.monotonic() + float(turn.get("seconds", 0))
+                while (remaining := deadline - run.clock.monotonic()) > 0:
                     if run.cancelled is not None and run.cancelled():
                         return Unusable("", "cancelled while generating")
-                    time.sleep(min(0.05, remaining))
+                    run.clock.sleep(min(0.05, remaining))
                 continue
             if kind == "error":
                 error_kind = turn.get("kind", "server")
