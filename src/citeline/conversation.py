@@ -1,4 +1,5 @@
-"""The seed-002 Python API: a stateful conversation over `Citeline`.
+"""A stateful conversation over `Citeline` as three functions, for code written against the
+function-style agent API (`create_agent`, `process_query`, `clear_conversation`).
 
     state = create_agent()
     answer, citations = await process_query(state, "What is the default timeout?")
@@ -19,7 +20,7 @@ from citeline.app import Citeline
 from citeline.config import Settings
 from citeline.errors import ContextOverflowError, GenerationError, RetrievalError
 
-AgentConfig = Settings  # seed-002 name for the configuration object
+AgentConfig = Settings  # the configuration object's name in that function-style API
 
 
 @dataclass

@@ -1,4 +1,5 @@
-"""One versioned event schema for Python, CLI and SSE (DESIGN.md §3 Events)."""
+"""One versioned event schema for Python, CLI and SSE, so a client written against one of them
+reads the others unchanged."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""The authoritative exit-reason table (DESIGN.md §3). Adding a reason is one entry here."""
+"""Every way a run can end, with whether retrying can help and what the user is told.
+
+The graph and the result read this one table, so adding a reason is one entry here."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The validator: grounding enforced in code (DESIGN.md §3 grounding rules, seed-004 gate).
+"""The validator: grounding enforced in code, the gate every answer passes before it is shown.
 
 A prompt can ask a model to cite; only this module decides what reaches the user. It strips
 references to passages that were never retrieved, checks every cited sentence against the

@@ -21,7 +21,8 @@ def _number(token: str) -> int:
 
 @dataclass
 class Constraints:
-    """Requirements stated in the question itself (seed 004's constraint analysis)."""
+    """Requirements stated in the question itself ("search at least 3 times", "quote exactly"):
+    the run does not finish before meeting them, whichever answerer decides."""
 
     min_searches: int = 1
     min_open_citations: int = 0

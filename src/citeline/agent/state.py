@@ -84,7 +84,8 @@ class RunState:
     # --- evidence ------------------------------------------------------------------------
     def evidence(self) -> list[Passage]:
         """The passages `[n]` refers to: opened passages in order of opening, or, when nothing
-        was opened, the distinct search results in order of first appearance (seed 004)."""
+        was opened, the distinct search results in order of first appearance. The model's prompt
+        numbers passages the same way, so its `[n]` and the validator's mean the same text."""
         if self.opened:
             return self.opened
         seen: set[tuple[str, str]] = set()

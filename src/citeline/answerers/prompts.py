@@ -1,7 +1,8 @@
 """Messages for model providers, built from the run state within token budgets.
 
-Shared by the `openai` and `local` answerers. Each turn is rebuilt from `RunState` (seed 004's
-iteration prompt): system prompt, trimmed conversation history, then one user message holding
+Shared by the `openai` and `local` answerers. Each turn is rebuilt from `RunState` rather than
+appended to a growing chat, so the model always sees the current evidence and remaining budget:
+system prompt, trimmed conversation history, then one user message holding
 the question, the citeable passages, the latest search results, the remaining budget and any
 validation errors. Stable parts come first so servers with prefix caches (llama.cpp) reuse them.
 
@@ -259,7 +260,8 @@ def build_messages(run: RunState, *, mode: Mode, budget: Budget, answer_only: bo
     if listing:
         sections.append(listing)
     sections.append(state)
-    # The system prompt goes in after trimming and is never removed (DESIGN.md §3).
+    # The system prompt goes in after trimming and is never removed: it carries the grounding
+    # rules, which matter most when the context is tight.
     turn = {"role": "user", "content": "\n\n".join(sections)}
     return [{"role": "system", "content": system}, *history, turn]
 

@@ -1,6 +1,7 @@
 """The `scripted` answerer: replays a JSONL file of model turns, one line per decision.
 
-Lines use the strict action format of seed 004, plus two test-only kinds:
+Lines use the strict JSON action format a model's output is parsed with (`parse_action`), so a
+script exercises exactly the path a real model's turns take, plus test-only kinds:
 `{"type": "text", "content": "..."}` (raw, possibly unparsable output) and
 `{"type": "error", "kind": "rate_limit" | "server" | "timeout" | "bad_request", "message": ..., "status": N}`.
 `{"type": "sleep", "seconds": N}` pauses (to exercise time limits) and then reads the next line.

@@ -1,4 +1,5 @@
-"""The seed-003 error body and the exception handlers that produce it.
+"""The one error body every endpoint returns, and the exception handlers that produce it, so a
+client handles every failure with one parser.
 
 Every error leaves the service as `{"error": {type, message, details, timestamp, query_id, step}}`
 with no stack trace, file path or SQL in it; the full exception goes to the log under the same
@@ -39,7 +40,7 @@ class ErrorBody(BaseModel):
 
 
 class ApiError(Exception):
-    """Raised by handlers; rendered as the seed-003 error body."""
+    """Raised by handlers; rendered as the standard error body (`ErrorBody`)."""
 
     def __init__(
         self,

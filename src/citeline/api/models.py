@@ -76,7 +76,7 @@ class RunRequest(BaseModel):
     return_trace: bool = Field(default=False, description="Include the agent trace in the result.")
 
 
-# --- search (seed 003) --------------------------------------------------------------------
+# --- search (camelCase, the published retrieval API) --------------------------------------
 class SearchBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
@@ -138,7 +138,7 @@ class UploadResult(BaseModel):
     chunks: int
 
 
-# --- sessions (seed 003) ------------------------------------------------------------------
+# --- sessions (camelCase, like search) ------------------------------------------------------
 class SessionCreate(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 

@@ -1,4 +1,4 @@
-"""`citeline chat`: the conversational REPL (seed 002).
+"""`citeline chat`: the conversational REPL, follow-up questions answered in context.
 
 Answers stream as they are composed and are replaced by the validated answer with its numbered
 sources. Ctrl+C cancels the running answer; Ctrl+D, `quit` or a second Ctrl+C at an empty prompt

@@ -192,7 +192,8 @@ class PostgresStore(Store):
                     "e.g. no space left on its disk); nothing was half-written",
                     hint="free space on the database server's disk and try again",
                 ) from exc
-            # Class name only: SQL, paths and server details never reach a user (DESIGN §3 Errors).
+            # Class name only: SQL, paths and server details never reach a user (they would help
+            # an attacker, and tell the user nothing they can act on).
             raise RetrievalError(f"the PostgreSQL store failed: {exc.__class__.__name__}") from exc
 
     @contextmanager

@@ -98,8 +98,10 @@ def storage_error(exc: sqlite3.Error, path: Path) -> StorageError:
 class SQLiteStore(Store):
     """`sqlite:PATH` — WAL mode, one connection per thread, writes in IMMEDIATE transactions."""
 
-    def __init__(self, path: Path, *, max_bytes: int = 0) -> None:
+    def __init__(self, path: Path, *, max_bytes: int = 0, clock: Callable[[], float] = time.time) -> None:
         self.path = path
+        # Stamps `created_at`/`updated_at`: a test passes a fake clock to tell two writes apart.
+        self.clock = clock
         # max_bytes > 0 caps the file: SQLite then refuses growth with SQLITE_FULL, exactly as
         # on a full disk (an operator's quota for the index on a shared disk).
         self.max_bytes = max_bytes
@@ -195,7 +197,7 @@ class SQLiteStore(Store):
     ) -> None:
         if len(chunks) != len(vectors):
             raise ValueError("one vector per chunk is required")
-        now = time.time()
+        now = self.clock()
 
         def write(conn: sqlite3.Connection) -> None:
             existing = conn.execute(

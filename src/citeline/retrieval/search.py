@@ -95,7 +95,8 @@ class Retriever:
 
 
 def retrieval_payload(outcome: SearchOutcome) -> dict[str, Any]:
-    """The seed-003 retrieval output contract (camelCase keys)."""
+    """The body of `/v1/search` and `citeline search --json`: the published retrieval API's shape
+    (camelCase keys), kept stable for clients that parse it."""
     return {
         "retrievedPassages": [
             {
