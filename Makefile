@@ -30,7 +30,7 @@ install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev
 install-bench: $(VENV)/.installed-bench
 
-# Issue #9's benchmark suite: writes bench/results.md, bench/results/results.json and bench/plots/*.png.
+# The benchmark suite: writes bench/results.md, bench/results/results.json and bench/plots/*.png.
 # BENCH_ARGS=--quick checks the machinery at small sizes.
 bench: install-bench
 	$(BIN)/python bench/run.py $(BENCH_ARGS)

@@ -134,7 +134,9 @@ _DEEP_HINTS = re.compile(r"\b(compare|difference|differences|versus|vs\.?|trade-
 
 
 def choose_strategy(question: str, constraints: Constraints) -> dict[str, Any]:
-    """Seed-003 adaptive strategy from the question's shape."""
+    """How deep to go for this question, judged from its shape (parts, comparisons, stated
+    requirements): reported in the plan and the result so a reader sees why a run searched as
+    much as it did."""
     parts = len(split_parts(question))
     words = len(question.split())
     demanding = (constraints.min_searches > 1 or constraints.min_open_citations > 1
