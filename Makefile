@@ -54,12 +54,14 @@ test: install-dev
 	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	$(BIN)/interrogate src/citeline
 	$(BIN)/python -m pytest
 
 lint: install-dev
 	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	$(BIN)/interrogate src/citeline
 
 clean:
 	rm -rf $(VENV) $(DEMO_HOME)
