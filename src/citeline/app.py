@@ -54,6 +54,7 @@ class Citeline:
     # --- lazily built parts (a CLI `ask ""` must not load a model or open the index) -----
     @property
     def store(self) -> Store:
+        """The document index (opened on first use, so commands that need no index never open it)."""
         with self._lock:
             if self._store is None:
                 # The home holds the index, sessions and staged uploads: private to its owner.
@@ -63,6 +64,7 @@ class Citeline:
 
     @property
     def embedder(self) -> Embedder:
+        """The embedding model (loaded on first use, so commands that never embed never load it)."""
         with self._lock:
             if self._embedder is None:
                 self._embedder = get_embedder(
@@ -80,6 +82,7 @@ class Citeline:
 
     @property
     def retriever(self) -> Retriever:
+        """Hybrid search over the store, with this instance's caches; what tools and `search` go through."""
         if self._retriever is None:
             self._retriever = Retriever(self.store, self.embedder, self.settings, self.cache)
         return self._retriever
@@ -163,9 +166,11 @@ class Citeline:
         )
 
     def documents(self, owner: str | None = None) -> list[DocumentRecord]:
+        """The documents an owner has indexed (default: the configured owner)."""
         return self.store.list_documents(owner or self.settings.owner)
 
     def delete_document(self, document_id: str, owner: str | None = None) -> bool:
+        """Remove one of the owner's documents and its passages; False when the owner has no such document."""
         return self.store.delete_document(owner or self.settings.owner, document_id)
 
     def search(
@@ -178,6 +183,8 @@ class Citeline:
         filters: Mapping[str, Any] | None = None,
         with_vector: bool = False,
     ) -> SearchOutcome:
+        """Hybrid (BM25 + dense) search of the owner's passages, without answering: what `citeline search` and
+        `/v1/search` return."""
         return self.retriever.search(owner or self.settings.owner, query, top_k=top_k,
                                      document_ids=document_ids, filters=filters, with_vector=with_vector)
 
@@ -212,6 +219,7 @@ class Citeline:
         )
 
     async def aask(self, question: str, **kwargs: Any) -> AgentResult:
+        """`ask` for async code: runs in a worker thread so the event loop keeps serving."""
         return await asyncio.to_thread(self.ask, question, **kwargs)
 
     async def astream_events(
@@ -226,6 +234,7 @@ class Citeline:
         from citeline.agent.runner import arun_agent
 
         async def execute(text: str, config: RunnableConfig) -> AgentResult:
+            """One run as a LangChain runnable, so LangChain's callbacks see its events."""
             return await arun_agent(
                 self.settings, lambda: self.run_resources(model), text, owner=owner or self.settings.owner,
                 model=model, history=history or [],
@@ -245,6 +254,7 @@ class Citeline:
         stop = threading.Event()
 
         def sink(event: Event) -> None:
+            """Hand an event from the run's thread to the consuming event loop."""
             loop.call_soon_threadsafe(queue.put_nowait, event)
 
         task = loop.run_in_executor(
@@ -262,5 +272,6 @@ class Citeline:
             stop.set()
 
     def close(self) -> None:
+        """Close the index's connections once the instance is no longer needed."""
         if self._store is not None:
             self._store.close()

@@ -25,12 +25,17 @@ AgentConfig = Settings  # the configuration object's name in that function-style
 
 @dataclass
 class Conversation:
+    """The turns so far (each with its time and citations) and the tokens they used."""
+
     messages: list[dict[str, Any]] = field(default_factory=list)
     total_tokens: int = 0
 
 
 @dataclass
 class AgentState:
+    """Everything a function-style conversation carries between calls: settings, the library instance, the
+    turns and the last result."""
+
     config: Settings
     app: Citeline
     conversation: Conversation = field(default_factory=Conversation)

@@ -39,11 +39,13 @@ class FunctionAnswerer(Answerer):
 
     @property
     def fingerprint(self) -> str:
+        """A cache key unique to this function object, so cached answers never cross functions."""
         # A function's behaviour cannot be hashed: answers are never served from cache across
         # two different functions with the same name.
         return f"{self.name}@{id(self._decide):x}"
 
     def decide(self, run: RunState) -> Action:
+        """The next action: whatever the function returns for the run as it stands."""
         return self._decide(run)
 
 

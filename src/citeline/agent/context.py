@@ -70,6 +70,7 @@ def truncate_tokens(text: str, limit: int) -> tuple[str, bool]:
 
 
 def total_budget(settings: Settings) -> int:
+    """Tokens one model call may use in all: system, evidence, history and the response reserve."""
     return settings.system_tokens + settings.evidence_tokens + settings.history_tokens + settings.response_tokens
 
 

@@ -35,10 +35,13 @@ class Constraints:
     disclosure_phrase: str = "Insufficient documentation"
 
     def as_dict(self) -> dict[str, Any]:
+        """The constraints as plain values, for the trace and the plan event."""
         return dict(self.__dict__)
 
 
 def analyze_constraints(question: str) -> Constraints:
+    """Find the requirements a question states about how to answer it (searches, opened passages,
+    exact quotes, conflict rules, sections, disclosure), so the run can be held to them."""
     q = question.casefold()
     found = Constraints()
     if (m := re.search(rf"at least {_NUM} (?:separate )?(?:tool )?(?:searches|search calls|tool calls)", q)) or (m := re.search(rf"{_NUM} separate (?:tool )?searches", q)):
@@ -103,6 +106,8 @@ def standalone_query(question: str, history: Sequence[Any]) -> str:
 
 
 def default_plan(question: str, constraints: Constraints) -> list[str]:
+    """A short plan of steps for the question, shown in the trace and to the model: one search per
+    part of the question, then open, then answer with citations."""
     parts = split_parts(question)
     plan = [f"Search the documents for: {part}" for part in parts[:3]]
     if constraints.min_searches > len(plan):

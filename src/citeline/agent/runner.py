@@ -184,6 +184,7 @@ def _answer_key(settings: Settings, resources: RunResources, run: RunState) -> s
 
 
 def to_result(run: RunState, model: str) -> AgentResult:
+    """The AgentResult of a finished run, answered by `model`."""
     reason = run.exit_reason or ExitReason.LLM_ERROR
     return AgentResult(
         query_id=run.query_id, question=run.question, answer=run.answer, exit_reason=reason,

@@ -20,12 +20,16 @@ EventSink = Callable[[str, dict[str, Any]], None]
 
 @dataclass
 class Message:
+    """One earlier turn of the conversation, as the run's history holds it."""
+
     role: str  # "user" | "assistant"
     content: str
 
 
 @dataclass
 class SearchRecord:
+    """One search the run made: its query, the passages it returned, and whether they came from cache."""
+
     query: str
     passages: list[Passage]
     cached: bool = False
@@ -33,6 +37,9 @@ class SearchRecord:
 
 @dataclass
 class RunState:
+    """Everything about one run that the nodes, the answerer and the finaliser read and write: the
+    question, the evidence gathered, the counters the limits check, and the result taking shape."""
+
     query_id: str
     question: str
     owner: str
@@ -111,21 +118,28 @@ class RunState:
 
     @property
     def queries_tried(self) -> list[str]:
+        """The queries searched so far, in order (reported when the documents do not answer)."""
         return [record.query for record in self.searches]
 
     @property
     def tool_budget_left(self) -> int:
+        """Tool calls the run may still make before it must answer."""
         return max(0, self.settings.max_tool_calls - self.tool_calls)
 
     @property
     def elapsed_ms(self) -> float:
+        """Milliseconds since the run started, on the run's clock (what the time budget is checked
+        against)."""
         return (self.clock.monotonic() - self.started) * 1000
 
     # --- observability -------------------------------------------------------------------
     def record(self, entry_type: str, /, **data: Any) -> None:
+        """Append an entry to the run's trace, stamped with the elapsed time."""
         self.trace.append(TraceEntry(type=entry_type, data=data, elapsed_ms=round(self.elapsed_ms, 2)))  # type: ignore[arg-type]
 
     def event(self, event_type: str, /, **payload: Any) -> None:
+        """Emit an event to whoever streams the run (and tokens to LangChain and the runs log while
+        they listen)."""
         if self.emit is not None:
             self.emit(event_type, payload)
         if event_type == "token" and self.token_hook is not None:

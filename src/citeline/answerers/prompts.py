@@ -51,6 +51,9 @@ def truncate_tokens(text: str, limit: int) -> str:
 # --- budgets ------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Budget:
+    """Token budgets of one model call, and how many characters of each passage are shown; within the
+    model's window when it is known."""
+
     system: int
     evidence: int
     history: int
@@ -61,6 +64,7 @@ class Budget:
     @classmethod
     def from_settings(cls, settings: Settings, *, context_window: int | None = None,
                       evidence_cap: int | None = None) -> Budget:
+        """The budgets the settings give, capped by the model's window and an evidence cap when given."""
         evidence = settings.evidence_tokens
         if evidence_cap is not None:
             evidence = min(evidence_cap, evidence)
@@ -70,6 +74,8 @@ class Budget:
 
     @property
     def prompt_total(self) -> int:
+        """Tokens the prompt may use: every share but the response reserve, and no more than the
+        window leaves."""
         total = self.system + self.evidence + self.history
         if self.context_window is not None:
             total = min(total, self.context_window - self.response)
@@ -109,6 +115,8 @@ text with [n] citations, no JSON).
 
 
 def system_prompt(mode: Mode) -> str:
+    """The system prompt for a model that calls tools natively (`tools`) or writes JSON actions
+    (`json`)."""
     return _SYSTEM + (_JSON_FORMAT if mode == "json" else _TOOLS_FORMAT)
 
 
@@ -123,11 +131,14 @@ def _attribute(value: str | None) -> str:
 
 
 def render_passage(number: int, passage: Passage, text: str) -> str:
+    """A passage as the model sees it: numbered for `[n]`, tagged with its document and section."""
     return (f'<passage n="{number}" doc="{_attribute(passage.document_name)}" '
             f'section="{_attribute(passage.section)}">\n{text}\n</passage>')
 
 
 def passage_body(passage: Passage, chars: int) -> str:
+    """A passage's text safe to put in a prompt: instructions redacted, cut to `chars`, tag
+    look-alikes neutralised."""
     body = redact_instructions(passage.text)
     body = body if len(body) <= chars else body[:chars].rstrip() + " …"
     return neutralise(body)

@@ -38,6 +38,7 @@ def _open(ranks: list[int]) -> dict[str, Any]:
 
 
 def final_schema() -> dict[str, Any]:
+    """The schema of a final answer alone (when the model may only answer)."""
     return {
         "type": "object",
         "properties": {

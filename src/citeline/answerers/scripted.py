@@ -43,14 +43,17 @@ class ScriptedAnswerer(Answerer):
 
     @property
     def fingerprint(self) -> str:
+        """The script's content, so two different scripts never share a cached answer."""
         return self._fingerprint
 
     @classmethod
     def from_file(cls, path: Path) -> ScriptedAnswerer:
+        """The answerer for a JSONL script file, named after it."""
         turns = read_objects(path)
         return cls(turns, name=f"scripted:{path.name}")
 
     def reset(self) -> None:
+        """Start the script again from its first turn."""
         with self._lock:
             self._position = 0
 
@@ -66,6 +69,7 @@ class ScriptedAnswerer(Answerer):
         return turn
 
     def decide(self, run: RunState) -> Action:
+        """The action on the script's next line (after any sleeps and scripted provider errors)."""
         while True:
             turn = self._next(run)
             if turn is None:
