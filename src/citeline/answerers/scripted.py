@@ -4,7 +4,8 @@ Lines use the strict JSON action format a model's output is parsed with (`parse_
 script exercises exactly the path a real model's turns take, plus test-only kinds:
 `{"type": "text", "content": "..."}` (raw, possibly unparsable output) and
 `{"type": "error", "kind": "rate_limit" | "server" | "timeout" | "bad_request", "message": ..., "status": N}`.
-`{"type": "sleep", "seconds": N}` pauses (to exercise time limits) and then reads the next line.
+`{"type": "sleep", "seconds": N}` pauses on the run's clock (to exercise time limits) and then
+reads the next line.
 When the file runs out, the "model" returns empty output.
 """
 
