@@ -1,7 +1,7 @@
 """The web page of the team service: `/` and its static files under `/web/`.
 
-The page is plain HTML, CSS and JavaScript shipped inside the package (`citeline/api/static/`), so there is
-no build step and nothing is fetched from other hosts. It talks to the same `/v1` API as any
+The page is plain HTML, CSS and JavaScript shipped inside the package (`citeline/api/static/`),
+so there is no build step and nothing is fetched from other hosts. It talks to the same `/v1` API as any
 client, with the user's API key in an `Authorization` header. Every response here carries a
 Content-Security-Policy that allows only this origin's own files: a script that slipped into a
 rendered document could neither load nor run.
