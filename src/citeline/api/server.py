@@ -41,7 +41,7 @@ def create_app(citeline: Citeline | None = None, api: ApiSettings | None = None,
         title="citeline", version=version(), lifespan=lifespan,
         description="Answers questions from your own documents and proves every citation. "
         "Authenticate with `Authorization: Bearer <key>` (`citeline users add NAME`). Every response "
-        "carries `X-Query-Id`; errors use the seed-003 format `{\"error\": {...}}`.",
+        "carries `X-Query-Id`; errors are `{\"error\": {type, message, details, timestamp, query_id, step}}`.",
     )
     app.state.service = svc  # what `citeline.api.dependencies.get_service` hands to the routes
     install_handlers(app)

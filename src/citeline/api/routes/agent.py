@@ -20,7 +20,7 @@ router = APIRouter(prefix="/v1", responses=COMMON_ERRORS, tags=["agent"])
 @router.post("/agent/run", response_model=AgentResult, responses=NOT_FOUND)
 async def agent_run(body: m.RunRequest, request: Request, user: CurrentUser, svc: ServiceDep,
                     query_id: QueryId) -> AgentResult:
-    """Answer a question; the body is the AgentResult (DESIGN.md §3)."""
+    """Answer a question; the body is the AgentResult: the answer, its verified citations and the exit reason."""
     return await answering.answer(svc, user, body.question, model=body.model, session_id=body.session_id,
                                   query_id=query_id, trace=body.return_trace, disconnected=request.is_disconnected)
 

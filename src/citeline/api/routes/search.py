@@ -16,7 +16,7 @@ router = APIRouter(prefix="/v1", responses=COMMON_ERRORS, tags=["retrieval"])
 
 @router.post("/search", response_model=m.SearchResponse)
 async def search(body: m.SearchBody, user: CurrentUser, svc: ServiceDep) -> m.SearchResponse:
-    """Hybrid search over the caller's documents (seed-003 retrieval contract)."""
+    """Hybrid search (BM25 and embeddings together) over the caller's documents."""
     outcome = await run_in_threadpool(searching.search, svc, user.id, body.query, top_k=body.topK,
                                       document_ids=body.documentIds, filters=body.filters)
     return presenters.search_response(svc, user.id, outcome)

@@ -1,4 +1,4 @@
-"""Search over the caller's documents (the seed-003 retrieval contract), counted in the metrics."""
+"""Hybrid search over the caller's documents, counted in the metrics."""
 
 from __future__ import annotations
 
