@@ -10,10 +10,10 @@ def test_env_vars_override_defaults(monkeypatch: pytest.MonkeyPatch, tmp_path: P
     monkeypatch.setenv("CITELINE_MAX_TURNS", "3")
     monkeypatch.setenv("CITELINE_TIMEOUT_S", "2.5")
     settings = Settings()
-    assert settings.home == tmp_path
-    assert settings.max_turns == 3
-    assert settings.timeout_s == 2.5
-    assert settings.store_url == f"sqlite:{tmp_path / 'index.sqlite3'}"
+    assert settings.index.home == tmp_path
+    assert settings.agent.max_turns == 3
+    assert settings.agent.timeout_s == 2.5
+    assert settings.index.store_url == f"sqlite:{tmp_path / 'index.sqlite3'}"
 
 
 def test_toml_file_in_home_is_read_and_env_wins(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -22,9 +22,9 @@ def test_toml_file_in_home_is_read_and_env_wins(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.chdir(tmp_path.parent)
     monkeypatch.setenv("CITELINE_MAX_TOOL_CALLS", "4")
     settings = Settings()
-    assert settings.top_k == 7
-    assert settings.model == "scripted:x.jsonl"
-    assert settings.max_tool_calls == 4
+    assert settings.retrieval.top_k == 7
+    assert settings.answerer.model == "scripted:x.jsonl"
+    assert settings.agent.max_tool_calls == 4
 
 
 def test_openai_key_alias(monkeypatch: pytest.MonkeyPatch) -> None:

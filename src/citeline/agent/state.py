@@ -109,7 +109,7 @@ class RunState:
 
     @property
     def tool_budget_left(self) -> int:
-        return max(0, self.settings.max_tool_calls - self.tool_calls)
+        return max(0, self.settings.agent.max_tool_calls - self.tool_calls)
 
     @property
     def elapsed_ms(self) -> float:

@@ -56,8 +56,20 @@ class RunRecords(BaseModel):
     records: list[dict[str, Any]]
 
 
-# Where the server keeps its files and how it reaches its store are the operator's business.
-_PRIVATE_SETTINGS = ("home", "store", "plugins")
+# Where the server keeps its files and how it reaches its store and sessions are the operator's
+# business. Runs recorded before the settings were nested have these fields at the top level.
+_PRIVATE_SETTINGS = {"index": ("home", "store", "plugins"), "service": ("sessions",)}
+_PRIVATE_FLAT_SETTINGS = ("home", "store", "plugins")
+
+
+def _public_settings(settings: dict[str, Any]) -> dict[str, Any]:
+    shown: dict[str, Any] = {}
+    for key, value in settings.items():
+        if key in _PRIVATE_FLAT_SETTINGS:
+            continue
+        private = _PRIVATE_SETTINGS.get(key, ())
+        shown[key] = {k: v for k, v in value.items() if k not in private} if isinstance(value, dict) else value
+    return shown
 
 
 def _presented(svc: Service, owner: str, record: dict[str, Any]) -> dict[str, Any]:
@@ -65,7 +77,7 @@ def _presented(svc: Service, owner: str, record: dict[str, Any]) -> dict[str, An
     shown = dict(svc.present_data(owner, record))
     shown.pop("pid", None)
     if isinstance(shown.get("settings"), dict):
-        shown["settings"] = {k: v for k, v in shown["settings"].items() if k not in _PRIVATE_SETTINGS}
+        shown["settings"] = _public_settings(shown["settings"])
     return shown
 
 

@@ -32,10 +32,10 @@ from citeline.api.limits import BodyLimitMiddleware, UnicodeGuardMiddleware
 from citeline.api.runs import runs_router
 from citeline.api.service import DEFAULT_MODEL_ID, RunHandle, Service, iso, query_id_var
 from citeline.api.sessions import SessionState
-from citeline.api.settings import ApiSettings
 from citeline.api.users import User
 from citeline.api.web import web_router
 from citeline.app import Citeline
+from citeline.config import ServiceSettings
 from citeline.index.store import DocumentRecord, Passage
 from citeline.version import version
 
@@ -147,13 +147,13 @@ async def current_user(
 CurrentUser = Annotated[User, Depends(current_user)]
 
 
-def create_app(citeline: Citeline | None = None, api: ApiSettings | None = None, *,
+def create_app(citeline: Citeline | None = None, api: ServiceSettings | None = None, *,
                service: Service | None = None) -> FastAPI:
-    """The service. `citeline` defaults to one built from the environment; `api` from `CITELINE_API_*`."""
+    """The service. `citeline` defaults to one built from the environment; `api` to its `service` settings."""
     owns_citeline = citeline is None and service is None
     owns_service = service is None
     if service is None:
-        service = Service(citeline or Citeline(), api or ApiSettings())
+        service = Service(citeline or Citeline(), api)
     svc = service
 
     @asynccontextmanager
