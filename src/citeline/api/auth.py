@@ -59,6 +59,7 @@ class KeyGuard:
 
     @classmethod
     def for_store(cls, store: Store, api: ServiceSettings) -> KeyGuard:
+        """A guard over the users kept in `store`, with the failure and rate limits of `api`."""
         return cls(UserRegistry(store), api)
 
     def wrap(self, app: ASGIApp) -> ASGIApp:

@@ -99,6 +99,10 @@ class RunHandle:
 
 
 class Service:
+    """What the HTTP handlers share: the library instance, users, sessions, limits and run slots.
+
+    `api` defaults to the `service` group of the library's settings tree."""
+
     def __init__(self, citeline: Citeline, api: ServiceSettings | None = None, *,
                  sessions: SessionStore | None = None, clock: Clock = time.monotonic) -> None:
         self.citeline = citeline
