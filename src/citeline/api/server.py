@@ -14,18 +14,18 @@ from citeline.api.request_context import RequestContextMiddleware
 from citeline.api.routes import agent, documents, openai_compatible, operations, runs, search, sessions, web
 from citeline.api.service import DEFAULT_MODEL_ID, Service
 from citeline.api.service.answering import Disconnected
-from citeline.api.settings import ApiSettings
 from citeline.app import Citeline
+from citeline.config import ServiceSettings
 from citeline.version import version
 
 
-def create_app(citeline: Citeline | None = None, api: ApiSettings | None = None, *,
+def create_app(citeline: Citeline | None = None, api: ServiceSettings | None = None, *,
                service: Service | None = None) -> FastAPI:
-    """The service. `citeline` defaults to one built from the environment; `api` from `CITELINE_API_*`."""
+    """The service. `citeline` defaults to one built from the environment; `api` to its `service` settings."""
     owns_citeline = citeline is None and service is None
     owns_service = service is None
     if service is None:
-        service = Service(citeline or Citeline(), api or ApiSettings())
+        service = Service(citeline or Citeline(), api)
     svc = service
 
     @asynccontextmanager

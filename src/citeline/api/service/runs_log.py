@@ -11,8 +11,21 @@ from citeline.api.users import User
 from citeline.runs import RunFilter, RunLog, RunSummary
 from citeline.runs.log import parse_when
 
-# Where the server keeps its files and how it reaches its store are the operator's business.
-_PRIVATE_SETTINGS = ("home", "store", "plugins")
+# Where the server keeps its files and how it reaches its store and sessions are the operator's
+# business. Runs recorded before the settings were nested have these fields at the top level.
+_PRIVATE_SETTINGS = {"index": ("home", "store", "plugins"), "service": ("sessions",)}
+_PRIVATE_FLAT_SETTINGS = ("home", "store", "plugins")
+
+
+def _public_settings(settings: dict[str, Any]) -> dict[str, Any]:
+    """A run's recorded settings without the operator's private fields (nested or flat layout)."""
+    shown: dict[str, Any] = {}
+    for key, value in settings.items():
+        if key in _PRIVATE_FLAT_SETTINGS:
+            continue
+        private = _PRIVATE_SETTINGS.get(key, ())
+        shown[key] = {k: v for k, v in value.items() if k not in private} if isinstance(value, dict) else value
+    return shown
 
 
 def runs_log(svc: Service) -> RunLog:
@@ -42,7 +55,7 @@ def presented_record(svc: Service, owner: str, record: dict[str, Any]) -> dict[s
     shown = dict(svc.present_data(owner, record))
     shown.pop("pid", None)
     if isinstance(shown.get("settings"), dict):
-        shown["settings"] = {k: v for k, v in shown["settings"].items() if k not in _PRIVATE_SETTINGS}
+        shown["settings"] = _public_settings(shown["settings"])
     return shown
 
 

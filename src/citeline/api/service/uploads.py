@@ -97,7 +97,7 @@ async def _save(svc: Service, upload: IncomingFile, folder: Path) -> tuple[str, 
     name = sanitize_filename(upload.filename or "")
     if Path(name).suffix.lower() not in supported_suffixes():
         return name, None, f"unsupported file type `{Path(name).suffix or '(none)'}`"
-    limit = svc.citeline.settings.max_file_bytes
+    limit = svc.citeline.settings.index.max_file_bytes
     target = folder / name
     partial = folder / f".{name}.{uuid.uuid4().hex}.part"
     size = 0
