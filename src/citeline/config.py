@@ -107,7 +107,7 @@ class Settings(BaseSettings):
     rrf_k: int = Field(default=60, ge=1, description="Reciprocal rank fusion constant.")
     # --- approximate search (index/ann.py) ---
     ann_min_chunks: int = Field(
-        default=20_000, ge=0,
+        default=10_000, ge=0,
         description="Dense search uses an approximate HNSW index once an owner has this many chunks "
         "(SQLite: a graph kept beside the database file, rebuilt when the corpus changes; PostgreSQL: "
         "pgvector's HNSW index) and scans every vector exactly below it. 0 = always exact.",

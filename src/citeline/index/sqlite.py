@@ -28,7 +28,16 @@ from citeline.documents.models import Chunk
 from citeline.errors import ConfigurationError, IngestError, RetrievalError, StorageError
 from citeline.index import ann
 from citeline.index.private import private_file
-from citeline.index.ranking import assemble_passages, fts5_match, reciprocal_rank_fusion, trim_lexical
+from citeline.index.ranking import (
+    COMMON_ROWS,
+    assemble_passages,
+    drop_common,
+    fts5_match,
+    fts5_phrase,
+    query_phrases,
+    reciprocal_rank_fusion,
+    trim_lexical,
+)
 from citeline.index.store import (
     DocumentRecord,
     Exported,
@@ -115,6 +124,8 @@ class SQLiteStore(Store):
         self._ann: ann.AnnIndexes | None = None
         self._ann_checked = False
         self._sizes: dict[str, tuple[int, int]] = {}  # owner -> (corpus version, chunks)
+        self._phrase_counts: dict[str, int] = {}
+        self._phrase_counts_version = -1
         conn = self._conn()
         try:
             # executescript commits on its own; every statement is idempotent, so a crash here is harmless.
@@ -365,8 +376,34 @@ class SQLiteStore(Store):
             params.extend([f'$."{key}"', value if isinstance(value, int | float) else str(value)])
         return " AND ".join(clauses), params
 
+    def _phrase_rows(self, words: list[str]) -> int:
+        """Rows matching one phrase, counted up to COMMON_ROWS + 1 (a doclist walk, no ranking);
+        remembered per corpus version, so frequent words cost one count per version."""
+        version = self.corpus_version()
+        key = " ".join(words)
+        with self._matrix_lock:
+            if self._phrase_counts_version != version:
+                self._phrase_counts.clear()
+                self._phrase_counts_version = version
+            cached = self._phrase_counts.get(key)
+        if cached is not None:
+            return cached
+        row = self._conn().execute(
+            "SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)",
+            (fts5_phrase(words), COMMON_ROWS + 1),
+        ).fetchone()
+        count = int(row[0])
+        with self._matrix_lock:
+            if len(self._phrase_counts) > 50_000:
+                self._phrase_counts.clear()
+            self._phrase_counts[key] = count
+        return count
+
     def _lexical(self, request: SearchRequest, limit: int) -> list[int]:
-        match = fts5_match(request.text)
+        phrases = query_phrases(request.text)
+        if len(phrases) > 1:
+            phrases = drop_common(phrases, self._phrase_rows)
+        match = fts5_match(request.text, phrases)
         if match is None:
             return []
         scope, params = self._scope_sql(request)
