@@ -10,6 +10,12 @@ seeded; the settings used are printed and written to the results.
 
 from __future__ import annotations
 
+import os
+
+# One BLAS thread: on a shared 2-core machine OpenBLAS's spinning threads made a 10k-chunk numpy
+# scan 5-50x slower than one thread (see results.md); both citeline and the numpy baseline use it.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 import argparse
 import json
 import shutil
