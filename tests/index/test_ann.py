@@ -151,3 +151,20 @@ def test_large_changes_scan_exactly_while_the_graph_is_rebuilt(
     store._ann.wait()
     assert graph_version(store) == store.corpus_version() != built
     assert ids(store, probe[3]) == ids(store, probe[3], threshold=0)
+
+
+def test_a_word_in_too_many_chunks_does_not_rank_when_a_rarer_one_remains(tmp_path: Path) -> None:
+    engine = SQLiteStore(tmp_path / "words.sqlite3")
+    common = 2100  # above ranking.COMMON_ROWS
+    record = DocumentRecord(id="w", owner="alice", source="/w", title="w", content_hash="w")
+    texts = [f"widget number {i}" for i in range(common)] + ["gizmo calibration", "gizmo widget"]
+    chunks = [Chunk(f"w-{i}", "w", i, text, None, None, 0, len(text)) for i, text in enumerate(texts)]
+    engine.replace_document(record, chunks, units(1, len(texts)))
+
+    def lexical(text: str) -> list[str]:
+        request = SearchRequest(owner="alice", text=text, vector=None, top_k=50)
+        return [p.chunk_id for p in engine.search(request)]
+
+    assert set(lexical("widget gizmo")) == {f"w-{common}", f"w-{common + 1}"}  # only the rare word ranks
+    assert len(lexical("widget")) == 50  # alone, the common word still finds its chunks
+    engine.close()
