@@ -74,12 +74,62 @@ def import_breakdown(home: Path) -> dict[str, Any]:
         own[root] = own.get(root, 0) + int(parts[0])
     total = sum(own.values())
     ranked = sorted(own.items(), key=lambda kv: -kv[1])[:15]
+    heavy = ("onnxruntime", "tokenizers", "fastapi", "uvicorn", "starlette", "usearch", "torch")
     return {
         "total_import_ms": round(total / 1000, 1),
         "top_packages_self_ms": {name: round(us / 1000, 1) for name, us in ranked},
         "modules_imported": len(modules),
         "torch_imported": any(m == "torch" or m.startswith("torch.") for m in modules),
+        "heavy_imported": sorted({m.split(".")[0] for m in modules if m.split(".")[0] in heavy}),
     }
+
+
+# Runs `citeline ask` exactly as the command does (same imports, same code path), and prints the
+# wall-clock time at which the agent starts working on the question: the first step of the graph's
+# planning node (after the input guard; the answerer is consulted next). The patch is installed
+# after `Citeline.run_resources` has built the graph, so it adds no import of its own.
+_UNTIL_ANSWERER = """
+import sys, time
+import citeline.app as app
+import citeline.cli.main as cli
+build = app.Citeline.run_resources
+def run_resources(self, model=None):
+    resources = build(self, model)
+    from citeline.agent import context
+    check = context.check_fits
+    def first_check(*args, **kwargs):
+        sys.stderr.write("ANSWERER_START " + repr(time.time()) + " " + repr(time.process_time()) + chr(10))
+        sys.stderr.flush()
+        context.check_fits = check
+        return check(*args, **kwargs)
+    context.check_fits = first_check
+    return resources
+app.Citeline.run_resources = run_resources
+sys.argv = ["citeline", "ask", sys.argv[1]]
+cli.run()
+"""
+
+
+def until_answerer(home: Path, runs: int = 4) -> dict[str, Any]:
+    """Seconds from spawning `citeline ask` to the agent starting on the question (imports,
+    settings, opening the index, building the graph), and the child's CPU seconds until then."""
+    env = _env(CITELINE_HOME=str(home))
+    samples: list[float] = []
+    cpu: list[float] = []  # the child's CPU seconds to that point: what a machine to itself would take
+    for i in range(runs):
+        started = time.time()
+        # A question never asked before: a cached answer would skip the agent altogether.
+        question = QUESTIONS[(i + 3) % len(QUESTIONS)] + f" (cold {i}, {time.time_ns()})"
+        proc = subprocess.run([sys.executable, "-c", _UNTIL_ANSWERER, question], env=env,
+                              capture_output=True, text=True)
+        marks = [line for line in proc.stderr.splitlines() if line.startswith("ANSWERER_START ")]
+        if proc.returncode not in (0, 1) or not marks:
+            raise SystemExit(f"citeline ask (until answerer) failed ({proc.returncode}): {proc.stderr[-2000:]}")
+        samples.append(float(marks[0].split()[1]) - started)
+        cpu.append(float(marks[0].split()[2]))
+    return {"runs": runs, "until_answerer_s": round(statistics.median(samples), 3),
+            "samples_s": [round(x, 3) for x in samples], "cpu_until_answerer_s": round(statistics.median(cpu), 3),
+            "load_avg": [round(x, 2) for x in os.getloadavg()]}
 
 
 def cold_start(home: Path, runs: int = 4) -> dict[str, Any]:
@@ -101,7 +151,7 @@ def cold_start(home: Path, runs: int = 4) -> dict[str, Any]:
     b, a = statistics.median(baseline), statistics.median(asks)
     return {"runs": runs, "python_pass_s": round(b, 3), "citeline_ask_s": round(a, 3), "ratio": round(a / b, 1), "exit_codes": exits,
             "samples_ask_s": [round(x, 3) for x in asks], "samples_pass_s": [round(x, 3) for x in baseline],
-            "imports": import_breakdown(home)}
+            "imports": import_breakdown(home), "until_answerer": until_answerer(home, runs)}
 
 
 def _free_port() -> int:

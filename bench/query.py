@@ -20,12 +20,19 @@ Measured per size:
 
 from __future__ import annotations
 
+import os
+
+# One BLAS thread: on a shared 2-core machine OpenBLAS's spinning threads made a 10k-chunk numpy
+# scan 5-50x slower than one thread (see results.md); both citeline and the numpy baseline use it.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 import argparse
 import json
 import shutil
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import interleave, p50_p95
 from store import OWNER, Corpus, load, make_corpus
 
-from citeline.index.store import SearchRequest, open_store
+from citeline.index.store import DEFAULT_ANN_MIN_CHUNKS, SearchRequest, open_store
 
 RECALL_GOAL = 0.99
 
@@ -167,17 +174,24 @@ class LancePeer:
 
 
 def bench_size(n: int, queries: int, seed: int, peers: bool, keep_sqlite: Path | None,
-               before: bool = True) -> dict[str, Any]:
-    corpus = make_corpus(n, queries, seed)
+               before: bool = False, corpus: Corpus | None = None, label: str = "synthetic") -> dict[str, Any]:
+    corpus = corpus or make_corpus(n, queries, seed)
+    n, queries = len(corpus.texts), len(corpus.queries)
     truth = exact_truth(corpus)
-    row: dict[str, Any] = {"chunks": n, "queries": queries, "seed": seed, "systems": {}, "load_s": {}}
+    row: dict[str, Any] = {"chunks": n, "queries": queries, "seed": seed, "systems": {}, "load_s": {},
+                           "data": label, "ann_min_chunks": DEFAULT_ANN_MIN_CHUNKS}
     tmp = Path(tempfile.mkdtemp(prefix="citeline-bench-q-"))
     try:
         path = keep_sqlite or tmp / "citeline.sqlite3"
         if path.exists():
             path.unlink()
+        shutil.rmtree(path.with_name(path.name + ".ann"), ignore_errors=True)
         store = open_store(f"sqlite:{path}")
         row["load_s"]["citeline"] = round(load(store, corpus), 2)
+        # What `citeline ingest` does at its end above the threshold: build the HNSW graph.
+        started = time.perf_counter()
+        store.prepare_search(OWNER, ann_min_chunks=DEFAULT_ANN_MIN_CHUNKS)
+        row["load_s"]["citeline_ann_graph"] = round(time.perf_counter() - started, 2)
         sqlite_store: Any = store
 
         def ids(passages: Any) -> set[int]:
@@ -190,6 +204,8 @@ def bench_size(n: int, queries: int, seed: int, peers: bool, keep_sqlite: Path |
             "numpy exact": lambda i: set(np.argpartition(-(corpus.vectors @ corpus.queries[i]), 10)[:10].tolist()),
             "citeline hybrid": lambda i: ids(store.search(request(i))),
             "citeline dense": lambda i: {int(corpus_index[r]) for r in sqlite_store._dense(request(i), 10, None)[0]},
+            "citeline dense exact": lambda i: {int(corpus_index[r]) for r in sqlite_store._dense(
+                replace(request(i), ann_min_chunks=0), 10, None)[0]},
         }
         if before:
             old = before_store(path)
@@ -239,8 +255,6 @@ def bench_size(n: int, queries: int, seed: int, peers: bool, keep_sqlite: Path |
         for name, samples in latencies.items():
             entry: dict[str, Any] = p50_p95(samples)
             entry["recall_at_10"] = None if "hybrid" in name else recall(results[name], truth)
-            if name == "citeline hybrid (before #9)":
-                assert results[name] == results["citeline hybrid"], "the rewritten query changed results"
             row["systems"][name] = entry
         if chroma is not None:
             row["systems"]["chroma hnsw"]["settings"] = f"ef_search={chroma.ef_search}"
@@ -260,11 +274,17 @@ def bench_size(n: int, queries: int, seed: int, peers: bool, keep_sqlite: Path |
 
 
 def measure(sizes: list[int], queries: int = 100, seed: int = 42, peers: bool = True,
-            keep_sqlite: dict[int, Path] | None = None) -> dict[str, Any]:
+            keep_sqlite: dict[int, Path] | None = None, real: Any = None) -> dict[str, Any]:
+    """Every size on synthetic vectors, then (when given) the cached real MiniLM corpus
+    (bench/real_corpus.py) through the same systems."""
     runs = []
-    for n in sizes:
-        print(f"query benchmark at {n:,} chunks", flush=True)
-        runs.append(bench_size(n, queries, seed, peers, (keep_sqlite or {}).get(n)))
+    plan: list[tuple[int, Any, str]] = [(n, None, "synthetic") for n in sizes]
+    if real is not None:
+        plan.append((len(real.texts), real, "real MiniLM"))
+    for n, corpus, label in plan:
+        print(f"query benchmark at {n:,} chunks ({label})", flush=True)
+        runs.append(bench_size(n, queries, seed, peers, (keep_sqlite or {}).get(n) if corpus is None else None,
+                               corpus=corpus, label=label))
         for name, entry in runs[-1]["systems"].items():
             print(f"    {name:16s} p50 {entry['p50_ms']:8.2f} ms  p95 {entry['p95_ms']:8.2f} ms"
                   f"  recall@10 {entry['recall_at_10']}", flush=True)
@@ -277,8 +297,15 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--no-peers", action="store_true")
+    parser.add_argument("--real", type=int, default=0, help="also the cached real corpus of this many chunks")
     args = parser.parse_args()
-    out = measure([int(s) for s in args.sizes.split(",")], args.queries, args.seed, not args.no_peers)
+    real = None
+    if args.real:
+        import real_corpus
+
+        real = real_corpus.load_or_build(args.real)
+    sizes = [int(s) for s in args.sizes.split(",") if s]
+    out = measure(sizes, args.queries, args.seed, not args.no_peers, real=real)
     print(json.dumps(out, indent=2))
 
 

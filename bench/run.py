@@ -10,6 +10,12 @@ seeded; the settings used are printed and written to the results.
 
 from __future__ import annotations
 
+import os
+
+# One BLAS thread: on a shared 2-core machine OpenBLAS's spinning threads made a 10k-chunk numpy
+# scan 5-50x slower than one thread (see results.md); both citeline and the numpy baseline use it.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 import argparse
 import json
 import shutil
@@ -23,8 +29,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import answering
 import ingest
+import million
 import process
 import query
+import real_corpus
 import report
 from common import BENCH_DIR, machine
 
@@ -41,6 +49,8 @@ def main() -> int:
     parser.add_argument("--agent-chunks", type=int, default=None)
     parser.add_argument("--agent-questions", type=int, default=12)
     parser.add_argument("--cold-runs", type=int, default=4)
+    parser.add_argument("--real-chunks", type=int, default=20_000, help="real MiniLM chunks (cached) for the query step")
+    parser.add_argument("--million", action="store_true", help="also 1M chunks (hours on a small shared machine)")
     parser.add_argument("--out", type=Path, default=BENCH_DIR / "results.md")
     parser.add_argument("--json", type=Path, default=BENCH_DIR / "results" / "results.json")
     args = parser.parse_args()
@@ -75,7 +85,14 @@ def main() -> int:
         step(f"query: hybrid search vs numpy exact, Chroma and LanceDB at {sizes} chunks (synthetic vectors)")
         largest = max(sizes)
         kept = work / f"query-{largest}.sqlite3"
-        out["query"] = query.measure(sizes, settings["queries"], settings["query_seed"], keep_sqlite={largest: kept})
+        # Real MiniLM vectors of real text: embedded once (~10+ minutes) and cached in bench/cache/.
+        real = None if args.quick else real_corpus.load_or_build(args.real_chunks)
+        out["query"] = query.measure(sizes, settings["queries"], settings["query_seed"], keep_sqlite={largest: kept},
+                                     real=real)
+        if args.million:
+            step("1M chunks: load, HNSW graph build, memory, latency (bench/million.py)")
+            out["million"] = million.measure(1_000_000, settings["queries"], settings["query_seed"])
+            show(out["million"])
 
         step(f"memory: warm `citeline serve` on the {largest:,}-chunk index")
         out["serve_memory"] = process.serve_memory(kept, query.OWNER, work / "serve-home")

@@ -15,13 +15,13 @@ from citeline.agent.events import Event, EventSink
 if TYPE_CHECKING:
     from citeline.agent.graph import AgentGraph
     from citeline.agent.runner import RunResources
+    from citeline.index.ingest import IngestReport, ProgressCallback
     from citeline.runs import LogRecorder, RunLog
 from citeline.agent.answerer import Answerer, create_answerer
 from citeline.agent.clock import SYSTEM_CLOCK, Clock
 from citeline.agent.result import AgentResult
 from citeline.config import Settings
 from citeline.index.embedder import Embedder, get_embedder
-from citeline.index.ingest import IngestReport, ProgressCallback, ingest_paths
 from citeline.index.private import private_dir
 from citeline.index.store import DocumentRecord, Store, open_store
 from citeline.retrieval import Retriever, SearchOutcome
@@ -158,6 +158,9 @@ class Citeline:
         sources: Mapping[Path, str] | None = None,
     ) -> IngestReport:
         """`sources` optionally names a file's document otherwise than by its path (see `ingest_paths`)."""
+        # Imported here: the loaders and the parse worker are not needed to answer a question.
+        from citeline.index.ingest import ingest_paths
+
         return ingest_paths(
             [Path(p) for p in paths], store=self.store, embedder=self.embedder, settings=self.settings,
             owner=owner or self.settings.index.owner, include=include, exclude=exclude, progress=progress,

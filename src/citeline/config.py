@@ -143,6 +143,13 @@ class RetrievalSettings(SettingsGroup):
     top_k: int = Field(default=5, ge=1, le=100, description="Passages returned per search.")
     candidate_pool: int = Field(default=50, ge=5, le=1000, description="Candidates per ranker before fusion.")
     rrf_k: int = Field(default=60, ge=1, description="Reciprocal rank fusion constant.")
+    # --- approximate search (index/ann.py) ---
+    ann_min_chunks: int = Field(
+        default=10_000, ge=0,
+        description="Dense search uses an approximate HNSW index once an owner has this many chunks "
+        "(SQLite: a graph kept beside the database file, rebuilt when the corpus changes; PostgreSQL: "
+        "pgvector's HNSW index) and scans every vector exactly below it. 0 = always exact.",
+    )
 
 
 class AgentSettings(SettingsGroup):

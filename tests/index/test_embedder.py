@@ -25,8 +25,9 @@ def test_batching_does_not_change_results() -> None:
 
 def test_tampered_model_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(embedder_module, "MINILM_ONNX_SHA256", "0" * 64)
+    model = embedder_module.MiniLMOnnxEmbedder()  # the model loads (and is checked) on first use
     with pytest.raises(ConfigurationError, match="sha256"):
-        embedder_module.MiniLMOnnxEmbedder()
+        model.embed(["a question"])
 
 
 def test_unknown_embedder_names_the_choices() -> None:

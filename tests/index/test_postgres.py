@@ -101,6 +101,28 @@ def test_queries_can_use_the_hnsw_and_gin_indexes(pg: PostgresStore, postgres_ur
     assert "chunks_tsv" in "\n".join(row[0] for row in lexical)
 
 
+def test_dense_statement_uses_hnsw_only_above_the_threshold(pg: PostgresStore, postgres_url: str) -> None:
+    put(pg, "d", 30)
+    vector = "[" + ",".join(["0.1"] * DIM) + "]"
+    plans = {}
+    with psycopg.connect(postgres_url) as conn:
+        conn.execute("ANALYZE chunks")
+        conn.execute("SET enable_seqscan = off")  # tiny table: make the index the cheap choice
+        conn.execute("SET enable_sort = off")
+        for approximate in (True, False):
+            sql = PostgresStore.dense_sql("c.owner = %s", "", approximate=approximate)
+            rows = conn.execute("EXPLAIN " + sql, (vector, "alice", vector, 10)).fetchall()
+            plans[approximate] = "\n".join(row[0] for row in rows)
+    assert "chunks_embedding" in plans[True]
+    assert "chunks_embedding" not in plans[False]
+    # The engine decides by the owner's chunk count: 30 chunks are below 31 and at 30.
+    with psycopg.connect(postgres_url) as conn:
+        below = SearchRequest(owner="alice", text="", vector=unit(1), ann_min_chunks=31)
+        at = SearchRequest(owner="alice", text="", vector=unit(1), ann_min_chunks=30)
+        never = SearchRequest(owner="alice", text="", vector=unit(1), ann_min_chunks=0)
+        assert [pg._approximate(conn, r) for r in (below, at, never)] == [False, True, False]
+
+
 # --- URLs, options and errors --------------------------------------------------------------
 
 

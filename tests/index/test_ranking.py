@@ -2,7 +2,7 @@ import sqlite3
 
 import pytest
 
-from citeline.index.ranking import fts5_match, reciprocal_rank_fusion, trim_lexical
+from citeline.index.ranking import drop_common, fts5_match, reciprocal_rank_fusion, trim_lexical
 
 HOSTILE = ['multi-agent "quoted" NEAR( @x', '"', "'); DROP TABLE chunks; --", "a AND OR NOT b*", "^col:x",
            "((((", "-", "…—“”", "NEAR(a b, 2)", "x" * 5000]
@@ -38,3 +38,12 @@ def test_rrf_rewards_agreement_and_normalises() -> None:
 
 def test_trim_lexical_drops_near_zero_matches() -> None:
     assert trim_lexical([(1, 10.0), (2, 3.0), (3, 0.0001)]) == [1, 2]
+
+
+def test_common_single_words_are_dropped_only_when_a_rarer_phrase_remains() -> None:
+    counts = {("the", "pool"): 5000, ("pool",): 5000, ("timeout",): 12, ("config",): 2500}
+    rows = lambda words: counts[tuple(words)]  # noqa: E731
+    assert drop_common([["pool"], ["timeout"], ["config"]], rows) == [["timeout"]]
+    assert drop_common([["pool"], ["config"]], rows) == [["pool"], ["config"]]  # nothing rarer: keep all
+    assert drop_common([["the", "pool"], ["timeout"]], rows) == [["the", "pool"], ["timeout"]]
+    assert fts5_match("ignored", [["timeout"]]) == '"timeout"'

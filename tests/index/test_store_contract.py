@@ -456,3 +456,56 @@ def test_chunk_blocks_round_trip_through_search_get_passage_and_export(store: St
     store.import_document(exported_record, exported_chunks, vectors)
     again = store.get_passage("alice", "b", "b-c1")
     assert again is not None and again.blocks == blocks_planted
+
+
+# --- approximate search above the size threshold --------------------------------------------
+
+
+def random_units(seed: int, count: int) -> npt.NDArray[np.float32]:
+    vectors = np.random.default_rng(seed).normal(size=(count, DIM)).astype(np.float32)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def add_random(store: Store, doc_id: str, count: int, seed: int, owner: str = "alice") -> None:
+    record = DocumentRecord(id=doc_id, owner=owner, source=f"/docs/{doc_id}.md", title=doc_id,
+                            content_hash=f"hash-{doc_id}")
+    chunks = [Chunk(f"{doc_id}-c{i}", doc_id, i, f"passage {i} of {doc_id}", None, None, 0, 10)
+              for i in range(count)]
+    store.replace_document(record, chunks, random_units(seed, count))
+
+
+def test_approximate_and_exact_dense_search_return_the_same_top_10(store: Store) -> None:
+    for number in range(4):
+        add_random(store, f"doc{number}", 60, seed=number)
+    add_random(store, "other", 60, seed=99, owner="bob")  # another owner's rows never appear
+    store.prepare_search("alice", ann_min_chunks=100)
+    queries = random_units(1234, 20)
+    for query in queries:
+        exact = search(store, "", query, top_k=10, ann_min_chunks=0)
+        approximate = search(store, "", query, top_k=10, ann_min_chunks=100)  # alice has 240 chunks
+        assert [p.chunk_id for p in approximate] == [p.chunk_id for p in exact]
+        assert [p.dense_score for p in approximate] == pytest.approx([p.dense_score for p in exact], abs=1e-5)
+        assert all(p.document_id != "other" for p in approximate)
+    # A scoped request above the threshold stays exact within its scope.
+    scoped = search(store, "", queries[0], top_k=10, ann_min_chunks=100, document_ids=["doc2"])
+    expected = search(store, "", queries[0], top_k=10, ann_min_chunks=0, document_ids=["doc2"])
+    assert [p.chunk_id for p in scoped] == [p.chunk_id for p in expected]
+    assert {p.document_id for p in scoped} == {"doc2"}
+
+
+def test_approximate_search_follows_corpus_changes(store: Store) -> None:
+    for number in range(3):
+        add_random(store, f"doc{number}", 60, seed=number)
+    store.prepare_search("alice", ann_min_chunks=100)
+    probe = random_units(7, 1)[0]
+    assert search(store, "", probe, top_k=10, ann_min_chunks=100)  # the index exists now
+    # A new chunk equal to the probe must come first; a removed document must be gone.
+    record = DocumentRecord(id="new", owner="alice", source="/docs/new.md", title="new", content_hash="n")
+    store.replace_document(record, [Chunk("new-c0", "new", 0, "the probe", None, None, 0, 9)], probe[None, :])
+    assert store.delete_document("alice", "doc1")
+    results = search(store, "", probe, top_k=10, ann_min_chunks=100)
+    assert results[0].chunk_id == "new-c0"
+    assert results[0].dense_score == pytest.approx(1.0, abs=1e-5)
+    assert all(p.document_id != "doc1" for p in results)
+    exact = search(store, "", probe, top_k=10, ann_min_chunks=0)
+    assert [p.chunk_id for p in results] == [p.chunk_id for p in exact]

@@ -369,6 +369,9 @@ def ingest_paths(
         ingester.close()
     if prune:
         report.removed = prune_missing(store, owner, roots)
+    if report.chunks or report.removed:
+        # Large corpora: build or patch the ANN graph now rather than in the first query.
+        store.prepare_search(owner, ann_min_chunks=settings.retrieval.ann_min_chunks)
     return report
 
 

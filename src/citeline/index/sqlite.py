@@ -1,7 +1,9 @@
-"""The embedded engine: one SQLite file with FTS5 for BM25 and float32 vectors searched exactly.
+"""The embedded engine: one SQLite file with FTS5 for BM25 and float32 vectors.
 
-Vectors live in the database (atomic with their chunks) and are searched with numpy: the
-matrix for an owner is loaded once and reused until the corpus version changes.
+Vectors live in the database (atomic with their chunks). Below the `ann_min_chunks` threshold of
+a request they are searched exactly with numpy (the matrix for an owner is loaded once and reused
+until the corpus version changes); above it through an HNSW graph kept beside the database
+(`citeline.index.ann`), which is only ever used when it matches the corpus version.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import shutil
 import sqlite3
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -23,8 +26,18 @@ import numpy.typing as npt
 
 from citeline.documents.models import Chunk
 from citeline.errors import ConfigurationError, IngestError, RetrievalError, StorageError
+from citeline.index import ann
 from citeline.index.private import private_file
-from citeline.index.ranking import assemble_passages, fts5_match, reciprocal_rank_fusion, trim_lexical
+from citeline.index.ranking import (
+    COMMON_ROWS,
+    assemble_passages,
+    drop_common,
+    fts5_match,
+    fts5_phrase,
+    query_phrases,
+    reciprocal_rank_fusion,
+    trim_lexical,
+)
 from citeline.index.store import (
     DocumentRecord,
     Exported,
@@ -110,6 +123,11 @@ class SQLiteStore(Store):
         self._local = threading.local()
         self._matrix_lock = threading.Lock()
         self._matrices: dict[tuple[str, int], tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]] = {}
+        self._ann: ann.AnnIndexes | None = None
+        self._ann_checked = False
+        self._sizes: dict[str, tuple[int, int]] = {}  # owner -> (corpus version, chunks)
+        self._phrase_counts: dict[str, int] = {}
+        self._phrase_counts_version = -1
         conn = self._conn()
         try:
             # executescript commits on its own; every statement is idempotent, so a crash here is harmless.
@@ -120,6 +138,9 @@ class SQLiteStore(Store):
                 conn.execute("ALTER TABLE chunks ADD COLUMN blocks TEXT NOT NULL DEFAULT '[]'")
             conn.execute("INSERT OR IGNORE INTO meta VALUES ('version', '0')")
             conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            # Tells this database from a deleted and re-created one at the same path (whose
+            # versions and rowids start over): files kept beside it are only trusted with it.
+            conn.execute("INSERT OR IGNORE INTO meta VALUES ('instance', ?)", (uuid.uuid4().hex,))
         except sqlite3.OperationalError as exc:
             if _is_storage_failure(exc):
                 raise storage_error(exc, path) from None
@@ -370,8 +391,34 @@ class SQLiteStore(Store):
             params.extend([f'$."{key}"', value if isinstance(value, int | float) else str(value)])
         return " AND ".join(clauses), params
 
+    def _phrase_rows(self, words: list[str]) -> int:
+        """Rows matching one phrase, counted up to COMMON_ROWS + 1 (a doclist walk, no ranking);
+        remembered per corpus version, so frequent words cost one count per version."""
+        version = self.corpus_version()
+        key = " ".join(words)
+        with self._matrix_lock:
+            if self._phrase_counts_version != version:
+                self._phrase_counts.clear()
+                self._phrase_counts_version = version
+            cached = self._phrase_counts.get(key)
+        if cached is not None:
+            return cached
+        row = self._conn().execute(
+            "SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)",
+            (fts5_phrase(words), COMMON_ROWS + 1),
+        ).fetchone()
+        count = int(row[0])
+        with self._matrix_lock:
+            if len(self._phrase_counts) > 50_000:
+                self._phrase_counts.clear()
+            self._phrase_counts[key] = count
+        return count
+
     def _lexical(self, request: SearchRequest, limit: int) -> list[int]:
-        match = fts5_match(request.text)
+        phrases = query_phrases(request.text)
+        if len(phrases) > 1:
+            phrases = drop_common(phrases, self._phrase_rows)
+        match = fts5_match(request.text, phrases)
         if match is None:
             return []
         scope, params = self._scope_sql(request)
@@ -415,6 +462,16 @@ class SQLiteStore(Store):
     ) -> tuple[list[int], dict[int, float]]:
         if request.vector is None:
             return [], {}
+        version = self.corpus_version()
+        if self._approximate(request, version):
+            graphs = self._ann_indexes()
+            if allowed is None and graphs is not None:
+                found = graphs.search(request.owner, request.vector, limit, version)
+                if found is not None:
+                    return found
+            elif allowed is not None:
+                # Filtered: scan exactly just the allowed rows instead of the owner's whole matrix.
+                return self._dense_subset(request, limit, allowed)
         rowids, matrix = self._matrix(request.owner)
         if len(rowids) == 0:
             return [], {}
@@ -422,11 +479,105 @@ class SQLiteStore(Store):
         if allowed is not None:
             mask = np.isin(rowids, np.fromiter(allowed, dtype=np.int64, count=len(allowed)))
             scores = np.where(mask, scores, -np.inf)
-        take = min(limit, len(scores))
-        top = np.argpartition(-scores, take - 1)[:take]
-        top = top[np.argsort(-scores[top], kind="stable")]
-        ranked = [int(rowids[i]) for i in top if np.isfinite(scores[i])]
-        return ranked, {int(rowids[i]): float(scores[i]) for i in top if np.isfinite(scores[i])}
+        return _top(rowids, scores, limit)
+
+    def _dense_subset(
+        self, request: SearchRequest, limit: int, allowed: set[int]
+    ) -> tuple[list[int], dict[int, float]]:
+        ids = sorted(allowed)
+        rowids, matrix = self._rows_vectors(request.owner, np.array(ids, dtype=np.int64))
+        if len(rowids) == 0:
+            return [], {}
+        return _top(rowids, matrix @ np.asarray(request.vector, dtype=np.float32), limit)
+
+    # --- approximate search (HNSW beside the database) ----------------------------------
+    def _approximate(self, request: SearchRequest, version: int) -> bool:
+        """Whether this request's owner is large enough for the ANN graph."""
+        if request.ann_min_chunks <= 0:
+            return False
+        cached = self._sizes.get(request.owner)
+        if cached is None or cached[0] != version:
+            cached = (version, self.counts(request.owner)[1])
+            self._sizes[request.owner] = cached
+        return cached[1] >= request.ann_min_chunks
+
+    def _ann_indexes(self) -> ann.AnnIndexes | None:
+        with self._matrix_lock:
+            if not self._ann_checked:
+                self._ann_checked = True
+                if ann.available():
+                    self._ann = ann.AnnIndexes(
+                        self.ann_path(), rows=self._ann_rows,
+                        vectors=self._ann_vectors, identity=self._ann_identity,
+                    )
+            return self._ann
+
+    def ann_path(self) -> Path:
+        """The directory of the ANN graphs kept beside this database."""
+        return self.path.with_name(self.path.name + ".ann")
+
+    def prepare_search(self, owner: str, *, ann_min_chunks: int) -> None:
+        """Bring the owner's ANN graph up to date now (after an ingest), when the owner is
+        above the threshold, so the next query does not find it stale."""
+        version = self.corpus_version()
+        request = SearchRequest(owner=owner, text="", vector=None, ann_min_chunks=ann_min_chunks)
+        graphs = self._ann_indexes()
+        if graphs is not None and self._approximate(request, version):
+            graphs.refresh(owner, version)
+
+    def _ann_identity(self) -> str:
+        rows = self._conn().execute("SELECT key, value FROM meta WHERE key != 'version' ORDER BY key").fetchall()
+        return json.dumps([[row[0], row[1]] for row in rows], separators=(",", ":"))
+
+    def _ann_rows(self, owner: str) -> ann.Rows:
+        conn = self._conn()
+        conn.execute("BEGIN")  # the version and the rows from one snapshot
+        try:
+            version = int(conn.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()[0])
+            rows = conn.execute(
+                "SELECT rowid, chunk_id FROM chunks WHERE owner = ? ORDER BY rowid", (owner,)
+            ).fetchall()
+        finally:
+            conn.execute("COMMIT")
+        rowids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
+        return ann.Rows(version, rowids, ann.chunk_keys(row[1] for row in rows))
+
+    def _ann_vectors(
+        self, owner: str, rowids: npt.NDArray[np.int64], keys: npt.NDArray[np.uint32]
+    ) -> npt.NDArray[np.float32]:
+        found, matrix, chunk_ids = self._rows_vectors(owner, rowids, with_chunk_ids=True)
+        if len(found) != len(rowids) or not np.array_equal(found, rowids) or not np.array_equal(
+            ann.chunk_keys(chunk_ids), keys
+        ):
+            raise ann.StaleRows("rows changed while they were read")
+        return np.asarray(matrix, dtype=np.float32)
+
+    def _rows_vectors(self, owner: str, rowids: npt.NDArray[np.int64], *, with_chunk_ids: bool = False) -> Any:
+        """(rowids found, their vectors[, chunk ids]) for the given ascending rowids of `owner`."""
+        conn = self._conn()
+        rows: list[sqlite3.Row] = []
+        # Most of the owner: one ordered scan beats thousands of lookups.
+        if len(rowids) > 5000:
+            wanted = set(rowids.tolist())
+            for row in conn.execute(
+                "SELECT rowid, chunk_id, embedding FROM chunks WHERE owner = ? ORDER BY rowid", (owner,)
+            ):
+                if row[0] in wanted:
+                    rows.append(row)
+        else:
+            for start in range(0, len(rowids), 500):
+                part = [int(r) for r in rowids[start : start + 500]]
+                rows.extend(conn.execute(
+                    "SELECT rowid, chunk_id, embedding FROM chunks WHERE owner = ? AND rowid IN"
+                    f" ({','.join('?' * len(part))}) ORDER BY rowid",
+                    [owner, *part],
+                ).fetchall())
+        found = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
+        matrix = (np.frombuffer(b"".join(row[2] for row in rows), dtype=np.float32).reshape(len(rows), -1)
+                  if rows else np.zeros((0, 0), dtype=np.float32))
+        if with_chunk_ids:
+            return found, matrix, [row[1] for row in rows]
+        return found, matrix
 
     def _allowed_rowids(self, request: SearchRequest) -> set[int] | None:
         if request.document_ids is None and not request.filters:
@@ -508,6 +659,19 @@ class SQLiteStore(Store):
         """Remove a value; False when there was none."""
         cursor = self._conn().execute("DELETE FROM kv WHERE namespace = ? AND key = ?", (namespace, key))
         return cursor.rowcount > 0
+
+
+def _top(
+    rowids: npt.NDArray[np.int64], scores: npt.NDArray[np.float32], limit: int
+) -> tuple[list[int], dict[int, float]]:
+    """The `limit` best-scoring rowids, best first (ties by position), with their scores."""
+    take = min(limit, len(scores))
+    if take <= 0:
+        return [], {}
+    top = np.argpartition(-scores, take - 1)[:take]
+    top = top[np.argsort(-scores[top], kind="stable")]
+    ranked = [int(rowids[i]) for i in top if np.isfinite(scores[i])]
+    return ranked, {int(rowids[i]): float(scores[i]) for i in top if np.isfinite(scores[i])}
 
 
 def _enable_wal(conn: sqlite3.Connection, attempts: int = 40) -> None:

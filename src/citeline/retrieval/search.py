@@ -48,6 +48,7 @@ class Retriever:
             "document_ids": sorted(document_ids) if document_ids is not None else None,
             "filters": dict(filters or {}), "pool": self.settings.retrieval.candidate_pool,
             "rrf_k": self.settings.retrieval.rrf_k, "embedder": self.embedder.name,
+            "ann": self.settings.retrieval.ann_min_chunks,
             "corpus": self.store.corpus_version(),
         }
         return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
@@ -80,7 +81,7 @@ class Retriever:
                 SearchRequest(
                     owner=owner, text=query, vector=vector, top_k=top_k, document_ids=document_ids,
                     filters=filters, candidate_pool=self.settings.retrieval.candidate_pool,
-                    rrf_k=self.settings.retrieval.rrf_k,
+                    rrf_k=self.settings.retrieval.rrf_k, ann_min_chunks=self.settings.retrieval.ann_min_chunks,
                 )
             )
         except CitelineError:
