@@ -30,7 +30,7 @@ install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev
 install-bench: $(VENV)/.installed-bench
 
-# Issue #9's benchmark suite: writes bench/results.md, bench/results/results.json and bench/plots/*.png.
+# The benchmark suite: writes bench/results.md, bench/results/results.json and bench/plots/*.png.
 # BENCH_ARGS=--quick checks the machinery at small sizes.
 bench: install-bench
 	$(BIN)/python bench/run.py $(BENCH_ARGS)
@@ -54,12 +54,14 @@ test: install-dev
 	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	$(BIN)/interrogate src/citeline
 	$(BIN)/python -m pytest
 
 lint: install-dev
 	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	$(BIN)/interrogate src/citeline
 
 clean:
 	rm -rf $(VENV) $(DEMO_HOME)

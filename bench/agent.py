@@ -8,8 +8,8 @@ sentences it considers with it too.
 
 The embedder and the store are wrapped to time them, so per run:
     agent overhead = wall time of ask() - time in the store (search, open) - time in the embedder
-and the target is overhead / steps <= 20 ms, with `steps` the AgentResult's steps (seed 003:
-validation, retrieval, reasoning, response). Every question is distinct (no cache hits).
+and the target is overhead / steps <= 20 ms, with `steps` the AgentResult's steps (validation,
+retrieval, reasoning, response: the phases every run reports). Every question is distinct (no cache hits).
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 Each development set beside the repository (`../shared/eval/NAME-qa.jsonl` with its corpus) is
 ingested through the real loaders into its own index; then a seeded sample of its questions is
 answered with the caches off, so every figure is the work of answering: search, opening passages,
-embedding the candidate sentences, composing and validating. The target (DESIGN.md §5) is a
-p50 of at most 300 ms per question on this machine.
+embedding the candidate sentences, composing and validating. The target is a p50 of at most
+300 ms per question on this machine: fast enough that the default answerer feels instant.
 
     .venv/bin/python bench/answering.py [--suite ../shared/eval] [--per-set 40]
 """

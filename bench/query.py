@@ -42,7 +42,7 @@ RECALL_GOAL = 0.99
 
 
 def before_store(path: Path) -> Any:
-    """The SQLite engine's search as it was before issue #9 (commit 8eabd8c): default page cache,
+    """The SQLite engine's search as it was before its tuning (commit 8eabd8c): default page cache,
     no memory map, and the BM25 query joining every match to its full chunk row and document."""
     import sqlite3
 
@@ -196,7 +196,7 @@ def bench_size(n: int, queries: int, seed: int, peers: bool, keep_sqlite: Path |
             systems["citeline hybrid (before #9)"] = lambda i: ids(old.search(request(i)))
         rowid_rows = sqlite_store._conn().execute("SELECT rowid, chunk_id FROM chunks").fetchall()
         corpus_index = {int(r[0]): int(r[1][1:]) for r in rowid_rows}
-        # Phase 1, the DESIGN §5 ratio: citeline against numpy alone, before any peer is loaded into
+        # Phase 1, the target ratio: citeline against numpy alone, before any peer is loaded into
         # this process (the peers' native thread pools share the cores and perturb every timing).
         print(f"  [{n:,}] citeline vs numpy: {len(systems)} systems x {queries} queries (interleaved) ...",
               flush=True)

@@ -1,4 +1,4 @@
-"""`make bench`: every benchmark of issue #9 in one run, written to bench/results.md and PNG plots.
+"""`make bench`: every benchmark in one run, written to bench/results.md and PNG plots.
 
     .venv/bin/python bench/run.py            # the full suite (about 10-15 minutes on 2 busy cores)
     .venv/bin/python bench/run.py --quick    # small sizes, to check the machinery (~3 minutes)

@@ -25,6 +25,7 @@ def wait_until_serving(url: str, process: subprocess.Popen[bytes], *, timeout_s:
             raise AssertionError(f"the server for {url} exited ({process.returncode}): {output}")
         if time.monotonic() > deadline:
             raise AssertionError(f"the server for {url} did not answer within {timeout_s:.0f} s")
+        # A bounded poll (deadline above): a real process needs real time to start serving.
         time.sleep(0.2)
 
 

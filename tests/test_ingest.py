@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -62,8 +61,11 @@ def chunk_ids(home: Path) -> list[str]:
         return [r[0] for r in conn.execute("SELECT chunk_id FROM chunks ORDER BY document_id, chunk_index")]
 
 
-def run(paths: list[Path], settings: Settings, embedder: CountingEmbedder, **kwargs) -> IngestReport:
-    store = SQLiteStore(settings.home / "index.sqlite3")
+def run(paths: list[Path], settings: Settings, embedder: CountingEmbedder, *, at: float | None = None,
+        **kwargs) -> IngestReport:
+    """Ingest `paths` into the SQLite index under the settings' home; `at` fixes the store's clock."""
+    clock = {} if at is None else {"clock": lambda: at}
+    store = SQLiteStore(settings.home / "index.sqlite3", **clock)
     try:
         return ingest_paths(paths, store=store, embedder=embedder, settings=settings, owner="local", **kwargs)
     finally:
@@ -104,18 +106,18 @@ def test_embedder_factory_is_not_called_when_nothing_changed(tmp_path: Path, set
 def test_editing_one_file_reindexes_only_it(tmp_path: Path, settings: Settings) -> None:
     paths = write_corpus(tmp_path / "docs")
     embedder = CountingEmbedder()
-    run([tmp_path / "docs"], settings, embedder)
+    run([tmp_path / "docs"], settings, embedder, at=1000.0)
     before = db_state(settings.home)
-    time.sleep(0.01)
     paths[2].write_text("# Topic 2\n\nCompletely new text about a different widget.\n", encoding="utf-8")
     embedder.seen.clear()
-    report = run([tmp_path / "docs"], settings, embedder)
+    # A later clock: any document the second run rewrote would carry its time.
+    report = run([tmp_path / "docs"], settings, embedder, at=2000.0)
     assert (report.ingested, report.updated, report.unchanged) == (0, 1, 4)
     assert embedder.seen and all("different widget" in text for text in embedder.seen)
     after = db_state(settings.home)
     for path in paths:
         if path == paths[2]:
-            assert after[str(path)][0] != before[str(path)][0]
+            assert after[str(path)][0] != before[str(path)][0] and after[str(path)][1] == 2000.0
             assert after[str(path)][2] == report.chunks == 1
         else:
             assert after[str(path)] == before[str(path)]  # same hash, same updated_at, same count

@@ -45,6 +45,8 @@ def test_two_ingests_and_queries_at_once(tmp_path: Path, home: Path) -> None:
     library_queries = 0
     stop = threading.Event()
 
+    # The queriers poll until the ingests end (`stop` is set once both have exited or timed out):
+    # bounded polls that pace real processes, not waits on time-based behaviour.
     def query_in_process() -> None:
         nonlocal library_queries
         while not (home / "index.sqlite3").exists() and not stop.is_set():

@@ -77,7 +77,9 @@ def _calibrate(docs: Path, env: dict[str, str], marker: Path, hash_embedder: boo
     marker.unlink(missing_ok=True)
     started = time.monotonic()
     proc = subprocess.Popen([CITELINE, "ingest", "--json", str(docs)], env=env, stdout=subprocess.DEVNULL)
-    while hash_embedder and not marker.exists() and proc.poll() is None:
+    # A bounded poll for the real process's marker file (it ends when the process does, or at 300 s).
+    deadline = time.monotonic() + 300
+    while hash_embedder and not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.002)
     armed = time.monotonic()
     assert proc.wait(timeout=300) == 0
@@ -112,8 +114,11 @@ def kill_loop(tmp_path: Path, iterations: int, *, hash_embedder: bool, seed: int
         marker.unlink(missing_ok=True)
         proc = subprocess.Popen([CITELINE, "ingest", "--json", "--prune", str(docs)], env=env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        # The sleeps below choose *when* SIGKILL lands in a real process (the point of this test),
+        # they do not wait for any time-based behaviour of citeline.
         if hash_embedder:
-            # Arm the kill only once the process is about to write, so kills hit the write phase.
+            # Arm the kill only once the process is about to write, so kills hit the write phase
+            # (a bounded poll: at most 30 s).
             deadline = time.monotonic() + 30
             while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
                 time.sleep(0.002)

@@ -96,11 +96,14 @@ def test_streamable_http(mcp_home: Path) -> None:
                               env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE)
     try:
+        # A bounded poll: the real server process needs real time to bind its port.
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
+        while True:
             with socket.socket() as sock:
                 if sock.connect_ex(("127.0.0.1", port)) == 0:
                     break
+            assert server.poll() is None, "the MCP server exited before listening"
+            assert time.monotonic() < deadline, "the MCP server did not listen within 60 s"
             time.sleep(0.2)
 
         async def main() -> None:

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from citeline.agent.runner import RunResources
     from citeline.runs import LogRecorder, RunLog
 from citeline.agent.answerer import Answerer, create_answerer
+from citeline.agent.clock import SYSTEM_CLOCK, Clock
 from citeline.agent.result import AgentResult
 from citeline.config import Settings
 from citeline.index.embedder import Embedder, get_embedder
@@ -53,6 +54,7 @@ class Citeline:
     # --- lazily built parts (a CLI `ask ""` must not load a model or open the index) -----
     @property
     def store(self) -> Store:
+        """The document index (opened on first use, so commands that need no index never open it)."""
         with self._lock:
             if self._store is None:
                 # The home holds the index, sessions and staged uploads: private to its owner.
@@ -62,6 +64,7 @@ class Citeline:
 
     @property
     def embedder(self) -> Embedder:
+        """The embedding model (loaded on first use, so commands that never embed never load it)."""
         with self._lock:
             if self._embedder is None:
                 self._embedder = get_embedder(
@@ -79,6 +82,7 @@ class Citeline:
 
     @property
     def retriever(self) -> Retriever:
+        """Hybrid search over the store, with this instance's caches; what tools and `search` go through."""
         if self._retriever is None:
             self._retriever = Retriever(self.store, self.embedder, self.settings, self.cache)
         return self._retriever
@@ -162,9 +166,11 @@ class Citeline:
         )
 
     def documents(self, owner: str | None = None) -> list[DocumentRecord]:
+        """The documents an owner has indexed (default: the configured owner)."""
         return self.store.list_documents(owner or self.settings.owner)
 
     def delete_document(self, document_id: str, owner: str | None = None) -> bool:
+        """Remove one of the owner's documents and its passages; False when the owner has no such document."""
         return self.store.delete_document(owner or self.settings.owner, document_id)
 
     def search(
@@ -177,6 +183,8 @@ class Citeline:
         filters: Mapping[str, Any] | None = None,
         with_vector: bool = False,
     ) -> SearchOutcome:
+        """Hybrid (BM25 + dense) search of the owner's passages, without answering: what `citeline search` and
+        `/v1/search` return."""
         return self.retriever.search(owner or self.settings.owner, query, top_k=top_k,
                                      document_ids=document_ids, filters=filters, with_vector=with_vector)
 
@@ -193,11 +201,13 @@ class Citeline:
         query_id: str | None = None,
         answerer: Answerer | None = None,
         origin: Mapping[str, Any] | None = None,
+        clock: Clock | None = None,
     ) -> AgentResult:
         """Answer a question from the owner's documents. `model` names the answerer by spec;
         `answerer` passes one directly (e.g. `citeline.testing.FunctionAnswerer`). `origin` says
         where the question came from for the runs log: `via` (cli, http, sse, openai, mcp; default
-        library) and `session_id`."""
+        library) and `session_id`. `clock` replaces the system clock for the run's time budget
+        and waits (e.g. `citeline.testing.ManualClock`, to test time limits without waiting)."""
         from citeline.agent.runner import run_agent
 
         chosen = answerer or model
@@ -205,10 +215,11 @@ class Citeline:
             self.settings, lambda: self.run_resources(chosen), question, owner=owner or self.settings.owner,
             model=answerer.name if answerer is not None else model, history=history or [],
             on_event=on_event, cancelled=cancelled, query_id=query_id or uuid.uuid4().hex,
-            recorder=self._recorder(origin),
+            recorder=self._recorder(origin), clock=clock or SYSTEM_CLOCK,
         )
 
     async def aask(self, question: str, **kwargs: Any) -> AgentResult:
+        """`ask` for async code: runs in a worker thread so the event loop keeps serving."""
         return await asyncio.to_thread(self.ask, question, **kwargs)
 
     async def astream_events(
@@ -223,6 +234,7 @@ class Citeline:
         from citeline.agent.runner import arun_agent
 
         async def execute(text: str, config: RunnableConfig) -> AgentResult:
+            """One run as a LangChain runnable, so LangChain's callbacks see its events."""
             return await arun_agent(
                 self.settings, lambda: self.run_resources(model), text, owner=owner or self.settings.owner,
                 model=model, history=history or [],
@@ -242,6 +254,7 @@ class Citeline:
         stop = threading.Event()
 
         def sink(event: Event) -> None:
+            """Hand an event from the run's thread to the consuming event loop."""
             loop.call_soon_threadsafe(queue.put_nowait, event)
 
         task = loop.run_in_executor(
@@ -259,5 +272,6 @@ class Citeline:
             stop.set()
 
     def close(self) -> None:
+        """Close the index's connections once the instance is no longer needed."""
         if self._store is not None:
             self._store.close()

@@ -1,4 +1,5 @@
-"""The seed-002 Python API: a stateful conversation over `Citeline`.
+"""A stateful conversation over `Citeline` as three functions, for code written against the
+function-style agent API (`create_agent`, `process_query`, `clear_conversation`).
 
     state = create_agent()
     answer, citations = await process_query(state, "What is the default timeout?")
@@ -19,17 +20,22 @@ from citeline.app import Citeline
 from citeline.config import Settings
 from citeline.errors import ContextOverflowError, GenerationError, RetrievalError
 
-AgentConfig = Settings  # seed-002 name for the configuration object
+AgentConfig = Settings  # the configuration object's name in that function-style API
 
 
 @dataclass
 class Conversation:
+    """The turns so far (each with its time and citations) and the tokens they used."""
+
     messages: list[dict[str, Any]] = field(default_factory=list)
     total_tokens: int = 0
 
 
 @dataclass
 class AgentState:
+    """Everything a function-style conversation carries between calls: settings, the library instance, the
+    turns and the last result."""
+
     config: Settings
     app: Citeline
     conversation: Conversation = field(default_factory=Conversation)

@@ -1,4 +1,5 @@
-"""The exception tree (DESIGN.md §3 Errors) and the seed-002 `handle_error` conversion."""
+"""The exception tree every part of citeline raises, and `handle_error`, which turns any exception
+into what a user may be shown (a message, whether retrying can help, no internals)."""
 
 from __future__ import annotations
 
@@ -62,12 +63,13 @@ class StorageError(CitelineError):
     recoverable = True
 
 
-AgentError = CitelineError  # seed-002 name
+AgentError = CitelineError  # the name code written for `create_agent`/`process_query` catches
 
 
 @dataclass(frozen=True)
 class ErrorResponse:
-    """A user-facing rendering of an exception (seed 002)."""
+    """A user-facing rendering of an exception: what `handle_error` returns, so every interface
+    reports a failure the same way."""
 
     error_type: str
     message: str

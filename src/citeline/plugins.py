@@ -38,6 +38,8 @@ class Plugin:
 
     @property
     def kind(self) -> str:
+        """What the plugin provides (`loader`, `embedder`, `answerer`, `engine`), from its `KIND.NAME` name;
+        empty for a free-form name."""
         return self.name.partition(".")[0] if "." in self.name else ""
 
 

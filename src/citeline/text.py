@@ -48,8 +48,8 @@ def terms(text: str) -> list[str]:
 
 @lru_cache(maxsize=1 << 15)
 def stem(term: str) -> str:
-    # A light, deterministic plural/verb-form stripper: enough for "redirects"~"redirect"
-    # without a stemming dependency; identifiers are left alone.
+    """A light, deterministic plural/verb-form stripper: enough for "redirects" to match
+    "redirect" without a stemming dependency; identifiers are left alone."""
     if not term.isalpha() or len(term) <= 4:
         return term
     for suffix in ("ing", "ies", "ied", "es", "ed", "s"):
@@ -93,6 +93,8 @@ def escape_controls(text: str) -> str:
 
 
 def collapse_ws(text: str) -> str:
+    """Every run of whitespace as one space, ends trimmed: for comparing and showing text regardless of
+    layout."""
     return " ".join(text.split())
 
 

@@ -1,4 +1,4 @@
-"""Every exit reason of DESIGN.md §3, each driven by a scripted action file — in process and from
+"""Every exit reason, each driven by a scripted action file — in process and from
 the CLI (`citeline ask --model scripted:FILE --json`)."""
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from citeline.app import Citeline
 from citeline.config import Settings
 from citeline.errors import RetrievalError
 from citeline.index.sqlite import SQLiteStore
+from citeline.testing import ManualClock
 
 Q = "What is the default timeout?"
 SEARCH = {"type": "tool_call", "tool": "search_docs", "input": {"query": "default timeout"}}
@@ -49,7 +50,10 @@ CASES: list[tuple[ExitReason, dict[str, Any], str, list[dict[str, Any]]]] = [
     (ExitReason.RATE_LIMITED, {}, Q, [_err("rate_limit")] * 3),
     (ExitReason.LLM_ERROR, {}, Q, [_err("bad_request"), GOOD]),
     (ExitReason.LLM_GENERATION_FAILURE, {}, Q, [SEARCH, OPEN, GARBAGE, GARBAGE, GARBAGE]),
-    (ExitReason.TIMEOUT, {"timeout_s": 1.0}, Q, [{"type": "sleep", "seconds": 1.2}, SEARCH, GOOD]),
+    # The provider asks for a 5 s pause and the run has 1 s: it ends at once instead of waiting
+    # (a model that is merely slow is `test_a_slow_model_runs_out_of_time`, on a manual clock).
+    (ExitReason.TIMEOUT, {"timeout_s": 1.0}, Q, [{"type": "error", "kind": "server", "retry_after": 5}, SEARCH,
+                                                 GOOD]),
 ]
 
 
@@ -58,8 +62,11 @@ def test_exit_reason_in_process(app: Citeline, tmp_path: Path, expected: ExitRea
                                 question: str, turns: list[dict[str, Any]]) -> None:
     script = write_script(tmp_path / "turns.jsonl", *turns)
     runner = Citeline(app.settings, **overrides) if overrides else app
-    result = runner.ask(question, model=f"scripted:{script}")
+    clock = ManualClock()
+    result = runner.ask(question, model=f"scripted:{script}", clock=clock)
     assert result.exit_reason == expected, result.trace
+    if expected == ExitReason.TIMEOUT:
+        assert clock.slept == 0, "a pause longer than the budget is not waited out"
     assert result.retryable == EXIT_SPECS[expected].retryable
     assert result.trace[-1].type == "final" and sum(t.type == "final" for t in result.trace) == 1
     for citation in result.citations:  # whatever the exit, no unverified citation reaches the user
@@ -80,6 +87,25 @@ def test_exit_reason_in_process(app: Citeline, tmp_path: Path, expected: ExitRea
         assert sum(1 for t in result.trace if t.data.get("kind") == "provider_rate_limit") == 3
     if expected == ExitReason.LLM_GENERATION_FAILURE:
         assert result.citations and "5 seconds" in result.answer  # grounded fallback answer
+
+
+def test_a_slow_model_runs_out_of_time(app: Citeline, tmp_path: Path) -> None:
+    # 1.2 s of "generation" against a 1 s budget, on a manual clock: the time passes, nobody waits.
+    script = write_script(tmp_path / "t.jsonl", {"type": "sleep", "seconds": 1.2}, SEARCH, GOOD)
+    clock = ManualClock(now=1000.0)
+    result = Citeline(app.settings, timeout_s=1.0).ask(Q, model=f"scripted:{script}", clock=clock)
+    assert result.exit_reason == ExitReason.TIMEOUT, result.trace
+    assert 1.2 <= clock.now - 1000.0 < 1.3 and result.timings.total_ms >= 1200
+
+
+def test_provider_back_off_waits_on_the_run_clock(app: Citeline, tmp_path: Path) -> None:
+    # Two 429s asking for 2 s each, then an answer: the run waits 4 s (plus jitter) of run time.
+    limited = {"type": "error", "kind": "rate_limit", "retry_after": 2}
+    script = write_script(tmp_path / "t.jsonl", limited, limited, SEARCH, OPEN, GOOD)
+    clock = ManualClock()
+    result = app.ask(Q, model=f"scripted:{script}", clock=clock)
+    assert result.exit_reason == ExitReason.COMPLETED, result.trace
+    assert 4.0 <= clock.slept <= 4.2
 
 
 def test_retrieval_error(home: Path, corpus: Path, tmp_path: Path) -> None:
@@ -140,7 +166,6 @@ def _cli_env(home: Path) -> dict[str, str]:
 
 def test_cancelled_from_cli_with_ctrl_c(cli_home: Path, tmp_path: Path) -> None:
     import signal
-    import time
 
     script = write_script(tmp_path / "slow.jsonl", {"type": "sleep", "seconds": 60}, SEARCH, GOOD)
     proc = subprocess.Popen([sys.executable, "-m", "citeline.cli.main", "ask", Q, "--model", f"scripted:{script}",
@@ -149,7 +174,9 @@ def test_cancelled_from_cli_with_ctrl_c(cli_home: Path, tmp_path: Path) -> None:
     assert proc.stdout is not None
     first = json.loads(proc.stdout.readline())  # the run has started ...
     assert first["type"] == "run_start"
-    time.sleep(1)  # ... and is inside the scripted 60 s "generation"
+    # ... and has planned: its next step is the scripted 60 s "generation", which Ctrl+C interrupts.
+    while json.loads(proc.stdout.readline() or '{"type": "eof"}')["type"] not in {"plan", "eof"}:
+        pass
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=60)
     final = json.loads(stdout.splitlines()[-1])

@@ -1,4 +1,4 @@
-"""Events, caching, determinism, multi-turn and the seed-002 API."""
+"""Events, caching, determinism, multi-turn and the conversation functions (`process_query`)."""
 
 from __future__ import annotations
 

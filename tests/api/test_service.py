@@ -171,6 +171,8 @@ def test_concurrent_runs_per_user(home: Path, tmp_path: Path) -> None:
             "/v1/agent/run", json={"question": "timeout?", "model": f"scripted:{slow}"},
             headers=bearer(alice)).status_code))
         first.start()
+        # A bounded poll (5 s) until the first run holds its slot; the script's 1 s "generation"
+        # only keeps it held while the second request is refused.
         deadline = time.monotonic() + 5
         while service.slots.in_flight("u") == 0 and service.active_runs() == 0 and time.monotonic() < deadline:
             time.sleep(0.01)

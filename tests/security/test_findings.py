@@ -154,7 +154,7 @@ def test_mcp_http_requires_api_keys_and_scopes_each_caller(live_docs: Live, tmp_
                                   env=live.env, stdout=handle, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/mcp"
     try:
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + 90  # a bounded poll: the real MCP server needs time to start
         while True:
             try:
                 anonymous = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, timeout=10,
@@ -401,7 +401,7 @@ def test_a_newline_in_the_path_cannot_forge_a_log_line(live: Live) -> None:
                      b"Host: x\r\nConnection: close\r\n\r\n")
         reply = sock.recv(65536)
     assert reply.startswith(b"HTTP/1.1 404"), reply[:200]
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 10  # a bounded poll: the server writes its log line after replying
     while "FORGED" not in live.log_text() and time.monotonic() < deadline:
         time.sleep(0.05)
     lines = [line for line in live.log_text().splitlines() if "FORGED" in line]

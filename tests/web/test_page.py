@@ -162,7 +162,7 @@ def test_cancel_stops_the_run_on_the_server(page: Page, server: Server) -> None:
     expect(turn).to_have_attribute("data-exit", "CANCELLED")
     expect(turn.locator(".status")).to_have_text("Cancelled: you stopped this answer.")
     expect(page.get_by_role("button", name="Cancel")).to_be_hidden()
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 10  # a bounded poll of the real server's metrics
     while _cancelled_runs(server) < before + 1:  # the server saw the disconnect and ended the run
         assert time.monotonic() < deadline, "the server did not cancel the run"
         time.sleep(0.1)

@@ -1,4 +1,5 @@
-"""Token budgets (DESIGN.md §3 limits), counted with tiktoken.
+"""Token budgets of a model call, counted with tiktoken (the cl100k_base table ships with the
+package, so counting never downloads).
 
 The budget of a model call is system + evidence + history + response reserve. History is trimmed
 oldest-first to fit its share; the system prompt is added after trimming and is never cut. A run
@@ -55,7 +56,7 @@ def _encoding() -> Any:
 
 
 def count_tokens(text: str) -> int:
-    """Tokens of `text` in the cl100k_base encoding (seed 002's `count_tokens`)."""
+    """Tokens of `text` in the cl100k_base encoding: the unit every budget is measured in."""
     return len(_encoding().encode(text, disallowed_special=()))
 
 
@@ -69,6 +70,7 @@ def truncate_tokens(text: str, limit: int) -> tuple[str, bool]:
 
 
 def total_budget(settings: Settings) -> int:
+    """Tokens one model call may use in all: system, evidence, history and the response reserve."""
     return settings.system_tokens + settings.evidence_tokens + settings.history_tokens + settings.response_tokens
 
 

@@ -1,4 +1,5 @@
-"""One versioned event schema for Python, CLI and SSE (DESIGN.md §3 Events)."""
+"""One versioned event schema for Python, CLI and SSE, so a client written against one of them
+reads the others unchanged."""
 
 from __future__ import annotations
 
@@ -13,6 +14,9 @@ EventType = Literal["run_start", "plan", "tool_start", "tool_end", "token", "cac
 
 
 class Event(BaseModel):
+    """One thing that happened during a run, as every interface streams it: `seq` orders the events of
+    a run, `v` lets clients detect a schema change."""
+
     type: EventType
     seq: int = Field(description="1, 2, 3 ... within one run; `final` has the highest.")
     query_id: str

@@ -1,4 +1,6 @@
-"""The authoritative exit-reason table (DESIGN.md §3). Adding a reason is one entry here."""
+"""Every way a run can end, with whether retrying can help and what the user is told.
+
+The graph and the result read this one table, so adding a reason is one entry here."""
 
 from __future__ import annotations
 
@@ -7,6 +9,9 @@ from enum import StrEnum
 
 
 class ExitReason(StrEnum):
+    """How a run ended: exactly one per run, machine-readable, so clients branch on it instead of
+    parsing the answer."""
+
     COMPLETED = "COMPLETED"
     INSUFFICIENT_CONTEXT = "INSUFFICIENT_CONTEXT"
     EMPTY_INPUT = "EMPTY_INPUT"
@@ -26,6 +31,9 @@ class ExitReason(StrEnum):
 
 @dataclass(frozen=True)
 class ExitSpec:
+    """What an exit reason means for the caller: whether retrying can help, and the message shown
+    instead of an answer."""
+
     retryable: bool | None  # None = "maybe"
     message: str | None  # canned user message; None = the answer (or nothing) is shown
 

@@ -41,6 +41,8 @@ Synthesizer = Callable[[RunState], FinalAnswer]
 
 
 class GraphState(TypedDict):
+    """What flows between the graph's nodes: the run itself and the name of the next node."""
+
     run: RunState
     route: str
 
@@ -64,10 +66,12 @@ class AgentGraph:
         self.compiled = graph.compile()
 
     def invoke(self, run: RunState, config: RunnableConfig | None = None) -> RunState:
+        """Drive one run through the graph to its single exit and return its final state."""
         final = self.compiled.invoke({"run": run, "route": "guard"}, self._config(run, config))
         return cast(RunState, final["run"])
 
     async def ainvoke(self, run: RunState, config: RunnableConfig | None = None) -> RunState:
+        """`invoke` for async callers; with `config` callbacks, LangChain sees the run's events."""
         final = await self.compiled.ainvoke({"run": run, "route": "guard"}, self._config(run, config))
         return cast(RunState, final["run"])
 
@@ -156,7 +160,7 @@ class AgentGraph:
                 delay = min(delay, 30.0) + random.uniform(0, 0.1)
                 if delay >= _remaining_s(run):
                     return _exit(run, ExitReason.TIMEOUT)
-                time.sleep(delay)
+                run.clock.sleep(delay)
                 if (stop := _interrupted(run)) is not None:
                     return stop
         raise AssertionError("unreachable")

@@ -1,4 +1,4 @@
-"""The validator: grounding enforced in code (DESIGN.md §3 grounding rules, seed-004 gate).
+"""The validator: grounding enforced in code, the gate every answer passes before it is shown.
 
 A prompt can ask a model to cite; only this module decides what reaches the user. It strips
 references to passages that were never retrieved, checks every cited sentence against the
@@ -33,11 +33,15 @@ Similarity = Callable[[str, str], float]
 
 
 def is_decline(text: str) -> bool:
+    """Whether the text says the documents do not answer the question (a decline needs no citation)."""
     return bool(_DECLINE.search(text))
 
 
 @dataclass
 class SentenceCheck:
+    """The verdict on one sentence of an answer: the passages it cites, how well they support it, and
+    why it was removed if it was."""
+
     text: str
     start: int
     end: int
@@ -49,6 +53,9 @@ class SentenceCheck:
 
 @dataclass
 class Validation:
+    """Everything the validator found in one answer: the errors to show the model if it tries again,
+    what was stripped or removed, and the answer that remains."""
+
     errors: list[str] = field(default_factory=list)
     codes: list[str] = field(default_factory=list)
     stripped_refs: list[int] = field(default_factory=list)
@@ -59,9 +66,11 @@ class Validation:
 
     @property
     def ok(self) -> bool:
+        """Whether the answer passed with nothing to fix."""
         return not self.errors
 
     def fail(self, code: str, message: str) -> None:
+        """Record one failure: a stable code for the trace and a message the model can act on."""
         self.codes.append(code)
         self.errors.append(message)
 
@@ -122,6 +131,9 @@ def validate(
     threshold: float = 0.6,
     similarity: Similarity | None = None,
 ) -> Validation:
+    """Check an answer against the passages of its run: strip citations of passages never retrieved,
+    remove sentences their passages do not support, check quotes verbatim and the question's stated
+    requirements. The returned `Validation` says what passed and what the model must fix."""
     result = Validation()
     if searches_done < constraints.min_searches:
         result.fail("MIN_SEARCHES_UNMET", f"Required at least {constraints.min_searches} separate searches, "

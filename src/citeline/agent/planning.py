@@ -21,7 +21,8 @@ def _number(token: str) -> int:
 
 @dataclass
 class Constraints:
-    """Requirements stated in the question itself (seed 004's constraint analysis)."""
+    """Requirements stated in the question itself ("search at least 3 times", "quote exactly"):
+    the run does not finish before meeting them, whichever answerer decides."""
 
     min_searches: int = 1
     min_open_citations: int = 0
@@ -34,10 +35,13 @@ class Constraints:
     disclosure_phrase: str = "Insufficient documentation"
 
     def as_dict(self) -> dict[str, Any]:
+        """The constraints as plain values, for the trace and the plan event."""
         return dict(self.__dict__)
 
 
 def analyze_constraints(question: str) -> Constraints:
+    """Find the requirements a question states about how to answer it (searches, opened passages,
+    exact quotes, conflict rules, sections, disclosure), so the run can be held to them."""
     q = question.casefold()
     found = Constraints()
     if (m := re.search(rf"at least {_NUM} (?:separate )?(?:tool )?(?:searches|search calls|tool calls)", q)) or (m := re.search(rf"{_NUM} separate (?:tool )?searches", q)):
@@ -102,6 +106,8 @@ def standalone_query(question: str, history: Sequence[Any]) -> str:
 
 
 def default_plan(question: str, constraints: Constraints) -> list[str]:
+    """A short plan of steps for the question, shown in the trace and to the model: one search per
+    part of the question, then open, then answer with citations."""
     parts = split_parts(question)
     plan = [f"Search the documents for: {part}" for part in parts[:3]]
     if constraints.min_searches > len(plan):
@@ -133,7 +139,9 @@ _DEEP_HINTS = re.compile(r"\b(compare|difference|differences|versus|vs\.?|trade-
 
 
 def choose_strategy(question: str, constraints: Constraints) -> dict[str, Any]:
-    """Seed-003 adaptive strategy from the question's shape."""
+    """How deep to go for this question, judged from its shape (parts, comparisons, stated
+    requirements): reported in the plan and the result so a reader sees why a run searched as
+    much as it did."""
     parts = len(split_parts(question))
     words = len(question.split())
     demanding = (constraints.min_searches > 1 or constraints.min_open_citations > 1

@@ -13,6 +13,9 @@ StepName = Literal["validation", "retrieval", "reasoning", "response"]
 
 
 class Citation(BaseModel):
+    """One `[n]` of the answer, resolved: the passage it cites, the verbatim quote that supports the
+    sentence carrying it, and where that sentence is, so a client can show and check the source."""
+
     id: int = Field(description="The n of `[n]` in the answer.")
     document_id: str
     document_name: str
@@ -29,18 +32,27 @@ class Citation(BaseModel):
 
 
 class Insufficiency(BaseModel):
+    """Something the documents did not cover: which part of the question, what is missing, and the
+    searches that were tried, so the user knows what to add or ask."""
+
     section: str
     missing: str
     queries_tried: list[str] = Field(default_factory=list)
 
 
 class TraceEntry(BaseModel):
+    """One step of what the run did (plan, tool call, validation, reprompt, error, final) and when,
+    for explaining an answer afterwards."""
+
     type: TraceType
     data: dict[str, Any] = Field(default_factory=dict)
     elapsed_ms: float = 0.0
 
 
 class Step(BaseModel):
+    """Time and outcome of one phase of the run (validation, retrieval, reasoning, response), for
+    monitoring where time goes."""
+
     step: StepName
     duration_ms: float
     success: bool
@@ -48,6 +60,9 @@ class Step(BaseModel):
 
 
 class Strategy(BaseModel):
+    """How deeply the run means to search and verify for this question, and why; reported so a reader
+    sees why a run did what it did."""
+
     name: str
     retrieval_depth: Literal["shallow", "medium", "deep"]
     reasoning_complexity: Literal["simple", "moderate", "complex"]
@@ -59,17 +74,22 @@ class Strategy(BaseModel):
 
 
 class Usage(BaseModel):
+    """Model tokens spent by the run (zero for answerers that use no model), for cost accounting."""
+
     prompt_tokens: int = 0
     completion_tokens: int = 0
     total_tokens: int = 0
 
     def add(self, prompt: int, completion: int) -> None:
+        """Count the tokens of one model call."""
         self.prompt_tokens += prompt
         self.completion_tokens += completion
         self.total_tokens = self.prompt_tokens + self.completion_tokens
 
 
 class Timings(BaseModel):
+    """Where the run's time went: retrieval, generation and the whole run, in milliseconds."""
+
     retrieval_ms: float = 0.0
     generation_ms: float = 0.0
     total_ms: float = 0.0
@@ -86,6 +106,10 @@ class ModelError(BaseModel):
 
 
 class AgentResult(BaseModel):
+    """The outcome of one question: the answer, its verified citations, exactly one exit reason and
+    the trace. The same object is returned in Python, printed by `--json` and sent as the HTTP
+    body."""
+
     query_id: str
     question: str
     answer: str
@@ -104,6 +128,8 @@ class AgentResult(BaseModel):
 
     @property
     def answered(self) -> bool:
+        """Whether the user got an answer backed by citations (not a decline, a limit without evidence
+        or a failure)."""
         return self.exit_reason in {ExitReason.COMPLETED, ExitReason.MAX_TOOL_CALLS_REACHED} and bool(
             self.citations
         )

@@ -16,6 +16,7 @@ from typing import Any
 from langchain_core.callbacks.manager import adispatch_custom_event
 from langchain_core.runnables import RunnableConfig
 
+from citeline.agent.clock import SYSTEM_CLOCK, Clock
 from citeline.agent.events import Event, EventSink
 from citeline.agent.exchanges import RunIO, RunRecorder
 from citeline.agent.exits import EXIT_SPECS, ExitReason
@@ -59,7 +60,7 @@ class _Prepared:
 def _prepare(settings: Settings, resources: ResourceProvider, question: str, *, owner: str, model: str | None,
              history: Sequence[Mapping[str, str]], on_event: EventSink | None,
              cancelled: Callable[[], bool] | None, query_id: str,
-             recorder: RunRecorder | None = None) -> _Prepared:
+             recorder: RunRecorder | None = None, clock: Clock = SYSTEM_CLOCK) -> _Prepared:
     counter = itertools.count(1)
 
     def emit(kind: str, payload: dict[str, Any]) -> None:
@@ -69,7 +70,7 @@ def _prepare(settings: Settings, resources: ResourceProvider, question: str, *, 
     run = RunState(
         query_id=query_id, question=question, owner=owner, settings=settings,
         history=[Message(m.get("role", "user"), m.get("content", "")) for m in history],
-        emit=emit, cancelled=cancelled, io=recorder or RunIO(),
+        emit=emit, cancelled=cancelled, io=recorder or RunIO(), clock=clock,
     )
     if recorder is not None:  # before any work, so a run cut off later still shows it started
         recorder.begin({
@@ -183,6 +184,7 @@ def _answer_key(settings: Settings, resources: RunResources, run: RunState) -> s
 
 
 def to_result(run: RunState, model: str) -> AgentResult:
+    """The AgentResult of a finished run, answered by `model`."""
     reason = run.exit_reason or ExitReason.LLM_ERROR
     return AgentResult(
         query_id=run.query_id, question=run.question, answer=run.answer, exit_reason=reason,

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from citeline.agent.actions import Action, FinalAnswer
+from citeline.agent.clock import SYSTEM_CLOCK, Clock
 from citeline.agent.exchanges import RunIO
 from citeline.agent.exits import ExitReason
 from citeline.agent.planning import Constraints
@@ -20,12 +20,16 @@ EventSink = Callable[[str, dict[str, Any]], None]
 
 @dataclass
 class Message:
+    """One earlier turn of the conversation, as the run's history holds it."""
+
     role: str  # "user" | "assistant"
     content: str
 
 
 @dataclass
 class SearchRecord:
+    """One search the run made: its query, the passages it returned, and whether they came from cache."""
+
     query: str
     passages: list[Passage]
     cached: bool = False
@@ -33,6 +37,9 @@ class SearchRecord:
 
 @dataclass
 class RunState:
+    """Everything about one run that the nodes, the answerer and the finaliser read and write: the
+    question, the evidence gathered, the counters the limits check, and the result taking shape."""
+
     query_id: str
     question: str
     owner: str
@@ -66,7 +73,9 @@ class RunState:
     usage: Usage = field(default_factory=Usage)
     retrieval_ms: float = 0.0
     generation_ms: float = 0.0
-    started: float = field(default_factory=time.monotonic)
+    # The time budget and every wait of the run go through this clock (tests pass a manual one).
+    clock: Clock = SYSTEM_CLOCK
+    started: float = field(init=False)
     model_cached: bool = False
     emit: EventSink | None = None
     token_hook: Callable[[str], None] | None = None  # set while a model turn is reported to LangChain
@@ -76,10 +85,14 @@ class RunState:
     token_log: list[str] | None = None  # set while an answerer call is captured for the runs log
     model_log: list[dict[str, Any]] | None = None
 
+    def __post_init__(self) -> None:
+        self.started = self.clock.monotonic()
+
     # --- evidence ------------------------------------------------------------------------
     def evidence(self) -> list[Passage]:
         """The passages `[n]` refers to: opened passages in order of opening, or, when nothing
-        was opened, the distinct search results in order of first appearance (seed 004)."""
+        was opened, the distinct search results in order of first appearance. The model's prompt
+        numbers passages the same way, so its `[n]` and the validator's mean the same text."""
         if self.opened:
             return self.opened
         seen: set[tuple[str, str]] = set()
@@ -105,21 +118,28 @@ class RunState:
 
     @property
     def queries_tried(self) -> list[str]:
+        """The queries searched so far, in order (reported when the documents do not answer)."""
         return [record.query for record in self.searches]
 
     @property
     def tool_budget_left(self) -> int:
+        """Tool calls the run may still make before it must answer."""
         return max(0, self.settings.max_tool_calls - self.tool_calls)
 
     @property
     def elapsed_ms(self) -> float:
-        return (time.monotonic() - self.started) * 1000
+        """Milliseconds since the run started, on the run's clock (what the time budget is checked
+        against)."""
+        return (self.clock.monotonic() - self.started) * 1000
 
     # --- observability -------------------------------------------------------------------
     def record(self, entry_type: str, /, **data: Any) -> None:
+        """Append an entry to the run's trace, stamped with the elapsed time."""
         self.trace.append(TraceEntry(type=entry_type, data=data, elapsed_ms=round(self.elapsed_ms, 2)))  # type: ignore[arg-type]
 
     def event(self, event_type: str, /, **payload: Any) -> None:
+        """Emit an event to whoever streams the run (and tokens to LangChain and the runs log while
+        they listen)."""
         if self.emit is not None:
             self.emit(event_type, payload)
         if event_type == "token" and self.token_hook is not None:

@@ -60,15 +60,17 @@ class InvalidToolCall(Exception):
     """The model asked for a tool that does not exist or gave arguments that cannot work."""
 
 
-def with_retries(action: Callable[[], T], *, attempts: int = TOOL_RETRIES, base_delay: float = 0.05) -> T:
-    """Retry transient retrieval failures with exponential backoff and full jitter."""
+def with_retries(action: Callable[[], T], *, attempts: int = TOOL_RETRIES, base_delay: float = 0.05,
+                 sleep: Callable[[float], None] = time.sleep) -> T:
+    """Retry transient retrieval failures with exponential backoff and full jitter (waiting with
+    `sleep`: the run's clock, so a test's manual clock skips the waits)."""
     for attempt in range(attempts + 1):
         try:
             return action()
         except RetrievalError:
             if attempt == attempts:
                 raise
-            time.sleep(random.uniform(0, base_delay * (2**attempt)))
+            sleep(random.uniform(0, base_delay * (2**attempt)))
     raise AssertionError("unreachable")
 
 
@@ -91,7 +93,7 @@ def run_tool(run: RunState, call: ToolCall, retriever: PassageSource) -> dict[st
         top_k = call.input.get("top_k", run.settings.top_k)
         if not isinstance(top_k, int) or not 1 <= top_k <= 20:
             raise InvalidToolCall("search_docs `top_k` must be an integer from 1 to 20")
-        outcome = with_retries(lambda: retriever.search(run.owner, query, top_k=top_k))
+        outcome = with_retries(lambda: retriever.search(run.owner, query, top_k=top_k), sleep=run.clock.sleep)
         run.retrieval_ms += outcome.elapsed_ms
         # A passage flagged at ingest as addressing an AI is never evidence, for any answerer:
         # its other sentences may look useful, but the page is not a source to trust.
@@ -137,7 +139,8 @@ def _resolve_open(run: RunState, arguments: dict[str, Any], retriever: PassageSo
             raise InvalidToolCall("open_citation needs `chunk_id` (and `document_id`) or `rank`")
         chunk_id = chunk_id_arg
         document_id = _arg_str(arguments, "document_id", "docId") or ""
-    passage = with_retries(lambda: retriever.open(run.owner, document_id or None, chunk_id))
+    passage = with_retries(lambda: retriever.open(run.owner, document_id or None, chunk_id),
+                           sleep=run.clock.sleep)
     if passage is None:
         raise InvalidToolCall(f"no passage {chunk_id!r} in document {document_id!r}; use ids from search results")
     # A passage seen in a search keeps its retrieval score.

@@ -39,6 +39,8 @@ def _strict_json(raw: str) -> str:
 
 
 def from_tool_call(name: str, arguments: str) -> Action:
+    """The action a native tool call stands for; arguments that are not a JSON object make it unusable
+    output, which the model is asked to redo."""
     try:
         data = json.loads(arguments or "{}", strict=False)
     except json.JSONDecodeError:

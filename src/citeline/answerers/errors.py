@@ -87,6 +87,9 @@ def capability_error(exc: BaseException) -> str | None:
 
 
 def map_openai_error(exc: BaseException, *, model: str, base_url: str, secret: str | None) -> ProviderError:
+    """A provider failure as a `ProviderError` the graph knows how to handle (retry, rate limit, time
+    out, give up) with a message and fix for the user; `secret` is redacted from anything the
+    server echoed."""
     import httpx
     import openai
 

@@ -94,6 +94,8 @@ class ExtractiveAnswerer(Answerer):
 
     # --- actions -------------------------------------------------------------------------
     def decide(self, run: RunState) -> Action:
+        """The next search or open the question still needs, then the composed answer (at once when
+        the budget is spent)."""
         if run.force_final:
             return self.compose(run)
         return self.next_tool(run) or self.compose(run)
@@ -165,6 +167,8 @@ class ExtractiveAnswerer(Answerer):
         return ranking if isinstance(ranking, FinalAnswer) else None
 
     def compose(self, run: RunState) -> FinalAnswer:
+        """The answer from the evidence gathered so far, or a decline saying what is missing; also the
+        grounded fallback the graph uses when a model's answer cannot be used."""
         ranking = self.rank(run)
         if isinstance(ranking, FinalAnswer):
             return ranking

@@ -1,4 +1,4 @@
-"""Prompt-injection defences for retrieved text (DESIGN.md grounding rule 5).
+"""Prompt-injection defences for retrieved text: a document is data, never instructions to follow.
 
 Retrieved text is data. Two principled checks, both done in code:
 

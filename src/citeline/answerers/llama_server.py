@@ -12,6 +12,8 @@ from citeline.answerers.llama_runtime import require_llama_cpp, safe_model_param
 
 
 def main() -> None:
+    """Run llama.cpp's OpenAI-compatible server with the model loaded safely (same flags as `python -m
+    llama_cpp.server`)."""
     require_llama_cpp()  # the install hint, and OMP_WAIT_POLICY set before the runtime loads
     from llama_cpp.server.__main__ import main as serve
 

@@ -96,13 +96,19 @@ class LocalAnswerer(Answerer):
 
     @property
     def system_prompt(self) -> str:
+        """The JSON-actions system prompt: a grammar forces the output, so no tool-calling format is
+        needed."""
         return system_prompt("json")
 
     @property
     def fingerprint(self) -> str:
+        """The model file and the settings that shape its output, so a cached answer is never served
+        for another model."""
         return self._fingerprint
 
     def decide(self, run: RunState) -> Action:
+        """The model's next action, constrained by a JSON-schema grammar to what is valid now; with
+        quote selection, the model only picks the quotes and code does the rest."""
         if self.planner is None:
             return self._write(run, answer_only=False)
         step = quotes.next_step(self.planner, run)

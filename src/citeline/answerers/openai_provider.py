@@ -114,6 +114,7 @@ class OpenAIAnswerer(Answerer):
 
     @property
     def profile(self) -> Profile:
+        """The request profile in use: the first one on the ladder this server has not refused."""
         return self.profiles[self._profile]
 
     @property
@@ -128,6 +129,8 @@ class OpenAIAnswerer(Answerer):
 
     # --- the Answerer interface -------------------------------------------------------------
     def decide(self, run: RunState) -> Action:
+        """The model's next action, stepping down the profile ladder when the server refuses a
+        feature."""
         if self.quote_planner is not None:
             step = quotes.next_step(self.quote_planner, run)
             if not isinstance(step, quotes.QuoteTurn):

@@ -1,7 +1,8 @@
 """Messages for model providers, built from the run state within token budgets.
 
-Shared by the `openai` and `local` answerers. Each turn is rebuilt from `RunState` (seed 004's
-iteration prompt): system prompt, trimmed conversation history, then one user message holding
+Shared by the `openai` and `local` answerers. Each turn is rebuilt from `RunState` rather than
+appended to a growing chat, so the model always sees the current evidence and remaining budget:
+system prompt, trimmed conversation history, then one user message holding
 the question, the citeable passages, the latest search results, the remaining budget and any
 validation errors. Stable parts come first so servers with prefix caches (llama.cpp) reuse them.
 
@@ -50,6 +51,9 @@ def truncate_tokens(text: str, limit: int) -> str:
 # --- budgets ------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Budget:
+    """Token budgets of one model call, and how many characters of each passage are shown; within the
+    model's window when it is known."""
+
     system: int
     evidence: int
     history: int
@@ -60,6 +64,7 @@ class Budget:
     @classmethod
     def from_settings(cls, settings: Settings, *, context_window: int | None = None,
                       evidence_cap: int | None = None) -> Budget:
+        """The budgets the settings give, capped by the model's window and an evidence cap when given."""
         evidence = settings.evidence_tokens
         if evidence_cap is not None:
             evidence = min(evidence_cap, evidence)
@@ -69,6 +74,8 @@ class Budget:
 
     @property
     def prompt_total(self) -> int:
+        """Tokens the prompt may use: every share but the response reserve, and no more than the
+        window leaves."""
         total = self.system + self.evidence + self.history
         if self.context_window is not None:
             total = min(total, self.context_window - self.response)
@@ -108,6 +115,8 @@ text with [n] citations, no JSON).
 
 
 def system_prompt(mode: Mode) -> str:
+    """The system prompt for a model that calls tools natively (`tools`) or writes JSON actions
+    (`json`)."""
     return _SYSTEM + (_JSON_FORMAT if mode == "json" else _TOOLS_FORMAT)
 
 
@@ -122,11 +131,14 @@ def _attribute(value: str | None) -> str:
 
 
 def render_passage(number: int, passage: Passage, text: str) -> str:
+    """A passage as the model sees it: numbered for `[n]`, tagged with its document and section."""
     return (f'<passage n="{number}" doc="{_attribute(passage.document_name)}" '
             f'section="{_attribute(passage.section)}">\n{text}\n</passage>')
 
 
 def passage_body(passage: Passage, chars: int) -> str:
+    """A passage's text safe to put in a prompt: instructions redacted, cut to `chars`, tag
+    look-alikes neutralised."""
     body = redact_instructions(passage.text)
     body = body if len(body) <= chars else body[:chars].rstrip() + " …"
     return neutralise(body)
@@ -259,7 +271,8 @@ def build_messages(run: RunState, *, mode: Mode, budget: Budget, answer_only: bo
     if listing:
         sections.append(listing)
     sections.append(state)
-    # The system prompt goes in after trimming and is never removed (DESIGN.md §3).
+    # The system prompt goes in after trimming and is never removed: it carries the grounding
+    # rules, which matter most when the context is tight.
     turn = {"role": "user", "content": "\n\n".join(sections)}
     return [{"role": "system", "content": system}, *history, turn]
 

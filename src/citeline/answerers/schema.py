@@ -1,4 +1,5 @@
-"""The JSON schema of the strict action format (seed 004), narrowed to what is valid *now*.
+"""The JSON schema of the strict action format (what `parse_action` reads), narrowed to what is
+valid *now*.
 
 Grammar-constrained decoding (llama.cpp) turns this schema into a grammar, so a model can only
 emit actions that parse and make sense in the current state: no `open_citation` before a
@@ -37,6 +38,7 @@ def _open(ranks: list[int]) -> dict[str, Any]:
 
 
 def final_schema() -> dict[str, Any]:
+    """The schema of a final answer alone (when the model may only answer)."""
     return {
         "type": "object",
         "properties": {

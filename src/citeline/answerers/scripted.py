@@ -1,9 +1,11 @@
 """The `scripted` answerer: replays a JSONL file of model turns, one line per decision.
 
-Lines use the strict action format of seed 004, plus two test-only kinds:
+Lines use the strict JSON action format a model's output is parsed with (`parse_action`), so a
+script exercises exactly the path a real model's turns take, plus test-only kinds:
 `{"type": "text", "content": "..."}` (raw, possibly unparsable output) and
 `{"type": "error", "kind": "rate_limit" | "server" | "timeout" | "bad_request", "message": ..., "status": N}`.
-`{"type": "sleep", "seconds": N}` pauses (to exercise time limits) and then reads the next line.
+`{"type": "sleep", "seconds": N}` pauses on the run's clock (to exercise time limits) and then
+reads the next line.
 When the file runs out, the "model" returns empty output.
 """
 
@@ -12,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -43,14 +44,17 @@ class ScriptedAnswerer(Answerer):
 
     @property
     def fingerprint(self) -> str:
+        """The script's content, so two different scripts never share a cached answer."""
         return self._fingerprint
 
     @classmethod
     def from_file(cls, path: Path) -> ScriptedAnswerer:
+        """The answerer for a JSONL script file, named after it."""
         turns = read_objects(path)
         return cls(turns, name=f"scripted:{path.name}")
 
     def reset(self) -> None:
+        """Start the script again from its first turn."""
         with self._lock:
             self._position = 0
 
@@ -66,6 +70,7 @@ class ScriptedAnswerer(Answerer):
         return turn
 
     def decide(self, run: RunState) -> Action:
+        """The action on the script's next line (after any sleeps and scripted provider errors)."""
         while True:
             turn = self._next(run)
             if turn is None:
@@ -73,11 +78,12 @@ class ScriptedAnswerer(Answerer):
             kind = turn.get("type")
             if kind == "sleep":
                 # A slow "model" still notices cancellation, as a real streaming provider does.
-                deadline = time.monotonic() + float(turn.get("seconds", 0))
-                while (remaining := deadline - time.monotonic()) > 0:
+                # It waits on the run's clock: with a manual clock the time passes without waiting.
+                deadline = run.clock.monotonic() + float(turn.get("seconds", 0))
+                while (remaining := deadline - run.clock.monotonic()) > 0:
                     if run.cancelled is not None and run.cancelled():
                         return Unusable("", "cancelled while generating")
-                    time.sleep(min(0.05, remaining))
+                    run.clock.sleep(min(0.05, remaining))
                 continue
             if kind == "error":
                 error_kind = turn.get("kind", "server")

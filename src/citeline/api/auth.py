@@ -59,10 +59,16 @@ class KeyGuard:
 
     @classmethod
     def for_store(cls, store: Store, api: ApiSettings | None = None) -> KeyGuard:
+        """A guard checking keys against the users kept in `store`, with the service's limits (or the
+        defaults)."""
         return cls(UserRegistry(store), api or ApiSettings())
 
     def wrap(self, app: ASGIApp) -> ASGIApp:
+        """`app` behind the guard: unauthenticated or over-rate HTTP requests get the standard error
+        body and never reach it."""
         async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
+            """Authenticate and rate-limit one HTTP request, then pass it on with the user's id as
+            `owner`."""
             if scope["type"] != "http":
                 await app(scope, receive, send)
                 return

@@ -1,4 +1,5 @@
-"""The seed-003 error body and the exception handlers that produce it.
+"""The one error body every endpoint returns, and the exception handlers that produce it, so a
+client handles every failure with one parser.
 
 Every error leaves the service as `{"error": {type, message, details, timestamp, query_id, step}}`
 with no stack trace, file path or SQL in it; the full exception goes to the log under the same
@@ -26,6 +27,9 @@ ErrorType = Literal["retrieval_error", "reasoning_error", "api_error", "validati
 
 
 class ErrorDetail(BaseModel):
+    """What went wrong, in words safe to show a user, and where: the step that failed and the
+    `query_id` that finds the full exception in the server log."""
+
     type: ErrorType
     message: str = Field(description="Human-readable; safe to show to users.")
     details: dict[str, Any] = Field(default_factory=dict)
@@ -35,11 +39,13 @@ class ErrorDetail(BaseModel):
 
 
 class ErrorBody(BaseModel):
+    """The error body of every endpoint: `{"error": {...}}`."""
+
     error: ErrorDetail
 
 
 class ApiError(Exception):
-    """Raised by handlers; rendered as the seed-003 error body."""
+    """Raised by handlers; rendered as the standard error body (`ErrorBody`)."""
 
     def __init__(
         self,
@@ -66,10 +72,12 @@ def not_found(what: str) -> ApiError:
 
 
 def now_iso() -> str:
+    """The current UTC time as ISO 8601 with milliseconds and `Z`, the error body's timestamp format."""
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def query_id_of(request: Request) -> str:
+    """The query id the request was given on arrival (empty if it failed before that)."""
     return str(getattr(request.state, "query_id", "") or "")
 
 
@@ -77,6 +85,8 @@ def error_payload(
     query_id: str, message: str, *, type: ErrorType = "api_error", step: str = "request",
     details: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """The standard error body as JSON-ready data (for SSE streams and middleware, which cannot return
+    a response object)."""
     return ErrorBody(
         error=ErrorDetail(type=type, message=message, details=details or {}, timestamp=now_iso(),
                           query_id=query_id, step=step)
@@ -87,6 +97,7 @@ def error_response(
     request: Request, status: int, message: str, *, type: ErrorType = "api_error", step: str = "request",
     details: dict[str, Any] | None = None, headers: dict[str, str] | None = None,
 ) -> JSONResponse:
+    """The standard error body as a response, with the query id also in the `X-Query-Id` header."""
     query_id = query_id_of(request)
     return JSONResponse(
         error_payload(query_id, message, type=type, step=step, details=details),
@@ -128,12 +139,16 @@ def _allowed_methods(request: Request) -> list[str]:
 
 
 def install_handlers(app: FastAPI) -> None:
+    """Make every exception leave `app` as the standard error body: no stack trace, path or SQL in it,
+    the full exception in the log."""
     async def on_api_error(request: Request, exc: Exception) -> JSONResponse:
+        """A deliberate error of a handler: its own status, message and headers."""
         assert isinstance(exc, ApiError)
         return error_response(request, exc.status, exc.message, type=exc.type, step=exc.step,
                               details=exc.details, headers=exc.headers)
 
     async def on_validation(request: Request, exc: Exception) -> JSONResponse:
+        """A request that does not match its schema: 422, naming the first field at fault."""
         assert isinstance(exc, RequestValidationError)
         details = _validation_details(exc)
         first = details["errors"][0] if details["errors"] else {"loc": [], "msg": "invalid request"}
@@ -143,6 +158,7 @@ def install_handlers(app: FastAPI) -> None:
         return error_response(request, 422, message, type="validation_error", step="validation", details=details)
 
     async def on_http(request: Request, exc: Exception) -> JSONResponse:
+        """Starlette's own errors (404, 405, 413, ...) in the standard body."""
         assert isinstance(exc, StarletteHTTPException)
         message = _STATUS_MESSAGES.get(exc.status_code, "request failed")
         if exc.status_code >= 500:
@@ -157,6 +173,8 @@ def install_handlers(app: FastAPI) -> None:
         return error_response(request, exc.status_code, message, type=error_type, step=step, headers=headers)
 
     async def on_citeline(request: Request, exc: Exception) -> JSONResponse:
+        """A library error: a status by kind (507 for full storage) and a message without server
+        internals."""
         assert isinstance(exc, CitelineError)
         log.warning("request failed: %r", exc)
         if isinstance(exc, StorageError):  # disk full: say so, without the server's paths
@@ -169,6 +187,7 @@ def install_handlers(app: FastAPI) -> None:
         return error_response(request, status, message, type=exc.error_type, step=step)  # type: ignore[arg-type]
 
     async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
+        """A bug: 500 with a generic message; the traceback goes to the log under the query id."""
         log.exception("unhandled error")
         return error_response(request, 500, "internal error; the server log has the details under this query_id")
 

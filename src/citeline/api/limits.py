@@ -82,6 +82,8 @@ class FailedAuthLimiter:
             return max(failures[0] + self.window_s - now, 0.001)
 
     def record_failure(self, address: str) -> None:
+        """Count a failed authentication from `address` (dropping the oldest address when the table is
+        full)."""
         now = self.clock()
         with self._lock:
             failures = self._recent(address, now)
@@ -102,6 +104,8 @@ class Slots:
         self._lock = threading.Lock()
 
     def try_acquire(self) -> bool:
+        """Take a slot if one is free; False (never waiting) when all are held, so the caller answers
+        429 at once."""
         with self._lock:
             if self._held >= self.limit:
                 return False
@@ -109,11 +113,13 @@ class Slots:
             return True
 
     def release(self) -> None:
+        """Give a slot back."""
         with self._lock:
             self._held = max(0, self._held - 1)
 
 
 def retry_after(seconds: float) -> str:
+    """A `Retry-After` header value: whole seconds, at least 1 (a client told 0 would retry at once)."""
     return str(max(1, math.ceil(seconds)))
 
 
@@ -126,6 +132,7 @@ class RunSlots:
         self._lock = threading.Lock()
 
     def try_acquire(self, user: str) -> bool:
+        """Count a new run of `user` if they have a slot free; False when they are at their limit."""
         with self._lock:
             if self._counts.get(user, 0) >= self.limit:
                 return False
@@ -133,6 +140,7 @@ class RunSlots:
             return True
 
     def release(self, user: str) -> None:
+        """End one run of `user`, freeing its slot."""
         with self._lock:
             left = self._counts.get(user, 0) - 1
             if left > 0:
@@ -141,6 +149,8 @@ class RunSlots:
                 self._counts.pop(user, None)
 
     def in_flight(self, user: str | None = None) -> int:
+        """Runs in flight for `user`, or for everyone when `user` is None (the readiness and metrics
+        figures)."""
         with self._lock:
             return sum(self._counts.values()) if user is None else self._counts.get(user, 0)
 

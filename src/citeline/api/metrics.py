@@ -8,6 +8,9 @@ from citeline.agent.result import AgentResult
 
 
 class Metrics:
+    """The service's Prometheus metrics (requests, durations, runs by exit reason, tokens, cache hits)
+    in a registry of their own, so two apps in one process never collide."""
+
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
         self.requests = Counter("citeline_http_requests", "HTTP requests by route and status.",
@@ -24,6 +27,7 @@ class Metrics:
                                     registry=self.registry)
 
     def record_run(self, result: AgentResult) -> None:
+        """Count a finished run: its exit reason, its tokens, and whether the answer came from cache."""
         self.runs.labels(result.exit_reason.value).inc()
         self.tokens.labels("prompt").inc(result.usage.prompt_tokens)
         self.tokens.labels("completion").inc(result.usage.completion_tokens)
@@ -31,4 +35,5 @@ class Metrics:
             self.cache_hits.labels("answer").inc()
 
     def render(self) -> bytes:
+        """The metrics in Prometheus's text format, for `/metrics`."""
         return generate_latest(self.registry)

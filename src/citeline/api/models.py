@@ -64,6 +64,9 @@ FilterKey = Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$")]
 
 # --- agent -------------------------------------------------------------------------------
 class RunRequest(BaseModel):
+    """A question for `/v1/agent/run` and `/v1/agent/stream`, optionally in a session and with a
+    chosen model."""
+
     model_config = ConfigDict(extra="forbid", strict=True)
 
     question: Annotated[Text, Field(min_length=1, max_length=MAX_TEXT)] = Field(
@@ -76,8 +79,11 @@ class RunRequest(BaseModel):
     return_trace: bool = Field(default=False, description="Include the agent trace in the result.")
 
 
-# --- search (seed 003) --------------------------------------------------------------------
+# --- search (camelCase, the published retrieval API) --------------------------------------
 class SearchBody(BaseModel):
+    """A search of the caller's passages for `/v1/search`, optionally limited to some documents or
+    metadata values."""
+
     model_config = ConfigDict(extra="forbid", strict=True)
 
     query: Annotated[Text, Field(min_length=1, max_length=2000)]
@@ -91,6 +97,8 @@ class SearchBody(BaseModel):
 
 
 class PassageModel(BaseModel):
+    """One passage found by a search: its text, score, document and position."""
+
     passageId: str
     text: str
     documentId: str
@@ -102,6 +110,8 @@ class PassageModel(BaseModel):
 
 
 class SearchResponse(BaseModel):
+    """The passages a search found, best first, with the time it took and the query's embedding."""
+
     retrievedPassages: list[PassageModel]
     retrievalTime: float = Field(description="Milliseconds.")
     queryEmbedding: list[float]
@@ -109,6 +119,8 @@ class SearchResponse(BaseModel):
 
 # --- documents ----------------------------------------------------------------------------
 class DocumentInfo(BaseModel):
+    """One indexed document of the caller, as listed, uploaded or fetched."""
+
     id: str
     name: str = Field(description="The document's title.")
     source: str = Field(description="The uploaded file name (or the path it was indexed from).")
@@ -121,15 +133,21 @@ class DocumentInfo(BaseModel):
 
 
 class DocumentList(BaseModel):
+    """The caller's documents."""
+
     documents: list[DocumentInfo]
 
 
 class UploadFailure(BaseModel):
+    """A file of an upload that could not be indexed, and why (nothing of it was stored)."""
+
     filename: str
     error: str
 
 
 class UploadResult(BaseModel):
+    """What an upload did: the documents indexed, the files that failed, and the counts."""
+
     documents: list[DocumentInfo] = Field(description="The documents indexed (new, updated or unchanged).")
     failed: list[UploadFailure]
     ingested: int
@@ -138,8 +156,11 @@ class UploadResult(BaseModel):
     chunks: int
 
 
-# --- sessions (seed 003) ------------------------------------------------------------------
+# --- sessions (camelCase, like search) ------------------------------------------------------
 class SessionCreate(BaseModel):
+    """A new conversation: an id (generated if absent), metadata, and how many recent messages feed
+    each answer."""
+
     model_config = ConfigDict(extra="forbid", strict=True)
 
     sessionId: SessionId | None = Field(default=None, description="Generated when not given.")
@@ -150,6 +171,8 @@ class SessionCreate(BaseModel):
 
 
 class MessageModel(BaseModel):
+    """One message of a session, with the citations and exit reason of an assistant turn."""
+
     messageId: str
     role: Literal["user", "assistant", "system"]
     content: str
@@ -159,6 +182,8 @@ class MessageModel(BaseModel):
 
 
 class SessionModel(BaseModel):
+    """A conversation: its messages and settings, for clients that resume it."""
+
     sessionId: str
     createdAt: str
     lastActivity: str
@@ -195,6 +220,8 @@ class SessionUpdate(BaseModel):
 
 # --- OpenAI-compatible --------------------------------------------------------------------
 class ContentPart(BaseModel):
+    """One part of an OpenAI-style message content list; only `text` parts are read."""
+
     model_config = ConfigDict(extra="allow", strict=True)
 
     type: str
@@ -202,12 +229,15 @@ class ContentPart(BaseModel):
 
 
 class ChatMessage(BaseModel):
+    """One message of an OpenAI-style chat request."""
+
     model_config = ConfigDict(extra="allow", strict=True)
 
     role: Literal["system", "developer", "user", "assistant", "tool"]
     content: Annotated[Text, Field(max_length=MAX_TEXT)] | Annotated[list[ContentPart], Field(max_length=100)] | None = None
 
     def text(self) -> str:
+        """The message's text, whether sent as a string or as content parts."""
         if self.content is None:
             return ""
         if isinstance(self.content, str):
@@ -216,6 +246,9 @@ class ChatMessage(BaseModel):
 
 
 class ChatRequest(BaseModel):
+    """An OpenAI-compatible chat request: the last user message is the question, earlier ones the
+    history."""
+
     model_config = ConfigDict(extra="allow", strict=True)  # temperature, top_p ... are accepted and ignored
 
     model: ModelSpec = Field(description="`citeline` (the server default) or an id from `GET /v1/models`.")
@@ -227,23 +260,31 @@ class ChatRequest(BaseModel):
 
 
 class ChatResponseMessage(BaseModel):
+    """The assistant's message in a chat completion."""
+
     role: Literal["assistant"] = "assistant"
     content: str
 
 
 class ChatChoice(BaseModel):
+    """The single choice of a chat completion."""
+
     index: int
     message: ChatResponseMessage
     finish_reason: str
 
 
 class ChatUsage(BaseModel):
+    """Tokens of a chat completion, as OpenAI clients expect them."""
+
     prompt_tokens: int
     completion_tokens: int
     total_tokens: int
 
 
 class ChatCompletion(BaseModel):
+    """An OpenAI-compatible chat completion, extended with the verified citations and the exit reason."""
+
     id: str
     object: Literal["chat.completion"] = "chat.completion"
     created: int
@@ -262,6 +303,8 @@ class ChatCompletion(BaseModel):
 
 
 class ModelCard(BaseModel):
+    """One answerer the server offers, as OpenAI clients list models."""
+
     id: str
     object: Literal["model"] = "model"
     created: int
@@ -269,11 +312,15 @@ class ModelCard(BaseModel):
 
 
 class ModelList(BaseModel):
+    """The answerers the server offers (`GET /v1/models`)."""
+
     object: Literal["list"] = "list"
     data: list[ModelCard]
 
 
 # --- health -------------------------------------------------------------------------------
 class Health(BaseModel):
+    """Liveness or readiness, with the result of each check so an operator sees what is failing."""
+
     status: str
     checks: dict[str, str] = Field(default_factory=dict)

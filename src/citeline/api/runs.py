@@ -46,6 +46,8 @@ class RunSummaryModel(BaseModel):
 
 
 class RunList(BaseModel):
+    """The caller's recorded runs, newest first."""
+
     runs: list[RunSummaryModel]
 
 
@@ -142,6 +144,7 @@ def runs_router(current_user: UserDependency) -> APIRouter:
         records = [] if condition is None else await run_in_threadpool(lambda: list(runs.export(condition)))
 
         def lines() -> Iterator[str]:
+            """The records as JSON lines, produced as the response streams."""
             for record in records:
                 yield json.dumps(_presented(svc, user.id, record), ensure_ascii=False, default=str) + "\n"
 

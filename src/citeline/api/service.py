@@ -43,6 +43,7 @@ class QueryIdFilter(logging.Filter):
     """Puts the current request's query id on every log record (`%(query_id)s`)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        """Stamp the record with the query id of the request being served ("-" outside one)."""
         record.query_id = query_id_var.get()
         return True
 
@@ -52,6 +53,7 @@ class EscapeControlsFilter(logging.Filter):
     path (or any client-chosen text) cannot start a forged line in the log."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        """Escape control characters in the record's string arguments; the record is always kept."""
         if isinstance(record.args, tuple):
             record.args = tuple(escape_controls(a) if isinstance(a, str) else a for a in record.args)
         elif isinstance(record.args, dict):
@@ -77,11 +79,16 @@ def sanitize_filename(name: str, fallback: str = "upload") -> str:
 
 
 def iso(ts: float) -> str:
+    """A Unix time as ISO 8601 UTC with milliseconds and `Z`, the format of every timestamp the API
+    returns."""
     return datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 @dataclass
 class RunPlan:
+    """Everything needed to start one run for a request: who asks, what, with which model and history,
+    and from which surface."""
+
     owner: str
     question: str
     model: str | None
@@ -93,12 +100,18 @@ class RunPlan:
 
 @dataclass(eq=False)
 class RunHandle:
+    """A run in flight: what was asked, the future its result arrives on, and the event that cancels
+    it."""
+
     plan: RunPlan
     future: asyncio.Future[AgentResult]
     stop: threading.Event
 
 
 class Service:
+    """The state the HTTP service shares between requests: the library instance, users, sessions,
+    limits, metrics and the runs in flight. Handlers call it; it holds the rules they share."""
+
     def __init__(self, citeline: Citeline, api: ApiSettings, *, sessions: SessionStore | None = None,
                  clock: Clock = time.monotonic) -> None:
         self.citeline = citeline
@@ -119,9 +132,12 @@ class Service:
 
     # --- users -----------------------------------------------------------------------------
     def local_user(self) -> User:
+        """The user a server started without authentication acts as (the configured owner)."""
         return User(id=self.citeline.settings.owner, name=self.citeline.settings.owner)
 
     def check_rate(self, user: User) -> None:
+        """Raise 429 with `Retry-After` when `user` is over the request rate; otherwise count the
+        request."""
         wait = self.limiter.acquire(user.id)
         if wait > 0:
             raise ApiError(429, f"rate limit exceeded: at most {self.api.rate_per_s:g} requests per second "
@@ -184,6 +200,8 @@ class Service:
         return data
 
     def present_result(self, result: AgentResult, owner: str, *, trace: bool = True) -> AgentResult:
+        """A result as a client sees it: citation sources and names without server paths or internal
+        prefixes, the trace left out unless asked for."""
         citations = [c.model_copy(update={"source": self.present_source(owner, c.source),
                                           "document_name": self.present_name(c.document_name)})
                      for c in result.citations]
@@ -194,6 +212,7 @@ class Service:
 
     # --- models ----------------------------------------------------------------------------
     def model_ids(self) -> list[str]:
+        """The model ids this server offers: its default answerer first, then the configured extras."""
         extra = [m.strip() for m in self.api.models.split(",") if m.strip()]
         return [DEFAULT_MODEL_ID, *dict.fromkeys(m for m in extra if m != DEFAULT_MODEL_ID)]
 
@@ -207,6 +226,8 @@ class Service:
         return requested
 
     def check_model(self, spec: str | None) -> None:
+        """Raise 503 when the named answerer cannot be built here (the reason goes to the log, not the
+        client)."""
         try:
             self.citeline.answerer(spec)
         except CitelineError as exc:
@@ -216,6 +237,7 @@ class Service:
 
     # --- runs ------------------------------------------------------------------------------
     def check_question(self, question: str) -> None:
+        """Raise 422 for an empty question or one over the length limit, before any run starts."""
         limit = self.citeline.settings.max_question_chars
         if not question.strip():
             raise ApiError(422, "the question is empty", type="validation_error", step="validation")
@@ -225,6 +247,7 @@ class Service:
                            details={"limit": limit, "length": len(question)})
 
     def session_of(self, owner: str, session_id: str) -> SessionState:
+        """The owner's session with this id; 404 when it does not exist or is someone else's."""
         state = self.sessions.get(owner, session_id)
         if state is None:
             raise ApiError(404, "session not found")
@@ -267,6 +290,7 @@ class Service:
             self._active.discard(handle)
 
     def active_runs(self) -> int:
+        """Runs executing now (counted so a test or operator can see the service is idle)."""
         with self._active_lock:
             return len(self._active)
 
@@ -317,11 +341,13 @@ class Service:
             raise
 
     def cancel_runs(self) -> None:
+        """Ask every run in flight to stop (each ends with exit reason CANCELLED)."""
         with self._active_lock:
             for handle in self._active:
                 handle.stop.set()
 
     def shutdown(self) -> None:
+        """Cancel the runs in flight, stop the worker threads and close the sessions store."""
         self.cancel_runs()
         self.executor.shutdown(wait=False, cancel_futures=True)
         self.sessions.close()

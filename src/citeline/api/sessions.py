@@ -46,6 +46,9 @@ SESSION_ID_KEY = "citeline_session_id"
 
 @dataclass
 class SessionMessage:
+    """One message of a conversation as stored: who said it, when, and (for answers) its citations and
+    exit reason."""
+
     role: str
     content: str
     message_id: str = field(default_factory=lambda: uuid.uuid4().hex)
@@ -56,6 +59,9 @@ class SessionMessage:
 
 @dataclass
 class SessionState:
+    """One conversation of one owner: its messages, how many of them feed the next answer, and its
+    metadata."""
+
     session_id: str
     owner: str
     created_at: float
@@ -73,6 +79,9 @@ class SessionState:
 
 
 class SessionStore(Protocol):
+    """Where conversations are kept, always per owner; one interface so SQLite and PostgreSQL
+    deployments behave alike."""
+
     def create(self, owner: str, session_id: str | None = None, *, context_window: int = DEFAULT_CONTEXT_WINDOW,
                metadata: dict[str, Any] | None = None,
                initial_context: dict[str, Any] | None = None) -> SessionState | None:
@@ -85,7 +94,8 @@ class SessionStore(Protocol):
                keep: int | None = None) -> SessionState | None:
         """Add messages; with `keep`, only the newest `keep` messages stay (oldest trimmed)."""
 
-    def delete(self, owner: str, session_id: str) -> bool: ...
+    def delete(self, owner: str, session_id: str) -> bool:
+        """Delete the owner's session; False when there is none (another owner's included)."""
 
     def list(self, owner: str) -> list[SessionState]:
         """The owner's sessions, most recently active first (never another owner's)."""
@@ -93,7 +103,8 @@ class SessionStore(Protocol):
     def rename(self, owner: str, session_id: str, title: str) -> SessionState | None:
         """Set the session's title (`metadata["title"]`); None for a missing or foreign session."""
 
-    def close(self) -> None: ...
+    def close(self) -> None:
+        """Release the store's connections."""
 
 
 class _Thread(TypedDict, total=False):
@@ -162,6 +173,7 @@ class CheckpointSessionStore:
 
     @classmethod
     def sqlite(cls, path: Path) -> CheckpointSessionStore:
+        """Sessions in a private SQLite file (WAL, so several readers and one writer share it)."""
         from langgraph.checkpoint.sqlite import SqliteSaver
 
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -251,6 +263,7 @@ class CheckpointSessionStore:
     def create(self, owner: str, session_id: str | None = None, *, context_window: int = DEFAULT_CONTEXT_WINDOW,
                metadata: dict[str, Any] | None = None,
                initial_context: dict[str, Any] | None = None) -> SessionState | None:
+        """A new session; None when `session_id` is already taken by this owner."""
         session_id = session_id or uuid.uuid4().hex
         now = time.time()
         with self._thread_lock(_thread_id(owner, session_id)):
@@ -267,6 +280,7 @@ class CheckpointSessionStore:
             return self._read(owner, session_id)
 
     def get(self, owner: str, session_id: str) -> SessionState | None:
+        """The owner's session, or None for a missing session and another owner's alike."""
         return self._read(owner, session_id)
 
     def append(self, owner: str, session_id: str, messages: list[SessionMessage], *,
@@ -302,6 +316,7 @@ class CheckpointSessionStore:
                     " (SELECT checkpoint_id FROM checkpoints WHERE thread_id = ?)", (thread_id, thread_id))
 
     def delete(self, owner: str, session_id: str) -> bool:
+        """Delete the owner's session and all its checkpoints; False when there is none."""
         with self._thread_lock(_thread_id(owner, session_id)):
             if self._read(owner, session_id) is None:
                 return False
@@ -309,6 +324,7 @@ class CheckpointSessionStore:
             return True
 
     def list(self, owner: str) -> list[SessionState]:
+        """The owner's sessions, most recently active first."""
         # Sessions created before they were tagged are not listed (they still open by id).
         session_ids: dict[str, None] = {}
         for checkpoint in self.checkpointer.list(None, filter={OWNER_TAG_KEY: _owner_tag(owner)}):
@@ -319,6 +335,8 @@ class CheckpointSessionStore:
         return sorted(states, key=lambda state: state.last_activity, reverse=True)
 
     def rename(self, owner: str, session_id: str, title: str) -> SessionState | None:
+        """Give the owner's session a title (kept in its metadata); None when there is no such
+        session."""
         with self._thread_lock(_thread_id(owner, session_id)):
             state = self._read(owner, session_id)
             if state is None:
@@ -328,6 +346,7 @@ class CheckpointSessionStore:
             return self._read(owner, session_id)
 
     def close(self) -> None:
+        """Close the connection the store opened, if it opened one."""
         if self._on_close is not None:
             self._on_close()
 

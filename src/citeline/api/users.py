@@ -29,6 +29,8 @@ KEY_CACHE_S = 5.0
 
 @dataclass(frozen=True)
 class User:
+    """Someone who may call the service: every document, session and run they create is theirs alone."""
+
     id: str
     name: str
     created_at: float = 0.0
@@ -36,10 +38,14 @@ class User:
 
 
 def hash_key(key: str) -> str:
+    """The SHA-256 digest an API key is stored and looked up by: the key itself is never stored."""
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
 class UserRegistry:
+    """Users and their API keys, kept in the store's key/value table so every worker and the CLI see
+    the same users."""
+
     def __init__(self, store: Store, *, clock: Callable[[], float] = time.monotonic) -> None:
         self.store = store
         # Key digest -> (user, when checked), per worker; entries expire after KEY_CACHE_S so a
@@ -63,6 +69,7 @@ class UserRegistry:
         return user, key
 
     def get(self, name: str) -> User | None:
+        """The user with this name, or None."""
         raw = self.store.kv_get(USERS_NS, name)
         return User(**json.loads(raw)) if raw else None
 
@@ -85,6 +92,8 @@ class UserRegistry:
         return user
 
     def authenticate(self, key: str) -> User | None:
+        """The user an API key belongs to, or None; recent answers are cached briefly per worker, so a
+        removed key stops working everywhere soon after."""
         if not key.startswith(KEY_PREFIX) or len(key) > 200:
             return None
         digest = hash_key(key)

@@ -43,10 +43,12 @@ def web_router() -> APIRouter:
 
     @router.get("/")
     async def page() -> FileResponse:
+        """The web page: one HTML file, no external assets."""
         return FileResponse(STATIC_DIR / "index.html", media_type="text/html; charset=utf-8", headers=PAGE_HEADERS)
 
     @router.get("/web/{name}")
     async def asset(name: str) -> FileResponse:
+        """One of the page's own assets by name; 404 for anything else, so no other file can be read."""
         media = ASSETS.get(name)
         if media is None:
             raise not_found("file")

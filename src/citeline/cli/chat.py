@@ -1,4 +1,4 @@
-"""`citeline chat`: the conversational REPL (seed 002).
+"""`citeline chat`: the conversational REPL, follow-up questions answered in context.
 
 Answers stream as they are composed and are replaced by the validated answer with its numbered
 sources. Ctrl+C cancels the running answer; Ctrl+D, `quit` or a second Ctrl+C at an empty prompt
@@ -37,6 +37,9 @@ QUIT = {"quit", "exit", "bye", "q"}
 
 
 class ChatSession:
+    """One `citeline chat` conversation: the history that makes follow-up questions work, the last
+    answer (for `sources N` and `trace`), and the commands."""
+
     def __init__(self, app: Citeline, *, model: str | None, owner: str | None, console: Console) -> None:
         self.app = app
         self.model = model
@@ -47,6 +50,8 @@ class ChatSession:
 
     # --- commands ------------------------------------------------------------------------
     def banner(self) -> None:
+        """Say what is indexed and which model answers, so an empty index is noticed before the first
+        question."""
         documents, chunks = self.app.store.counts(self.owner)
         model = self.model or self.app.settings.model
         self.console.print(f"[bold]citeline[/bold] — {documents} documents, {chunks} chunks indexed · model "
@@ -79,6 +84,7 @@ class ChatSession:
         return True
 
     def show_source(self, argument: str) -> None:
+        """Print the passage behind citation `[N]` of the last answer, with its quote."""
         if self.last is None or not self.last.citations:
             self.console.print("no citations yet: ask a question first")
             return
@@ -99,6 +105,7 @@ class ChatSession:
                            highlight=False)
 
     def show_trace(self) -> None:
+        """Print what the last run did, step by step, and how it ended."""
         if self.last is None:
             self.console.print("no answer yet: ask a question first")
             return
@@ -110,6 +117,8 @@ class ChatSession:
 
     # --- answering -----------------------------------------------------------------------
     def answer(self, question: str) -> None:
+        """Answer one question, streaming the draft and then the validated answer with its sources;
+        Ctrl+C cancels just this answer."""
         cancel = threading.Event()
         outcome: dict[str, Any] = {}
         buffer: list[str] = []
@@ -176,6 +185,8 @@ def _reader(history_file: Path) -> Callable[[str], str]:
 
 
 def run_chat(app: Citeline, *, model: str | None, owner: str | None) -> int:
+    """The REPL: read questions and commands until Ctrl+D, `quit` or a second Ctrl+C at an empty
+    prompt; returns the exit code."""
     console = Console()
     chat = ChatSession(app, model=model, owner=owner, console=console)
     chat.banner()

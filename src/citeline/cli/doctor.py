@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 
 @dataclass
 class Check:
+    """The outcome of one `citeline doctor` check, with the fix when it failed."""
+
     name: str
     ok: bool
     detail: str
@@ -26,6 +28,7 @@ class Check:
 
 
 def check_index(settings: Settings, owner: str) -> Check:
+    """Whether the index opens and what it holds (without creating an empty one where none exists)."""
     url = settings.store_url
     if url.startswith("sqlite:"):
         path = Path(url.removeprefix("sqlite:")).expanduser()
@@ -51,6 +54,7 @@ def check_index(settings: Settings, owner: str) -> Check:
 
 
 def check_embedder(settings: Settings) -> Check:
+    """Whether the configured embedder loads and embeds offline."""
     from citeline.index.embedder import get_embedder
 
     try:
@@ -62,6 +66,7 @@ def check_embedder(settings: Settings) -> Check:
 
 
 def check_tokenizer() -> Check:
+    """Whether token counting works offline (the encoding table ships with the package)."""
     from citeline.agent.context import count_tokens
 
     try:
@@ -72,6 +77,8 @@ def check_tokenizer() -> Check:
 
 
 def check_provider(settings: Settings, spec: str) -> list[Check]:
+    """Whether the answerer a model spec names can be reached and used (a test request for remote
+    models)."""
     prefix, _, argument = spec.partition(":")
     if prefix in {"extractive", "scripted"}:
         return [Check("model", True, f"`{spec}` needs no model provider")]

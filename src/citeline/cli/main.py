@@ -385,6 +385,8 @@ app.command("replay", epilog=EXIT_CODES_HELP)(replay)
 
 
 def run() -> None:
+    """The `citeline` console script: the command tree with tidied help; Ctrl+C outside a run exits
+    130."""
     from citeline.cli.help import tidy_help
 
     command = typer.main.get_command(app)

@@ -53,9 +53,11 @@ class IngestProgress:
 
     @property
     def elapsed(self) -> float:
+        """Seconds since ingest started (for the rate shown)."""
         return time.perf_counter() - self.started
 
     def start(self, total: int) -> None:
+        """Set the bar's total once discovery has counted the files."""
         self.bar.update(self.task, total=total)
 
     def __call__(self, path: Path, chunks: int) -> None:
@@ -68,12 +70,16 @@ class IngestProgress:
 
 @contextmanager
 def ingest_progress() -> Iterator[IngestProgress]:
+    """A progress bar on stderr for the duration of an ingest, gone when it ends (stdout stays clean
+    for `--json`)."""
     progress = IngestProgress()
     with progress.bar:
         yield progress
 
 
 def print_ingest_report(report: IngestReport, elapsed_s: float | None = None) -> None:
+    """The ingest outcome for a person: counts on one line (scripts grep it), then each failure and
+    why."""
     took = f" in {elapsed_s:.1f} s" if elapsed_s is not None else ""
     console.print(
         f"ingested {report.ingested}, updated {report.updated}, unchanged {report.unchanged}, "
@@ -151,6 +157,7 @@ def print_result(result: AgentResult, out: Console | None = None, *, with_answer
 
 
 def print_passages(passages: Sequence[Passage], elapsed_ms: float) -> None:
+    """Search results for a person: rank, document, section, score and a snippet of each passage."""
     if not passages:
         console.print("no matching passages")
         return
@@ -164,6 +171,7 @@ def print_passages(passages: Sequence[Passage], elapsed_ms: float) -> None:
 
 
 def print_documents(records: Sequence[DocumentRecord]) -> None:
+    """The indexed documents as a table (or how to index some when there are none)."""
     if not records:
         console.print("no documents indexed: run `citeline ingest PATH`")
         return

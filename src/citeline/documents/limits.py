@@ -17,6 +17,8 @@ from citeline.errors import IngestError
 
 @dataclass(frozen=True)
 class LoadLimits:
+    """The most work one file may cause: pages, decompressed bytes, characters in one line, blocks."""
+
     max_pages: int = 5000
     max_decompressed_bytes: int = 256 * 1024 * 1024
     max_line_chars: int = 1_000_000
@@ -28,6 +30,7 @@ _CURRENT: ContextVar[LoadLimits | None] = ContextVar("citeline_load_limits", def
 
 
 def current_limits() -> LoadLimits:
+    """The caps in force for the load running now (the defaults outside the parse worker)."""
     return _CURRENT.get() or _DEFAULT
 
 

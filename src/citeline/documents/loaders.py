@@ -97,6 +97,8 @@ class TextLoader:
     suffixes: tuple[str, ...] = (".txt", ".text", ".log")
 
     def load(self, path: Path, data: bytes) -> LoadedDocument:
+        """A plain-text file as one section: decoded, invisible characters removed, a line over
+        the length cap refused."""
         text, removed = sanitize(decode_text(data, path))
         check_line_lengths(text, path.name)
         return LoadedDocument(text, path.stem, [Section(None, 0, len(text))], {}, removed)

@@ -104,6 +104,7 @@ class ChunkBlock:
 
     @classmethod
     def from_json(cls, value: Any) -> ChunkBlock:
+        """A block from its stored JSON form `[kind, start, end, label, flags]`."""
         kind, start, end, label, flags = value
         return cls(str(kind), int(start), int(end), label, tuple(flags))
 

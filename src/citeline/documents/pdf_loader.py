@@ -113,6 +113,8 @@ class PdfLoader:
     suffixes: tuple[str, ...] = (".pdf",)
 
     def load(self, path: Path, data: bytes) -> LoadedDocument:
+        """A PDF as blocks of clean text, page by page: headers and footers, page numbers and contents
+        leaders removed, hyphenation and broken words repaired, tables as rows."""
         if b"%PDF-" not in data[:1024]:  # the spec allows junk before the header, within 1 KB
             raise IngestError(f"{path.name}: not a PDF (no %PDF- header)",
                               hint="check the file or its extension")

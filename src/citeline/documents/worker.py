@@ -41,6 +41,8 @@ _HEADER = struct.Struct(">Q")
 
 @dataclass(frozen=True)
 class ParseRequest:
+    """One file for the worker to load and chunk, with the chunking settings and the work caps."""
+
     path: str
     data: bytes
     doc_id: str
@@ -53,6 +55,8 @@ class ParseRequest:
 
 @dataclass
 class ParsedFile:
+    """What the worker sends back for a file: its title, metadata, chunks and flagged passages."""
+
     title: str
     metadata: dict[str, Any]
     sanitized_chars: int
@@ -91,6 +95,8 @@ class ParseWorker:
         self._proc: subprocess.Popen[bytes] | None = None
 
     def parse(self, request: ParseRequest, loader: Loader) -> ParsedFile:
+        """Load and chunk one file in the worker process; an IngestError when it takes too long, needs
+        too much memory or crashes the worker (which is then restarted for the next file)."""
         name = Path(request.path).name
         payload = pickle.dumps((type(loader).__module__, request), protocol=pickle.HIGHEST_PROTOCOL)
         proc = self._ensure_started()
@@ -242,6 +248,8 @@ def _handle(message: bytes) -> tuple[Any, ...]:
 
 
 def main() -> None:
+    """The worker process: cap its own memory, then load and chunk files sent on stdin until stdin
+    closes, replying on stdout."""
     memory_mb = int(sys.argv[1]) if len(sys.argv) > 1 else 0
     _die_with_parent()
     import logging

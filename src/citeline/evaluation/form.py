@@ -72,6 +72,7 @@ def markup_found(answer: str) -> list[str]:
 
 
 def has_run_together_words(answer: str) -> bool:
+    """Whether the answer's prose has words whose spaces a text extractor lost ("thedefaultvalueis")."""
     return bool(_RUN_TOGETHER.search(prose(answer)))
 
 
@@ -114,5 +115,6 @@ class AnswerForm:
 
     @classmethod
     def of(cls, answer: str) -> AnswerForm:
+        """Run every form check on one answer."""
         return cls(words_outside_code(answer), markup_found(answer), has_run_together_words(answer),
                    torn_code_points(answer), repeated_points(answer))

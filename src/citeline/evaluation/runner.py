@@ -44,6 +44,7 @@ class EvalSet:
 
     @classmethod
     def of(cls, qa_file: Path, corpus: Path | None) -> EvalSet:
+        """A set named after its QA file (`NAME-qa.jsonl` gives NAME)."""
         return cls(qa_file.name.removesuffix(".jsonl").removesuffix("-qa"), qa_file, corpus)
 
 

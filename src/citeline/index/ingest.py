@@ -34,6 +34,8 @@ from citeline.index.store import DocumentRecord, Store
 
 @dataclass
 class FileFailure:
+    """A file that could not be indexed and why; nothing of it was stored."""
+
     path: str
     error: str
 
@@ -48,6 +50,9 @@ class SkippedFile:
 
 @dataclass
 class IngestReport:
+    """What an ingest did, file by file counted: new, unchanged, updated, removed and failed
+    documents, chunks written, and what was cleaned or flagged on the way."""
+
     ingested: int = 0
     unchanged: int = 0
     updated: int = 0
@@ -62,10 +67,12 @@ class IngestReport:
     skipped: list[SkippedFile] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
+        """The report as plain values (the `--json` output)."""
         return asdict(self)
 
     @property
     def ok(self) -> bool:
+        """Whether every file was indexed."""
         return not self.failed
 
 

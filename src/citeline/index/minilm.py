@@ -73,6 +73,8 @@ class MiniLMOnnxEmbedder:
         self._lock = threading.Lock()  # tokenizers' padding state is per-instance
 
     def embed(self, texts: Sequence[str]) -> Vectors:
+        """One normalised 384-dimension vector per text, batched by length so little work is spent on
+        padding."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         # Sorting by length keeps padding (wasted compute) small inside each batch.

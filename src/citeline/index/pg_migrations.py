@@ -29,6 +29,8 @@ _LOCK_ID = 0x43_49_54_45  # "CITE"
 
 @dataclass(frozen=True)
 class Migration:
+    """One numbered schema change of the PostgreSQL engine, applied once and recorded."""
+
     version: int
     name: str
     sql: str
@@ -149,6 +151,7 @@ def redact(conninfo: str) -> str:
 
 
 def import_driver() -> None:
+    """Import the PostgreSQL driver, or fail with the extra to install (it is optional)."""
     try:
         import pgvector.psycopg  # noqa: F401
         import psycopg  # noqa: F401

@@ -75,6 +75,8 @@ class PostgresOptions:
 
     @classmethod
     def from_url(cls, url: str) -> PostgresOptions:
+        """The options a store URL carries: citeline's own query parameters (pool sizes, `ef_search`)
+        are taken out, the rest is the connection string."""
         parts = urlsplit(url)
         query = dict(parse_qsl(parts.query, keep_blank_values=True))
         ours: dict[str, int] = {}
@@ -192,7 +194,8 @@ class PostgresStore(Store):
                     "e.g. no space left on its disk); nothing was half-written",
                     hint="free space on the database server's disk and try again",
                 ) from exc
-            # Class name only: SQL, paths and server details never reach a user (DESIGN §3 Errors).
+            # Class name only: SQL, paths and server details never reach a user (they would help
+            # an attacker, and tell the user nothing they can act on).
             raise RetrievalError(f"the PostgreSQL store failed: {exc.__class__.__name__}") from exc
 
     @contextmanager
@@ -204,12 +207,15 @@ class PostgresStore(Store):
             yield conn
 
     def close(self) -> None:
+        """Close the connection pool."""
         self._pool.close()
 
     # --- documents -----------------------------------------------------------------------
     def replace_document(
         self, record: DocumentRecord, chunks: Sequence[Chunk], vectors: npt.NDArray[np.float32]
     ) -> None:
+        """Insert or replace a document with its chunks and vectors in one transaction, timestamped
+        now."""
         self._replace(record, chunks, vectors, keep_times=False)
 
     def import_document(
@@ -265,6 +271,8 @@ class PostgresStore(Store):
                         ))
 
     def delete_document(self, owner: str, document_id: str) -> bool:
+        """Remove the owner's document (its chunks go with it); False when the owner has none by that
+        id."""
         with self._write() as conn:
             cursor = conn.execute("DELETE FROM documents WHERE owner = %s AND id = %s", (owner, document_id))
             return cursor.rowcount > 0
@@ -277,6 +285,7 @@ class PostgresStore(Store):
         )
 
     def get_document(self, owner: str, document_id: str) -> DocumentRecord | None:
+        """The owner's document record, or None (also for another owner's)."""
         with self._conn() as conn:
             row = conn.execute(
                 f"SELECT {_DOC_COLUMNS} FROM documents WHERE owner = %s AND id = %s", (owner, document_id)
@@ -284,6 +293,7 @@ class PostgresStore(Store):
         return self._record(row) if row else None
 
     def find_document(self, owner: str, source: str) -> DocumentRecord | None:
+        """The owner's document ingested from `source`, or None."""
         with self._conn() as conn:
             row = conn.execute(
                 f"SELECT {_DOC_COLUMNS} FROM documents WHERE owner = %s AND source = %s", (owner, source)
@@ -291,6 +301,7 @@ class PostgresStore(Store):
         return self._record(row) if row else None
 
     def list_documents(self, owner: str) -> list[DocumentRecord]:
+        """The owner's documents, by source in byte order (as the SQLite engine lists them)."""
         # COLLATE "C": byte order, the same as SQLite's, whatever the server's locale.
         with self._conn() as conn:
             rows = conn.execute(
@@ -300,6 +311,7 @@ class PostgresStore(Store):
         return [self._record(row) for row in rows]
 
     def counts(self, owner: str) -> tuple[int, int]:
+        """(documents, chunks) of `owner`."""
         with self._conn() as conn:
             row = conn.execute(
                 "SELECT COUNT(*), COALESCE(SUM(chunk_count), 0) FROM documents WHERE owner = %s", (owner,)
@@ -308,6 +320,7 @@ class PostgresStore(Store):
         return int(row[0]), int(row[1])
 
     def corpus_version(self) -> int:
+        """The version every write bumps; caches key on it."""
         with self._conn() as conn:
             row = conn.execute("SELECT value FROM citeline_meta WHERE key = 'version'").fetchone()
         assert row is not None
@@ -323,6 +336,7 @@ class PostgresStore(Store):
         )
 
     def get_passage(self, owner: str, document_id: str | None, chunk_id: str) -> Passage | None:
+        """One of the owner's chunks as a passage, or None."""
         sql = _PASSAGE_SQL + " WHERE c.owner = %s AND c.chunk_id = %s"
         params: list[Any] = [owner, chunk_id]
         if document_id is not None:
@@ -419,6 +433,8 @@ class PostgresStore(Store):
         return ranked, {int(row[0]): float(row[1]) for row in rows}
 
     def search(self, request: SearchRequest) -> list[Passage]:
+        """`tsvector` ranking and pgvector HNSW candidates, fused by reciprocal rank, within the owner
+        and filters."""
         pool = max(request.candidate_pool, request.top_k)
         with self._conn() as conn:
             lexical = self._lexical(conn, request, pool)
@@ -466,6 +482,7 @@ class PostgresStore(Store):
 
     # --- key/value (persistent caches, users) -------------------------------------------
     def kv_get(self, namespace: str, key: str) -> str | None:
+        """A value of the key/value table, or None."""
         with self._conn() as conn:
             row = conn.execute(
                 "SELECT value FROM kv WHERE namespace = %s AND key = %s", (namespace, key)
@@ -473,6 +490,7 @@ class PostgresStore(Store):
         return str(row[0]) if row else None
 
     def kv_put(self, namespace: str, key: str, value: str) -> None:
+        """Store a value, replacing any previous one (without bumping the corpus version)."""
         # Cache writes do not bump the corpus version: they do not change what can be retrieved.
         with self._conn() as conn:
             conn.execute(
@@ -483,6 +501,7 @@ class PostgresStore(Store):
             )
 
     def kv_items(self, namespace: str) -> list[tuple[str, str]]:
+        """Every (key, value) of a namespace, by key."""
         with self._conn() as conn:
             rows = conn.execute(
                 "SELECT key, value FROM kv WHERE namespace = %s ORDER BY key", (namespace,)
@@ -490,6 +509,7 @@ class PostgresStore(Store):
         return [(str(row[0]), str(row[1])) for row in rows]
 
     def kv_delete(self, namespace: str, key: str) -> bool:
+        """Remove a value; False when there was none."""
         with self._conn() as conn:
             cursor = conn.execute("DELETE FROM kv WHERE namespace = %s AND key = %s", (namespace, key))
             return cursor.rowcount > 0

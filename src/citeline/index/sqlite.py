@@ -98,8 +98,10 @@ def storage_error(exc: sqlite3.Error, path: Path) -> StorageError:
 class SQLiteStore(Store):
     """`sqlite:PATH` — WAL mode, one connection per thread, writes in IMMEDIATE transactions."""
 
-    def __init__(self, path: Path, *, max_bytes: int = 0) -> None:
+    def __init__(self, path: Path, *, max_bytes: int = 0, clock: Callable[[], float] = time.time) -> None:
         self.path = path
+        # Stamps `created_at`/`updated_at`: a test passes a fake clock to tell two writes apart.
+        self.clock = clock
         # max_bytes > 0 caps the file: SQLite then refuses growth with SQLITE_FULL, exactly as
         # on a full disk (an operator's quota for the index on a shared disk).
         self.max_bytes = max_bytes
@@ -184,6 +186,7 @@ class SQLiteStore(Store):
         raise AssertionError("unreachable")
 
     def close(self) -> None:
+        """Close this thread's connection."""
         conn = getattr(self._local, "conn", None)
         if conn is not None:
             conn.close()
@@ -193,9 +196,11 @@ class SQLiteStore(Store):
     def replace_document(
         self, record: DocumentRecord, chunks: Sequence[Chunk], vectors: npt.NDArray[np.float32]
     ) -> None:
+        """Insert or replace a document with its chunks, full-text rows and vectors in one
+        transaction, stamped by the store's clock."""
         if len(chunks) != len(vectors):
             raise ValueError("one vector per chunk is required")
-        now = time.time()
+        now = self.clock()
 
         def write(conn: sqlite3.Connection) -> None:
             existing = conn.execute(
@@ -241,6 +246,8 @@ class SQLiteStore(Store):
         ).rowcount
 
     def delete_document(self, owner: str, document_id: str) -> bool:
+        """Remove the owner's document with its chunks and full-text rows; False when the owner has
+        none by that id."""
         return self._write(lambda conn: self._delete_rows(conn, owner, document_id) > 0)
 
     @staticmethod
@@ -253,34 +260,41 @@ class SQLiteStore(Store):
         )
 
     def get_document(self, owner: str, document_id: str) -> DocumentRecord | None:
+        """The owner's document record, or None (also for another owner's)."""
         row = self._conn().execute(
             "SELECT * FROM documents WHERE owner = ? AND id = ?", (owner, document_id)
         ).fetchone()
         return self._record(row) if row else None
 
     def find_document(self, owner: str, source: str) -> DocumentRecord | None:
+        """The owner's document ingested from `source`, or None."""
         row = self._conn().execute(
             "SELECT * FROM documents WHERE owner = ? AND source = ?", (owner, source)
         ).fetchone()
         return self._record(row) if row else None
 
     def list_documents(self, owner: str) -> list[DocumentRecord]:
+        """The owner's documents, by source."""
         rows = self._conn().execute(
             "SELECT * FROM documents WHERE owner = ? ORDER BY source", (owner,)
         ).fetchall()
         return [self._record(row) for row in rows]
 
     def counts(self, owner: str) -> tuple[int, int]:
+        """(documents, chunks) of `owner`."""
         row = self._conn().execute(
             "SELECT COUNT(*), COALESCE(SUM(chunk_count), 0) FROM documents WHERE owner = ?", (owner,)
         ).fetchone()
         return int(row[0]), int(row[1])
 
     def corpus_version(self) -> int:
+        """The version every write bumps; caches key on it."""
         row = self._conn().execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
         return int(row[0])
 
     def export_documents(self) -> Iterator[Exported]:
+        """Every document of every owner with its chunks and vectors, read in one transaction so a
+        concurrent ingest cannot tear the copy."""
         conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)
         try:
             conn.execute("BEGIN")  # one read snapshot: a concurrent ingest cannot tear the copy
@@ -331,6 +345,7 @@ class SQLiteStore(Store):
         )
 
     def get_passage(self, owner: str, document_id: str | None, chunk_id: str) -> Passage | None:
+        """One of the owner's chunks as a passage, or None."""
         sql = self._PASSAGE_SQL + " WHERE c.owner = ? AND c.chunk_id = ?"
         params: list[Any] = [owner, chunk_id]
         if document_id is not None:
@@ -425,6 +440,8 @@ class SQLiteStore(Store):
         return {int(row[0]) for row in rows}
 
     def search(self, request: SearchRequest) -> list[Passage]:
+        """FTS5 BM25 and exact numpy dense candidates, fused by reciprocal rank, within the owner and
+        filters."""
         try:
             pool = max(request.candidate_pool, request.top_k)
             lexical = self._lexical(request, pool)
@@ -444,12 +461,14 @@ class SQLiteStore(Store):
 
     # --- key/value (persistent caches, users) -------------------------------------------
     def kv_get(self, namespace: str, key: str) -> str | None:
+        """A value of the key/value table, or None."""
         row = self._conn().execute(
             "SELECT value FROM kv WHERE namespace = ? AND key = ?", (namespace, key)
         ).fetchone()
         return str(row[0]) if row else None
 
     def kv_put(self, namespace: str, key: str, value: str) -> None:
+        """Store a value, replacing any previous one (without bumping the corpus version)."""
         conn = self._conn()
         # Cache writes do not bump the corpus version: they do not change what can be retrieved.
         try:
@@ -479,12 +498,14 @@ class SQLiteStore(Store):
         self.kv_put(_PROBE_NS, "write_probe", str(time.time()))
 
     def kv_items(self, namespace: str) -> list[tuple[str, str]]:
+        """Every (key, value) of a namespace, by key."""
         rows = self._conn().execute(
             "SELECT key, value FROM kv WHERE namespace = ? ORDER BY key", (namespace,)
         ).fetchall()
         return [(str(row[0]), str(row[1])) for row in rows]
 
     def kv_delete(self, namespace: str, key: str) -> bool:
+        """Remove a value; False when there was none."""
         cursor = self._conn().execute("DELETE FROM kv WHERE namespace = ? AND key = ?", (namespace, key))
         return cursor.rowcount > 0
 

@@ -22,6 +22,9 @@ from citeline.errors import ConfigurationError
 
 @dataclass
 class DocumentRecord:
+    """One indexed document of one owner: where it came from, its content hash (what tells an
+    unchanged file on re-ingest), its metadata and counts."""
+
     id: str
     owner: str
     source: str
@@ -66,6 +69,9 @@ class Passage:
 
 @dataclass(frozen=True)
 class SearchRequest:
+    """One search of one owner's passages: the query text for BM25, its vector for dense search, the
+    filters, and how many candidates each ranking contributes before fusion."""
+
     owner: str
     text: str
     vector: npt.NDArray[np.float32] | None

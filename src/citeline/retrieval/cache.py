@@ -18,9 +18,14 @@ log = logging.getLogger("citeline.cache")
 
 @runtime_checkable
 class Cache(Protocol):
-    def get(self, namespace: str, key: str) -> str | None: ...
+    """A string cache by namespace and key; the retriever and the runner keep search results and
+    answers in one."""
 
-    def put(self, namespace: str, key: str, value: str) -> None: ...
+    def get(self, namespace: str, key: str) -> str | None:
+        """The cached value, or None."""
+
+    def put(self, namespace: str, key: str, value: str) -> None:
+        """Remember a value under the key."""
 
 
 class MemoryCache:
@@ -32,6 +37,7 @@ class MemoryCache:
         self._lock = threading.Lock()
 
     def get(self, namespace: str, key: str) -> str | None:
+        """The cached value (now the most recently used), or None."""
         with self._lock:
             value = self._data.get((namespace, key))
             if value is not None:
@@ -39,6 +45,7 @@ class MemoryCache:
             return value
 
     def put(self, namespace: str, key: str, value: str) -> None:
+        """Remember a value, dropping the least recently used entries beyond the bound."""
         with self._lock:
             self._data[(namespace, key)] = value
             self._data.move_to_end((namespace, key))
@@ -50,9 +57,11 @@ class NullCache:
     """Remembers nothing: for measuring the real work of answering (`citeline eval`)."""
 
     def get(self, namespace: str, key: str) -> str | None:
+        """Always None: nothing is remembered."""
         return None
 
     def put(self, namespace: str, key: str, value: str) -> None:
+        """Forget the value at once."""
         return None
 
 
@@ -63,6 +72,7 @@ class StoreCache:
         self._store = store
 
     def get(self, namespace: str, key: str) -> str | None:
+        """The value from the store's key/value table, or None."""
         return self._store.kv_get(f"cache:{namespace}", key)
 
     def put(self, namespace: str, key: str, value: str) -> None:
@@ -82,6 +92,8 @@ class LayeredCache:
         self._back = back
 
     def get(self, namespace: str, key: str) -> str | None:
+        """The value from the front cache, else from the back one (then also kept in front), else
+        None."""
         value = self._front.get(namespace, key)
         if value is None:
             value = self._back.get(namespace, key)
@@ -90,5 +102,6 @@ class LayeredCache:
         return value
 
     def put(self, namespace: str, key: str, value: str) -> None:
+        """Remember a value in both caches."""
         self._front.put(namespace, key, value)
         self._back.put(namespace, key, value)

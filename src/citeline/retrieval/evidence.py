@@ -35,6 +35,9 @@ _IDENTIFIER = re.compile(r"[._/=]|\d")
 
 @dataclass(frozen=True)
 class KeyTerm:
+    """A term of the question that an answer's evidence should contain, weighted by how specific it
+    is."""
+
     term: str
     weight: float  # 2 for identifiers and acronyms, 1 for words
 
@@ -121,6 +124,8 @@ def credit(term: str, vocab: Set[str]) -> float:
 
 
 def present(term: str, vocab: Set[str]) -> bool:
+    """Whether a passage vocabulary contains the term: exactly, stemmed, or (for longer plain words)
+    within a typo or two."""
     if term in vocab or stem(term) in vocab:
         return True
     if "-" in term:
@@ -134,10 +139,14 @@ def present(term: str, vocab: Set[str]) -> bool:
 
 
 def passage_text(passage: Passage) -> str:
+    """The text a passage is judged on: its document name and section count, since a heading often
+    names what the body does not repeat."""
     return f"{passage.document_name}\n{passage.section or ''}\n{passage.text}"
 
 
 def answer_type_terms(question: str) -> list[KeyTerm]:
+    """The generic words of the question ("default", "value", "configure"): weak key terms, so they
+    count a little without deciding."""
     return [KeyTerm(stem(t), 0.5) for t in dict.fromkeys(terms(question)) if t in _GENERIC]
 
 
@@ -158,6 +167,8 @@ class Coverage:
         return value
 
     def weights(self, keys: Sequence[KeyTerm]) -> dict[str, float]:
+        """Each key term's weight for this set of passages: its own weight times an inverse document
+        frequency, so a term every passage has decides little."""
         n = len(self.vocabs)
         weights = {}
         for key in keys:

@@ -21,6 +21,9 @@ from citeline.retrieval.cache import Cache
 
 @dataclass
 class SearchOutcome:
+    """The passages a search found, best first, with the time it took, whether they came from cache,
+    and (on request) the query's vector."""
+
     query: str
     passages: list[Passage]
     elapsed_ms: float
@@ -29,6 +32,9 @@ class SearchOutcome:
 
 
 class Retriever:
+    """Search and open passages for the agent and the interfaces: embeds the query, calls the store,
+    caches non-empty results, and turns engine failures into `RetrievalError`."""
+
     def __init__(self, store: Store, embedder: Embedder, settings: Settings, cache: Cache | None = None) -> None:
         self.store = store
         self.embedder = embedder
@@ -56,6 +62,8 @@ class Retriever:
         filters: Mapping[str, Any] | None = None,
         with_vector: bool = False,
     ) -> SearchOutcome:
+        """Hybrid search of the owner's passages (empty for a blank query), from cache when the same
+        search of the same corpus was done before."""
         started = time.perf_counter()
         top_k = top_k or self.settings.top_k
         if not query.strip():
@@ -86,6 +94,7 @@ class Retriever:
         )
 
     def open(self, owner: str, document_id: str | None, chunk_id: str) -> Passage | None:
+        """One of the owner's passages by id, or None; an engine failure is a `RetrievalError`."""
         try:
             return self.store.get_passage(owner, document_id, chunk_id)
         except CitelineError:
@@ -95,7 +104,8 @@ class Retriever:
 
 
 def retrieval_payload(outcome: SearchOutcome) -> dict[str, Any]:
-    """The seed-003 retrieval output contract (camelCase keys)."""
+    """The body of `/v1/search` and `citeline search --json`: the published retrieval API's shape
+    (camelCase keys), kept stable for clients that parse it."""
     return {
         "retrievedPassages": [
             {

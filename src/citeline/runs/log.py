@@ -89,6 +89,7 @@ class RunSummary:
     error: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """The summary as plain values (`citeline logs --json`, `/v1/runs`)."""
         return asdict(self)
 
 
@@ -105,6 +106,7 @@ class RunFilter:
     until: datetime | None = None
 
     def matches(self, run: RunSummary) -> bool:
+        """Whether the run meets every condition given."""
         if self.owner is not None and run.owner != self.owner:
             return False
         if self.session_id is not None and run.session_id != self.session_id:
@@ -133,18 +135,22 @@ class RecordedRun:
 
     @property
     def records(self) -> list[dict[str, Any]]:
+        """The run's records in the order written, missing ones (a run cut off) left out."""
         return [r for r in (self.start, self.context, *self.exchanges, self.end) if r is not None]
 
     @property
     def owner(self) -> str:
+        """Who asked (empty when the start record is missing); runs are shown only to their owner."""
         return str((self.start or {}).get("owner", ""))
 
     @property
     def complete(self) -> bool:
+        """Whether the run ended normally (not cut off or failed), so it can be replayed."""
         return self.end is not None and self.end.get("status") == "complete"
 
     @property
     def result(self) -> dict[str, Any] | None:
+        """The recorded AgentResult as JSON data, or None for a run that did not complete."""
         result = (self.end or {}).get("result")
         return result if isinstance(result, dict) else None
 

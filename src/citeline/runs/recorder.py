@@ -50,14 +50,20 @@ class LogRecorder(RunRecorder):
                         self.runs.directory, exc)
 
     def begin(self, header: Mapping[str, Any]) -> None:
+        """Record the start of the run (question, owner, settings), fsynced so a run cut off later is
+        still on record."""
         self._write("start", {"v": RECORD_VERSION, "via": self.via, "session_id": self.session_id,
                               "pid": os.getpid(), **header}, sync=True)
 
     def context(self, info: Mapping[str, Any]) -> None:
+        """Record what the run depends on once resources are ready: corpus version, answerer and its
+        prompt, cache key."""
         self._write("context", info)
 
     def exchange(self, kind: str, request: Json, perform: Callable[[], T], codec: Codec[T], *,
                  served: bool = True) -> T:
+        """Perform one exchange with the outside world and record its request, response (or error) and
+        duration."""
         started = self.clock()
         try:
             value = perform()
@@ -73,10 +79,12 @@ class LogRecorder(RunRecorder):
                                  "ms": round((self.clock() - started) * 1000, 3)})
 
     def finish(self, result: AgentResult) -> None:
+        """Record the run's result."""
         self._write("end", {"status": "complete", "exit_reason": result.exit_reason.value,
                             "total_ms": result.timings.total_ms, "usage": result.usage.model_dump(),
                             "cached": result.cached, "result": result.model_dump(mode="json")})
 
     def abort(self, error: BaseException) -> None:
+        """Record that the run failed with an exception (fsynced: the process may be going down)."""
         self._write("end", {"status": "failed", "exit_reason": None,
                             "error": f"{error.__class__.__name__}: {str(error)[:500]}"}, sync=True)

@@ -92,6 +92,8 @@ class ReplayIO(RunRecorder):
 
     def exchange(self, kind: str, request: Json, perform: Callable[[], T], codec: Codec[T], *,
                  served: bool = True) -> T:
+        """The recorded response of the next exchange, after checking the request matches the record;
+        exchanges the run performs itself (over served inputs) are performed and compared."""
         if served:
             recorded = self._next(kind, request)
             if "error" in recorded:
@@ -131,13 +133,17 @@ class RecordedAnswerer(Answerer):
 
     @property
     def fingerprint(self) -> str:
+        """The recorded answerer's fingerprint, so the replay keys caches as the run did."""
         return self._fingerprint
 
     @property
     def system_prompt(self) -> str:
+        """The recorded system prompt, so budget checks see what the run saw."""
         return self._system_prompt
 
     def decide(self, run: RunState) -> Action:
+        """Never called in a faithful replay: every decision is served from the record, so a call is a
+        divergence."""
         raise Divergence("the replay asked the answerer for a decision the record does not serve")
 
 
@@ -212,6 +218,7 @@ class ReplayReport:
     compared_bytes: int = 0
 
     def to_dict(self) -> dict[str, Any]:
+        """The report as plain values (`citeline replay --json`)."""
         return {key: value for key, value in self.__dict__.items()}
 
 
