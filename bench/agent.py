@@ -85,8 +85,9 @@ def measure(n: int = 10_000, count: int = 12, seed: int = 7) -> dict[str, Any]:
         load_s = build_index(path, n, seed)
         settings = Settings(home=tmp / "home", store=f"sqlite:{path}", owner=OWNER, model="extractive")
         app = Citeline(settings)
-        embedder = TimedEmbedder(get_embedder(settings.embedder, settings.embed_batch_size, settings.embed_threads))
-        store = TimedStore(open_store(settings.store_url))
+        index = settings.index
+        embedder = TimedEmbedder(get_embedder(index.embedder, index.embed_batch_size, index.embed_threads))
+        store = TimedStore(open_store(settings.index.store_url))
         app._embedder, app._store = embedder, store  # type: ignore[assignment]
         app.ask("How do I configure the default timeout for a warm-up run?")  # loads matrix, model, graph
         rows: list[dict[str, Any]] = []

@@ -116,8 +116,8 @@ def generate(root: Path, chunks: int, settings: Settings, seed: int) -> int:
         text = page(rng, index, rng.randint(600, 2000))
         path.write_text(text, encoding="utf-8")
         document = MarkdownLoader().load(path, path.read_bytes())
-        total += len(chunk_document(document, doc_id="x", doc_hash="x", chunk_tokens=settings.chunk_tokens,
-                                    overlap=settings.chunk_overlap))
+        total += len(chunk_document(document, doc_id="x", doc_hash="x", chunk_tokens=settings.index.chunk_tokens,
+                                    overlap=settings.index.chunk_overlap))
         index += 1
     return index
 
@@ -164,9 +164,9 @@ def run_llamaindex(corpus: Path, embedder: Embedder, settings: Settings) -> tupl
             MarkdownNodeParser(),
             # Sizes in words, like citeline's chunker (200 words, 40 overlap); a whitespace
             # tokenizer also keeps LlamaIndex from fetching a tiktoken table at run time.
-            SentenceSplitter(chunk_size=settings.chunk_tokens, chunk_overlap=settings.chunk_overlap,
+            SentenceSplitter(chunk_size=settings.index.chunk_tokens, chunk_overlap=settings.index.chunk_overlap,
                              tokenizer=str.split),
-            llamaindex_embedding(timed, settings.embed_batch_size),  # type: ignore[arg-type]
+            llamaindex_embedding(timed, settings.index.embed_batch_size),  # type: ignore[arg-type]
         ],
         vector_store=SimpleVectorStore(),
         disable_cache=True,
@@ -201,7 +201,8 @@ def measure(chunks: int = 150, seed: int = 20251121, rounds: int = 2, llamaindex
         corpus.mkdir(parents=True, exist_ok=True)
         settings = Settings(home=tmp_path / "home", **({"embedder": embedder_name} if embedder_name else {}))
         pages = generate(corpus, chunks, settings, seed)
-        embedder = get_embedder(settings.embedder, settings.embed_batch_size, settings.embed_threads)
+        index = settings.index
+        embedder = get_embedder(index.embedder, index.embed_batch_size, index.embed_threads)
         embedder.embed([paragraph(random.Random(1)) for _ in range(8)])  # load + warm up
         samples: dict[str, list[float]] = {"citeline": [], "embed_only": [], "llamaindex": [],
                                            "citeline_embed_inside": [], "llamaindex_embed_inside": []}
@@ -231,8 +232,8 @@ def measure(chunks: int = 150, seed: int = 20251121, rounds: int = 2, llamaindex
                     samples["llamaindex_embed_inside"].append(inside)
     med = {k: statistics.median(v) for k, v in samples.items() if v}
     result: dict[str, Any] = {
-        "pages": pages, "chunks": chunk_count, "seed": seed, "rounds": rounds, "embedder": settings.embedder,
-        "embed_batch_size": settings.embed_batch_size, "samples_s": samples,
+        "pages": pages, "chunks": chunk_count, "seed": seed, "rounds": rounds, "embedder": settings.index.embedder,
+        "embed_batch_size": settings.index.embed_batch_size, "samples_s": samples,
         "citeline_s": round(med["citeline"], 3), "embed_only_s": round(med["embed_only"], 3),
         "ratio_vs_embed_only": round(med["citeline"] / med["embed_only"], 3),
         "citeline_overhead_s": round(med["citeline"] - med["citeline_embed_inside"], 3),

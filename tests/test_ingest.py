@@ -65,7 +65,7 @@ def run(paths: list[Path], settings: Settings, embedder: CountingEmbedder, *, at
         **kwargs) -> IngestReport:
     """Ingest `paths` into the SQLite index under the settings' home; `at` fixes the store's clock."""
     clock = {} if at is None else {"clock": lambda: at}
-    store = SQLiteStore(settings.home / "index.sqlite3", **clock)
+    store = SQLiteStore(settings.index.home / "index.sqlite3", **clock)
     try:
         return ingest_paths(paths, store=store, embedder=embedder, settings=settings, owner="local", **kwargs)
     finally:
@@ -78,14 +78,14 @@ def test_unchanged_files_are_skipped_without_embedding(tmp_path: Path, settings:
     first = run([tmp_path / "docs"], settings, embedder)
     assert (first.ingested, first.unchanged, first.failed) == (5, 0, [])
     assert first.chunks == len(embedder.seen) > 5
-    before_ids, before_state = chunk_ids(settings.home), db_state(settings.home)
+    before_ids, before_state = chunk_ids(settings.index.home), db_state(settings.index.home)
 
     embedder.seen.clear()
     second = run([tmp_path / "docs"], settings, embedder)
     assert (second.ingested, second.updated, second.unchanged, second.chunks) == (0, 0, 5, 0)
     assert embedder.seen == []
-    assert chunk_ids(settings.home) == before_ids
-    assert db_state(settings.home) == before_state
+    assert chunk_ids(settings.index.home) == before_ids
+    assert db_state(settings.index.home) == before_state
 
 
 def test_embedder_factory_is_not_called_when_nothing_changed(tmp_path: Path, settings: Settings) -> None:
@@ -97,7 +97,7 @@ def test_embedder_factory_is_not_called_when_nothing_changed(tmp_path: Path, set
         calls.append(1)
         return CountingEmbedder()
 
-    store = SQLiteStore(settings.home / "index.sqlite3")
+    store = SQLiteStore(settings.index.home / "index.sqlite3")
     report = ingest_paths([tmp_path / "docs"], store=store, embedder=factory, settings=settings,
                           owner="local")
     assert report.unchanged == 2 and calls == []
@@ -107,14 +107,14 @@ def test_editing_one_file_reindexes_only_it(tmp_path: Path, settings: Settings) 
     paths = write_corpus(tmp_path / "docs")
     embedder = CountingEmbedder()
     run([tmp_path / "docs"], settings, embedder, at=1000.0)
-    before = db_state(settings.home)
+    before = db_state(settings.index.home)
     paths[2].write_text("# Topic 2\n\nCompletely new text about a different widget.\n", encoding="utf-8")
     embedder.seen.clear()
     # A later clock: any document the second run rewrote would carry its time.
     report = run([tmp_path / "docs"], settings, embedder, at=2000.0)
     assert (report.ingested, report.updated, report.unchanged) == (0, 1, 4)
     assert embedder.seen and all("different widget" in text for text in embedder.seen)
-    after = db_state(settings.home)
+    after = db_state(settings.index.home)
     for path in paths:
         if path == paths[2]:
             assert after[str(path)][0] != before[str(path)][0] and after[str(path)][1] == 2000.0
@@ -133,13 +133,13 @@ def test_prune_removes_documents_whose_files_are_gone(tmp_path: Path, settings: 
     (other / "keep.md").unlink()  # gone too, but `other` is not a root of this run
     report = run([docs], settings, CountingEmbedder(), prune=True)
     assert (report.removed, report.unchanged) == (1, 2)
-    sources = set(db_state(settings.home))
+    sources = set(db_state(settings.index.home))
     assert str(paths[0]) not in sources
     assert str(other / "keep.md") in sources
     # Without --prune nothing is removed; with a root that does not exist, nothing either.
     assert run([docs], settings, CountingEmbedder()).removed == 0
     assert run([tmp_path / "unmounted"], settings, CountingEmbedder(), prune=True).removed == 0
-    assert str(other / "keep.md") in set(db_state(settings.home))
+    assert str(other / "keep.md") in set(db_state(settings.index.home))
 
 
 def test_cli_json_shape_and_second_run_unchanged(tmp_path: Path, home: Path) -> None:
@@ -267,7 +267,7 @@ def test_the_report_counts_flagged_passages_and_hidden_instructions(tmp_path: Pa
     # Two stored passages (the note, the "custom") and one hidden HTML comment.
     assert report.flagged == 3
     assert report.upgraded == 0
-    store = SQLiteStore(settings.home / "index.sqlite3")
+    store = SQLiteStore(settings.index.home / "index.sqlite3")
     try:
         record = store.find_document("local", str(docs / "docker.md"))
         plain = store.find_document("local", str(docs / "plain.md"))
@@ -279,7 +279,7 @@ def test_the_report_counts_flagged_passages_and_hidden_instructions(tmp_path: Pa
         ]
         assert "flags" not in plain.metadata
         assert record.metadata["text_model"] == plain.metadata["text_model"]
-        passages = [store.get_passage("local", record.id, cid) for cid in chunk_ids(settings.home)]
+        passages = [store.get_passage("local", record.id, cid) for cid in chunk_ids(settings.index.home)]
         flagged_texts = [p.text for p in passages if p is not None and p.flagged]
         assert flagged_texts and all("CANARY" in text for text in flagged_texts)
         assert all("ignore your previous" not in (p.text if p else "") for p in passages)
@@ -301,14 +301,14 @@ def test_documents_stored_by_an_older_text_model_are_re_read(
     monkeypatch.setattr(citeline.index.ingest, "TEXT_MODEL_VERSION", TEXT_MODEL_VERSION - 1)
     old = run([docs], settings, CountingEmbedder())
     assert (old.ingested, old.upgraded) == (2, 0)
-    old_state = db_state(settings.home)
+    old_state = db_state(settings.index.home)
 
     monkeypatch.undo()  # this release's readers
     embedder = CountingEmbedder()
     new = run([docs], settings, embedder)
     assert (new.updated, new.unchanged, new.upgraded, new.failed) == (2, 0, 2, [])
     assert new.flagged == 3 and embedder.seen
-    new_state = db_state(settings.home)
+    new_state = db_state(settings.index.home)
     assert all(new_state[source][0] != old_state[source][0] for source in old_state)
 
     settled = run([docs], settings, CountingEmbedder())

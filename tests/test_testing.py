@@ -20,7 +20,8 @@ def test_a_function_answer_is_validated_and_cited(app: Citeline) -> None:
     result = app.ask("What is the default timeout?", answerer=answerer)
     assert result.exit_reason.value == "COMPLETED" and result.model == "function"
     assert result.citations[0].quote in app.store.get_passage(
-        app.settings.owner, result.citations[0].document_id, result.citations[0].chunk_id).text  # type: ignore[union-attr]
+        app.settings.index.owner, result.citations[0].document_id,
+        result.citations[0].chunk_id).text  # type: ignore[union-attr]
 
 
 def test_an_unsupported_claim_from_the_function_never_reaches_the_user(app: Citeline) -> None:

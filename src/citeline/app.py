@@ -41,7 +41,7 @@ class Citeline:
         self.settings = base.with_overrides(**overrides) if overrides else base
         # Plugin modules named in the settings join the entry-point plugins, for every command
         # and the service alike (each builds a Citeline); they are imported when first needed.
-        plugins.use_modules(self.settings.plugins)
+        plugins.use_modules(self.settings.index.plugins)
         self._store: Store | None = None
         self._embedder: Embedder | None = None
         self._retriever: Retriever | None = None
@@ -58,8 +58,8 @@ class Citeline:
         with self._lock:
             if self._store is None:
                 # The home holds the index, sessions and staged uploads: private to its owner.
-                private_dir(self.settings.home)
-                self._store = open_store(self.settings.store_url)
+                private_dir(self.settings.index.home)
+                self._store = open_store(self.settings.index.store_url)
             return self._store
 
     @property
@@ -67,9 +67,8 @@ class Citeline:
         """The embedding model (loaded on first use, so commands that never embed never load it)."""
         with self._lock:
             if self._embedder is None:
-                self._embedder = get_embedder(
-                    self.settings.embedder, self.settings.embed_batch_size, self.settings.embed_threads
-                )
+                index = self.settings.index
+                self._embedder = get_embedder(index.embedder, index.embed_batch_size, index.embed_threads)
             return self._embedder
 
     @property
@@ -90,7 +89,7 @@ class Citeline:
     def answerer(self, spec: str | None = None) -> Answerer:
         """The answerer a model spec names (default: the `model` setting). A shareable answerer
         is built once per instance; one that keeps per-run state is built for every run."""
-        spec = spec or self.settings.model
+        spec = spec or self.settings.answerer.model
         with self._lock:
             cached = self._answerers.get(spec)
         if cached is not None:
@@ -107,7 +106,7 @@ class Citeline:
         from citeline.agent.graph import AgentGraph
         from citeline.answerers.extractive import ExtractiveAnswerer
 
-        key = spec if isinstance(spec, str) else None if spec is not None else self.settings.model
+        key = spec if isinstance(spec, str) else None if spec is not None else self.settings.answerer.model
         answerer = spec if isinstance(spec, Answerer) else self.answerer(key)
         if key is not None:
             with self._lock:
@@ -161,17 +160,17 @@ class Citeline:
         """`sources` optionally names a file's document otherwise than by its path (see `ingest_paths`)."""
         return ingest_paths(
             [Path(p) for p in paths], store=self.store, embedder=self.embedder, settings=self.settings,
-            owner=owner or self.settings.owner, include=include, exclude=exclude, progress=progress,
+            owner=owner or self.settings.index.owner, include=include, exclude=exclude, progress=progress,
             sources=sources,
         )
 
     def documents(self, owner: str | None = None) -> list[DocumentRecord]:
         """The documents an owner has indexed (default: the configured owner)."""
-        return self.store.list_documents(owner or self.settings.owner)
+        return self.store.list_documents(owner or self.settings.index.owner)
 
     def delete_document(self, document_id: str, owner: str | None = None) -> bool:
         """Remove one of the owner's documents and its passages; False when the owner has no such document."""
-        return self.store.delete_document(owner or self.settings.owner, document_id)
+        return self.store.delete_document(owner or self.settings.index.owner, document_id)
 
     def search(
         self,
@@ -185,7 +184,7 @@ class Citeline:
     ) -> SearchOutcome:
         """Hybrid (BM25 + dense) search of the owner's passages, without answering: what `citeline search` and
         `/v1/search` return."""
-        return self.retriever.search(owner or self.settings.owner, query, top_k=top_k,
+        return self.retriever.search(owner or self.settings.index.owner, query, top_k=top_k,
                                      document_ids=document_ids, filters=filters, with_vector=with_vector)
 
     # --- answering -----------------------------------------------------------------------
@@ -212,7 +211,7 @@ class Citeline:
 
         chosen = answerer or model
         return run_agent(
-            self.settings, lambda: self.run_resources(chosen), question, owner=owner or self.settings.owner,
+            self.settings, lambda: self.run_resources(chosen), question, owner=owner or self.settings.index.owner,
             model=answerer.name if answerer is not None else model, history=history or [],
             on_event=on_event, cancelled=cancelled, query_id=query_id or uuid.uuid4().hex,
             recorder=self._recorder(origin), clock=clock or SYSTEM_CLOCK,
@@ -236,7 +235,7 @@ class Citeline:
         async def execute(text: str, config: RunnableConfig) -> AgentResult:
             """One run as a LangChain runnable, so LangChain's callbacks see its events."""
             return await arun_agent(
-                self.settings, lambda: self.run_resources(model), text, owner=owner or self.settings.owner,
+                self.settings, lambda: self.run_resources(model), text, owner=owner or self.settings.index.owner,
                 model=model, history=history or [],
                 on_event=None, cancelled=None, query_id=uuid.uuid4().hex, config=config,
                 recorder=self._recorder(None),

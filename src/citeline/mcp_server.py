@@ -48,7 +48,7 @@ def _shown(name: str) -> str:
 def build_server(app: Citeline, owner: str | None = None, *, guard: HttpGuard | None = None) -> MCPServer[Any]:
     """The MCP server. With `guard`, every tool acts for the owner the guard authenticated (and
     refuses a call that did not pass it); otherwise for `owner` (default: the `owner` setting)."""
-    default_owner = owner or app.settings.owner
+    default_owner = owner or app.settings.index.owner
     server: MCPServer[Any] = MCPServer(
         "citeline", version=version(),
         instructions="Answers questions from the user's indexed documents with verified citations. "

@@ -53,7 +53,7 @@ def test_unsupported_fact_is_sent_back_then_removed(app: Citeline, tmp_path: Pat
                   bad, bad, bad, bad)
     assert result.exit_reason == ExitReason.VALIDATION_FAILED
     assert "7 times" not in result.answer and "5 seconds" in result.answer
-    assert sum(1 for t in result.trace if t.type == "reprompt") == app.settings.max_reprompts
+    assert sum(1 for t in result.trace if t.type == "reprompt") == app.settings.agent.max_reprompts
     assert result.citations and result.citations[0].quote in app.store.get_passage(
         "local", result.citations[0].document_id, result.citations[0].chunk_id).text  # type: ignore[union-attr]
 

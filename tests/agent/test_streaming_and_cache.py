@@ -114,7 +114,7 @@ def test_seed_002_api(home: Path, corpus: Path) -> None:
     assert len(state.conversation.messages) == 2 and state.total_tokens_used > 0
     clear_conversation(state)
     assert state.conversation.messages == [] and state.conversation.total_tokens == 0
-    assert state.config.home == home
+    assert state.config.index.home == home
 
 
 def test_cli_stream_json_ends_with_final_then_cached(tmp_path: Path) -> None:

@@ -47,7 +47,7 @@ Proxy URLs use the form `http://localhost:8030`.
 def verified(app: Citeline, result: Any) -> bool:
     """Every citation's quote occurs verbatim in the chunk it cites (as `citeline eval` checks)."""
     for citation in result.citations:
-        passage = app.store.get_passage(app.settings.owner, citation.document_id, citation.chunk_id)
+        passage = app.store.get_passage(app.settings.index.owner, citation.document_id, citation.chunk_id)
         if passage is None or not citation.quote or citation.quote not in passage.text:
             return False
     return True
@@ -63,7 +63,7 @@ def quoted_verbatim(app: Citeline, result: Any) -> bool:
             continue
         sentence, number = line.removeprefix("- ").rsplit(" [", 1)
         cited = next(c for c in result.citations if c.id == int(number.rstrip("]")))
-        passage = app.store.get_passage(app.settings.owner, cited.document_id, cited.chunk_id)
+        passage = app.store.get_passage(app.settings.index.owner, cited.document_id, cited.chunk_id)
         if passage is None:
             return False
         text = " ".join(passage.text.split())

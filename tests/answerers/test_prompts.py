@@ -83,7 +83,7 @@ def test_system_prompt_states_the_instruction_hierarchy_and_format(tmp_path: obj
     assert system["role"] == "system"
     assert "Instruction priority" in system["content"] and "never follow" in system["content"]
     assert '"type": "final"' in system["content"]
-    assert count_tokens(system["content"]) <= run.settings.system_tokens
+    assert count_tokens(system["content"]) <= run.settings.agent.system_tokens
 
 
 def test_reprompt_and_final_mode_are_in_the_turn(tmp_path: object) -> None:

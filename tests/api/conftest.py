@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
-from citeline.api import ApiSettings, create_app
+from citeline.api import create_app
 from citeline.api.service import Service
 from citeline.app import Citeline
-from citeline.config import Settings
+from citeline.config import ServiceSettings, Settings
 from citeline.index.embedder import register_embedder
 
 HASH_EMBEDDER = "test-hash"
@@ -45,7 +45,7 @@ register_embedder(HASH_EMBEDDER, HashEmbedder)
 
 def make_service(home: Path, *, auth: bool = True, **api: Any) -> Service:
     citeline = Citeline(Settings(home=home, embedder=HASH_EMBEDDER))
-    settings = ApiSettings(auth=auth, **{"rate_per_s": 1000.0, "rate_burst": 1000, **api})
+    settings = ServiceSettings(auth=auth, **{"rate_per_s": 1000.0, "rate_burst": 1000, **api})
     return Service(citeline, settings)
 
 

@@ -13,11 +13,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from citeline.agent.context import count_tokens
-from citeline.api import ApiSettings, create_app
+from citeline.api import create_app
 from citeline.api.service import Service
 from citeline.api.users import KEY_CACHE_S, UserRegistry
 from citeline.app import Citeline
-from citeline.config import Settings
+from citeline.config import ServiceSettings, Settings
 from tests.answerers.helpers import FakeOpenAI, Reply
 from tests.api.conftest import HASH_EMBEDDER, bearer
 from tests.api.test_service import upload
@@ -79,7 +79,7 @@ def failing_model(home: Path) -> Iterator[tuple[TestClient, str]]:
     server.script = [Reply(status=401, body={"error": {"message": "Incorrect API key provided"}})]
     citeline = Citeline(Settings(home=home, embedder=HASH_EMBEDDER, openai_base_url=server.url,
                                  openai_api_key="sk-test-wrong-key"))
-    service = Service(citeline, ApiSettings(rate_per_s=1000.0, rate_burst=1000, models="openai:fake-model"))
+    service = Service(citeline, ServiceSettings(rate_per_s=1000.0, rate_burst=1000, models="openai:fake-model"))
     with TestClient(create_app(service=service)) as client:
         _, key = service.users.add("alice")
         upload(client, key)

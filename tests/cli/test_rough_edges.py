@@ -43,7 +43,7 @@ def test_version_is_the_pyproject_version_everywhere(tmp_path: Path) -> None:
     shown = _cli(tmp_path, "--version")
     assert shown.returncode == 0 and shown.stdout.strip() == f"citeline {expected}"
     import citeline
-    from citeline.api import ApiSettings, create_app
+    from citeline.api import create_app
     from citeline.app import Citeline
     from citeline.config import Settings
     from citeline.mcp_server import build_server
@@ -51,7 +51,7 @@ def test_version_is_the_pyproject_version_everywhere(tmp_path: Path) -> None:
     assert citeline.__version__ == expected
     app = Citeline(Settings(home=tmp_path))
     assert build_server(app).version == expected
-    assert create_app(app, ApiSettings()).openapi()["info"]["version"] == expected
+    assert create_app(app).openapi()["info"]["version"] == expected
 
 
 def test_help_is_readable(tmp_path: Path) -> None:

@@ -33,10 +33,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from citeline.agent.events import Event
-from citeline.api import ApiSettings, create_app
+from citeline.api import create_app
 from citeline.api.service import Service
 from citeline.app import Citeline
-from citeline.config import Settings
+from citeline.config import ServiceSettings, Settings
 from citeline.retrieval.cache import MemoryCache
 from tests.api.conftest import HASH_EMBEDDER, bearer, make_service
 from tests.conftest import DOCS, write_corpus
@@ -487,7 +487,7 @@ def test_failed_authentication_gets_429_on_a_live_server(live: Live) -> None:
 def test_failed_authentication_window_uses_the_injected_clock(home: Path) -> None:
     now = [1000.0]
     service = Service(Citeline(Settings(home=home, embedder=HASH_EMBEDDER)),
-                      ApiSettings(rate_per_s=1000.0, rate_burst=1000), clock=lambda: now[0])
+                      ServiceSettings(rate_per_s=1000.0, rate_burst=1000), clock=lambda: now[0])
     _, key = service.users.add("alice")
     with TestClient(create_app(service=service)) as client:
         for _ in range(10):

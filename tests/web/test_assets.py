@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 
 from citeline.agent.exits import ExitReason
 from citeline.api import create_app
-from citeline.api.web import ASSETS, STATIC_DIR
+from citeline.api.routes.web import ASSETS, STATIC_DIR
 from tests.api.conftest import make_service
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -71,7 +71,8 @@ def truncate_tokens(text: str, limit: int) -> tuple[str, bool]:
 
 def total_budget(settings: Settings) -> int:
     """Tokens one model call may use in all: system, evidence, history and the response reserve."""
-    return settings.system_tokens + settings.evidence_tokens + settings.history_tokens + settings.response_tokens
+    agent = settings.agent
+    return agent.system_tokens + agent.evidence_tokens + agent.history_tokens + agent.response_tokens
 
 
 def trim_history(messages: Sequence[Any], budget: int) -> list[Any]:
@@ -90,7 +91,7 @@ def trim_history(messages: Sequence[Any], budget: int) -> list[Any]:
 def check_fits(settings: Settings, *, system_prompt: str, question: str, min_evidence_chars: int) -> None:
     """Raise ContextOverflowError when even an empty history leaves no room for minimum evidence."""
     needed = (count_tokens(system_prompt) + count_tokens(question) + min_evidence_chars // 4
-              + settings.response_tokens)
+              + settings.agent.response_tokens)
     if needed > total_budget(settings):
         raise ContextOverflowError(
             f"the prompt needs about {needed} tokens but the budget is {total_budget(settings)}",

@@ -78,22 +78,23 @@ class AgentGraph:
     @staticmethod
     def _config(run: RunState, config: RunnableConfig | None) -> RunnableConfig:
         # Each node is one super-step; the bound is generous and only guards against a bug.
-        limit = 6 + 4 * (run.settings.max_turns + run.settings.max_tool_calls + run.settings.max_reprompts)
+        agent = run.settings.agent
+        limit = 6 + 4 * (agent.max_turns + agent.max_tool_calls + agent.max_reprompts)
         return {**(config or {}), "recursion_limit": limit}
 
     # --- nodes ---------------------------------------------------------------------------
     def _guard(self, run: RunState, config: RunnableConfig) -> str:
         if not run.question.strip():
             return _exit(run, ExitReason.EMPTY_INPUT)
-        if len(run.question) > run.settings.max_question_chars:
+        if len(run.question) > run.settings.agent.max_question_chars:
             return _exit(run, ExitReason.INPUT_TOO_LONG)
         return "plan"
 
     def _plan(self, run: RunState, config: RunnableConfig) -> str:
         started = time.perf_counter()
         context.check_fits(run.settings, system_prompt=self.answerer.system_prompt, question=run.question,
-                           min_evidence_chars=min(run.settings.citation_chars, 1000))
-        run.history = context.trim_history(run.history, run.settings.history_tokens)
+                           min_evidence_chars=min(run.settings.agent.citation_chars, 1000))
+        run.history = context.trim_history(run.history, run.settings.agent.history_tokens)
         run.constraints = planning.analyze_constraints(run.question)
         run.standalone_query = planning.standalone_query(run.question, run.history)
         fallback = planning.default_plan(run.standalone_query, run.constraints)
@@ -109,7 +110,7 @@ class AgentGraph:
     def _act(self, run: RunState, config: RunnableConfig) -> str:
         if (stop := _interrupted(run)) is not None:
             return stop
-        if run.turns >= run.settings.max_turns:
+        if run.turns >= run.settings.agent.max_turns:
             return _exit(run, ExitReason.MAX_TURNS_REACHED)
         run.turns += 1
         started = time.perf_counter()
@@ -168,7 +169,7 @@ class AgentGraph:
     def _tools(self, run: RunState, config: RunnableConfig) -> str:
         call = run.pending
         assert isinstance(call, ToolCall)
-        if run.tool_calls >= run.settings.max_tool_calls:
+        if run.tool_calls >= run.settings.agent.max_tool_calls:
             run.limit_hit = ExitReason.MAX_TOOL_CALLS_REACHED
             run.force_final = True
             run.record("error", kind="tool_budget_exhausted", requested=call.tool)
@@ -202,7 +203,7 @@ class AgentGraph:
         check = grounding.validate(
             draft.answer, evidence, question=run.standalone_query or run.question, constraints=run.constraints,
             searches_done=len(run.searches), opened_count=len(run.opened), insufficiencies=draft.insufficiencies,
-            threshold=run.settings.support_threshold,
+            threshold=run.settings.agent.support_threshold,
         )
         run.record("validation", ok=check.ok, errors=check.errors, stripped_refs=check.stripped_refs,
                    removed_sentences=check.removed_sentences, attempt=run.reprompts + 1,
@@ -216,7 +217,7 @@ class AgentGraph:
                 return _exit(run, run.limit_hit or ExitReason.INSUFFICIENT_CONTEXT)
             run.answer = check.cleaned_answer
             return _exit(run, run.limit_hit or ExitReason.COMPLETED)
-        if run.reprompts < run.settings.max_reprompts and not run.force_final:
+        if run.reprompts < run.settings.agent.max_reprompts and not run.force_final:
             run.reprompts += 1
             run.validation_errors = check.errors
             run.record("reprompt", codes=check.codes, remaining_tool_budget=run.tool_budget_left,
@@ -316,7 +317,7 @@ def _exit(run: RunState, reason: ExitReason) -> str:
 
 
 def _remaining_s(run: RunState) -> float:
-    return run.settings.timeout_s - run.elapsed_ms / 1000
+    return run.settings.agent.timeout_s - run.elapsed_ms / 1000
 
 
 def _interrupted(run: RunState) -> str | None:
@@ -356,9 +357,9 @@ def finalize_run(run: RunState) -> None:
     elif reason in {ExitReason.EMPTY_INPUT, ExitReason.CANCELLED}:
         run.answer = ""
     elif reason == ExitReason.INPUT_TOO_LONG:
-        run.answer = (spec.message or "").format(limit=run.settings.max_question_chars)
+        run.answer = (spec.message or "").format(limit=run.settings.agent.max_question_chars)
     elif reason == ExitReason.TIMEOUT:
-        run.answer = (spec.message or "").format(limit=run.settings.timeout_s)
+        run.answer = (spec.message or "").format(limit=run.settings.agent.timeout_s)
     elif reason == ExitReason.LLM_ERROR and run.error is not None:
         run.answer = MODEL_FAILED_MESSAGE  # not an internal error: `error` says what the provider said
     elif spec.message is not None and reason != ExitReason.INSUFFICIENT_CONTEXT:

@@ -11,7 +11,7 @@ import itertools
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.callbacks.manager import adispatch_custom_event
 from langchain_core.runnables import RunnableConfig
@@ -43,8 +43,26 @@ ResourceProvider = Callable[[], RunResources]
 # Only outcomes that depend on nothing but the question, the corpus and the settings are cached;
 # a rate limit or a timeout must be retried for real.
 CACHEABLE = {ExitReason.COMPLETED, ExitReason.INSUFFICIENT_CONTEXT}
-_ANSWER_SETTINGS = ("top_k", "candidate_pool", "rrf_k", "max_turns", "max_tool_calls", "max_reprompts",
-                    "support_threshold", "answer_threshold", "answerability", "citation_chars", "chunk_tokens", "embedder")
+# Settings that change answers, by their path in the tree (`group.field`).
+_ANSWER_SETTINGS = ("retrieval.top_k", "retrieval.candidate_pool", "retrieval.rrf_k", "agent.max_turns",
+                    "agent.max_tool_calls", "agent.max_reprompts", "agent.support_threshold",
+                    "answerer.answer_threshold", "answerer.answerability", "agent.citation_chars",
+                    "index.chunk_tokens", "index.embedder")
+# Settings that bound a run without changing a completed answer: in the fingerprint, not the cache key.
+_RUN_SETTINGS = ("agent.max_question_chars", "agent.timeout_s", "agent.system_tokens",
+                 "agent.evidence_tokens", "agent.history_tokens", "agent.response_tokens")
+
+
+def _leaf_values(settings: Settings, paths: Sequence[str], *,
+                 mode: Literal["json", "python"]) -> dict[str, Any]:
+    """The values at `paths`, keyed by field name alone: field names are unique across the tree and
+    were the keys before it was nested, so fingerprints and cache keys made earlier stay equal."""
+    tree = settings.model_dump(mode=mode)
+    values: dict[str, Any] = {}
+    for path in paths:
+        group, name = path.split(".")
+        values[name] = tree[group][name]
+    return values
 
 
 @dataclass
@@ -74,14 +92,14 @@ def _prepare(settings: Settings, resources: ResourceProvider, question: str, *, 
     )
     if recorder is not None:  # before any work, so a run cut off later still shows it started
         recorder.begin({
-            "query_id": query_id, "question": question, "owner": owner, "model": model or settings.model,
+            "query_id": query_id, "question": question, "owner": owner, "model": model or settings.answerer.model,
             "history": [{"role": m.role, "content": m.content} for m in run.history],
             "settings": settings.model_dump(mode="json"),
-            "settings_fingerprint": settings_fingerprint(settings, model or settings.model),
+            "settings_fingerprint": settings_fingerprint(settings, model or settings.answerer.model),
         })
-    emit("run_start", {"question": question, "model": model or settings.model})
+    emit("run_start", {"question": question, "model": model or settings.answerer.model})
     # Guard checks first, so an empty or oversized question never opens the index or loads a model.
-    if not question.strip() or len(question) > settings.max_question_chars:
+    if not question.strip() or len(question) > settings.agent.max_question_chars:
         run.exit_reason = ExitReason.EMPTY_INPUT if not question.strip() else ExitReason.INPUT_TOO_LONG
         run.record("validation", ok=False, errors=[run.exit_reason.value])
         finalize_run(run)
@@ -107,7 +125,7 @@ def _finish(settings: Settings, prepared: _Prepared, model: str | None) -> Agent
         result = prepared.cached
     else:
         ready = prepared.resources
-        name = ready.graph.answerer.name if ready is not None else (model or settings.model)
+        name = ready.graph.answerer.name if ready is not None else (model or settings.answerer.model)
         result = to_result(prepared.run, name)
         if ready is not None and prepared.cache_key is not None and result.exit_reason in CACHEABLE:
             ready.cache.put("answer", prepared.cache_key, result.model_dump_json())
@@ -161,23 +179,19 @@ async def arun_agent(settings: Settings, resources: ResourceProvider, question: 
 def settings_fingerprint(settings: Settings, model: str) -> str:
     """SHA-256 (first 16 hex digits) of the settings that change answers, and the model: two runs
     with the same fingerprint were answered under the same configuration."""
-    values = {**settings.model_dump(mode="json"), "model": model}
-    payload = {name: values[name] for name in (*_ANSWER_SETTINGS, "model", "max_question_chars", "timeout_s",
-                                               "system_tokens", "evidence_tokens", "history_tokens",
-                                               "response_tokens")}
+    payload = {**_leaf_values(settings, (*_ANSWER_SETTINGS, *_RUN_SETTINGS), mode="json"), "model": model}
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def _answer_key(settings: Settings, resources: RunResources, run: RunState) -> str:
     """SHA-256 of everything that determines the answer, including the corpus version."""
-    values = settings.model_dump()
     payload = {
         "answerer": resources.graph.answerer.fingerprint,
         "question": run.question,
         "history": [(m.role, m.content) for m in run.history],
         "owner": run.owner,
         "corpus": resources.corpus_version,
-        "settings": {name: values[name] for name in _ANSWER_SETTINGS},
+        "settings": _leaf_values(settings, _ANSWER_SETTINGS, mode="python"),
         "v": 1,
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()

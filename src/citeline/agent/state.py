@@ -124,7 +124,7 @@ class RunState:
     @property
     def tool_budget_left(self) -> int:
         """Tool calls the run may still make before it must answer."""
-        return max(0, self.settings.max_tool_calls - self.tool_calls)
+        return max(0, self.settings.agent.max_tool_calls - self.tool_calls)
 
     @property
     def elapsed_ms(self) -> float:

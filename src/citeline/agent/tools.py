@@ -90,7 +90,7 @@ def run_tool(run: RunState, call: ToolCall, retriever: PassageSource) -> dict[st
             raise InvalidToolCall("search_docs needs a non-empty string `query`")
         if len(query) > MAX_QUERY_CHARS:
             raise InvalidToolCall(f"search_docs `query` is longer than {MAX_QUERY_CHARS} characters")
-        top_k = call.input.get("top_k", run.settings.top_k)
+        top_k = call.input.get("top_k", run.settings.retrieval.top_k)
         if not isinstance(top_k, int) or not 1 <= top_k <= 20:
             raise InvalidToolCall("search_docs `top_k` must be an integer from 1 to 20")
         outcome = with_retries(lambda: retriever.search(run.owner, query, top_k=top_k), sleep=run.clock.sleep)

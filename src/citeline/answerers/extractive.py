@@ -175,12 +175,12 @@ class ExtractiveAnswerer(Answerer):
         return self.render(run, ranking, self.confident(ranking))
 
     def _answerable(self, ranking: Ranking) -> tuple[bool, float | None]:
-        gate = self.settings.answerability
+        gate = self.settings.answerer.answerability
         if gate == "off":
             return True, None
         model = shipped_model() if gate == "model" else None
         if model is None:
-            return ranking.features["coverage_passage"] >= self.settings.answer_threshold, None
+            return ranking.features["coverage_passage"] >= self.settings.answerer.answer_threshold, None
         probability = model.probability(ranking.features)
         return probability >= model.threshold, round(probability, 4)
 
@@ -252,7 +252,7 @@ class ExtractiveAnswerer(Answerer):
             for part, part_vec in zip(parts, part_vecs, strict=True):
                 part_keys = key_terms(part)
                 part_cov, _ = pool_coverage.best(part_keys)
-                if part_cov < self.settings.answer_threshold:
+                if part_cov < self.settings.answerer.answer_threshold:
                     insufficiencies.append({"section": part, "missing": f"no passage covers: {part}",
                                             "queries_tried": run.queries_tried})
                     continue

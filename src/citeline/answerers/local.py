@@ -88,11 +88,12 @@ class LocalAnswerer(Answerer):
         self.name = name
         self.path = path
         self.settings = settings
-        self.loaded = load_model(path, n_ctx=settings.llm_context, n_threads=settings.llm_threads or os.cpu_count() or 1)
+        answerer = settings.answerer
+        self.loaded = load_model(path, n_ctx=answerer.llm_context, n_threads=answerer.llm_threads or os.cpu_count() or 1)
         # Cached answers are keyed on the exact file and on how the model is used.
-        self._fingerprint = f"{name}@{path.resolve()}:{settings.local_search}:{settings.local_answer}"
+        self._fingerprint = f"{name}@{path.resolve()}:{answerer.local_search}:{answerer.local_answer}"
         self.planner = (ExtractiveAnswerer(settings, retriever.embedder)
-                        if settings.local_search == "planned" else None)
+                        if settings.answerer.local_search == "planned" else None)
 
     @property
     def system_prompt(self) -> str:
@@ -114,7 +115,7 @@ class LocalAnswerer(Answerer):
         step = quotes.next_step(self.planner, run)
         if not isinstance(step, quotes.QuoteTurn):
             return step  # the plan's next tool call, or a decline
-        if self.settings.local_answer == "free":
+        if self.settings.answerer.local_answer == "free":
             return self._write(run, answer_only=True)
         text, prompt, completion = self._generate(run, step.messages, quote_schema(len(step.candidates)),
                                                   self._deadline(run), stream_tokens=False)
@@ -122,15 +123,15 @@ class LocalAnswerer(Answerer):
         return step.answer(text)
 
     def _deadline(self, run: RunState) -> float:
-        return time.monotonic() + self.settings.timeout_s - run.elapsed_ms / 1000
+        return time.monotonic() + self.settings.agent.timeout_s - run.elapsed_ms / 1000
 
     def _write(self, run: RunState, *, answer_only: bool) -> Action:
         """The model writes the next action (or only the answer) under the action grammar."""
-        budget = Budget(system=self.settings.system_tokens,
-                        evidence=min(self.settings.evidence_tokens, LOCAL_EVIDENCE_TOKENS),
-                        history=self.settings.history_tokens, response=self.settings.response_tokens,
-                        passage_chars=min(self.settings.citation_chars, LOCAL_PASSAGE_CHARS),
-                        context_window=self.settings.llm_context)
+        budget = Budget(system=self.settings.agent.system_tokens,
+                        evidence=min(self.settings.agent.evidence_tokens, LOCAL_EVIDENCE_TOKENS),
+                        history=self.settings.agent.history_tokens, response=self.settings.agent.response_tokens,
+                        passage_chars=min(self.settings.agent.citation_chars, LOCAL_PASSAGE_CHARS),
+                        context_window=self.settings.answerer.llm_context)
         messages = build_messages(run, mode="json", budget=budget, answer_only=answer_only)
         schema = final_schema() if answer_only else action_schema(run, max_searches=self._max_searches(run))
         text, prompt, completion = self._generate(run, messages, schema, self._deadline(run))
@@ -155,7 +156,7 @@ class LocalAnswerer(Answerer):
             try:
                 stream = model.create_chat_completion(
                     messages=messages, response_format={"type": "json_object", "schema": schema},
-                    max_tokens=self.settings.response_tokens, temperature=0.0, stream=True)
+                    max_tokens=self.settings.agent.response_tokens, temperature=0.0, stream=True)
                 for chunk in stream:
                     delta = chunk["choices"][0].get("delta", {}) if chunk.get("choices") else {}
                     content = delta.get("content")
@@ -180,7 +181,7 @@ class LocalAnswerer(Answerer):
             prompt = max(0, int(model.n_tokens) - completion)
         text = "".join(pieces)
         run.model_exchange({"messages": messages, "response_format": {"type": "json_object", "schema": schema},
-                            "max_tokens": self.settings.response_tokens, "temperature": 0.0},
+                            "max_tokens": self.settings.agent.response_tokens, "temperature": 0.0},
                            {"text": text, "usage": [prompt, completion]})
         return text, prompt, completion
 

@@ -76,7 +76,7 @@ class OpenAIAnswerer(Answerer):
         if not model:
             raise ConfigurationError("`openai` needs a model name",
                                      hint="use --model openai:MODEL, e.g. openai:gpt-4o-mini")
-        if not settings.openai_api_key:
+        if not settings.answerer.openai_api_key:
             # Checked before any network call: a missing key must not look like a server failure.
             raise ConfigurationError(
                 "no API key for the `openai` provider",
@@ -91,7 +91,7 @@ class OpenAIAnswerer(Answerer):
         self.name = f"openai:{model}"
         self.model = model
         self.settings = settings
-        self.base_url = settings.openai_base_url or "https://api.openai.com/v1"
+        self.base_url = settings.answerer.openai_base_url or "https://api.openai.com/v1"
         self.client = self._new_client()
         self.profiles = [p for p in PROFILES if tool_mode in {"auto", "quotes"} or p.mode == tool_mode]
         # `#quotes`: code gathers the evidence, the model only picks the answer's sentences.
@@ -110,7 +110,7 @@ class OpenAIAnswerer(Answerer):
     def _new_client(self) -> Any:
         import openai
 
-        return openai.OpenAI(api_key=self.settings.openai_api_key, base_url=self.base_url, max_retries=0)
+        return openai.OpenAI(api_key=self.settings.answerer.openai_api_key, base_url=self.base_url, max_retries=0)
 
     @property
     def profile(self) -> Profile:
@@ -155,7 +155,7 @@ class OpenAIAnswerer(Answerer):
                 if self._step_down(exc, profile) or self._learn_window(exc):
                     continue
                 raise map_openai_error(exc, model=self.model, base_url=self.base_url,
-                                       secret=self.settings.openai_api_key) from exc
+                                       secret=self.settings.answerer.openai_api_key) from exc
             self._proven.add(profile.name)
             return actions.screened(action, run)
 
@@ -174,7 +174,7 @@ class OpenAIAnswerer(Answerer):
                     self._quote_schema = False  # the server rejects schemas: read numbers from text
                     continue
                 raise map_openai_error(exc, model=self.model, base_url=self.base_url,
-                                       secret=self.settings.openai_api_key) from exc
+                                       secret=self.settings.answerer.openai_api_key) from exc
             text = (response.choices[0].message.content or "") if response.choices else ""
             usage = response.usage
             counted = ((usage.prompt_tokens, usage.completion_tokens) if usage
@@ -220,7 +220,7 @@ class OpenAIAnswerer(Answerer):
         messages = build_messages(run, mode=profile.mode, budget=budget)
         final_only = run.force_final or run.tool_budget_left == 0
         request: dict[str, Any] = {
-            "model": self.model, "messages": messages, "max_tokens": self.settings.response_tokens,
+            "model": self.model, "messages": messages, "max_tokens": self.settings.agent.response_tokens,
             "temperature": 0, "timeout": self._timeout(run),
         }
         if profile.mode == "tools" and not final_only:
@@ -248,7 +248,7 @@ class OpenAIAnswerer(Answerer):
         return actions.from_text(text, prose_is_answer=True)
 
     def _timeout(self, run: RunState) -> float:
-        remaining = self.settings.timeout_s - run.elapsed_ms / 1000
+        remaining = self.settings.agent.timeout_s - run.elapsed_ms / 1000
         if remaining <= 0.05:
             raise ProviderError("timeout", "the run's time budget is spent")
         return remaining
@@ -330,7 +330,7 @@ class OpenAIAnswerer(Answerer):
             models = [m.id for m in self.client.models.list(timeout=10)]
         except Exception as exc:  # reported, not raised
             mapped = map_openai_error(exc, model=self.model, base_url=self.base_url,
-                                      secret=self.settings.openai_api_key)
+                                      secret=self.settings.answerer.openai_api_key)
             checks.append((False, f"endpoint {self.base_url} not usable: {mapped}", describe(mapped)))
             return checks
         checks.append((True, f"endpoint {self.base_url} reachable ({len(models)} models)", ""))
@@ -356,7 +356,7 @@ class OpenAIAnswerer(Answerer):
                                ""))
             else:
                 mapped = map_openai_error(exc, model=self.model, base_url=self.base_url,
-                                          secret=self.settings.openai_api_key)
+                                          secret=self.settings.answerer.openai_api_key)
                 checks.append((False, f"a test request failed: {mapped}", describe(mapped)))
         return checks
 

@@ -65,11 +65,11 @@ class Budget:
     def from_settings(cls, settings: Settings, *, context_window: int | None = None,
                       evidence_cap: int | None = None) -> Budget:
         """The budgets the settings give, capped by the model's window and an evidence cap when given."""
-        evidence = settings.evidence_tokens
+        evidence = settings.agent.evidence_tokens
         if evidence_cap is not None:
             evidence = min(evidence_cap, evidence)
-        return cls(system=settings.system_tokens, evidence=evidence, history=settings.history_tokens,
-                   response=settings.response_tokens, passage_chars=settings.citation_chars,
+        return cls(system=settings.agent.system_tokens, evidence=evidence, history=settings.agent.history_tokens,
+                   response=settings.agent.response_tokens, passage_chars=settings.agent.citation_chars,
                    context_window=context_window)
 
     @property

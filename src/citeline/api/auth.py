@@ -13,8 +13,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from citeline.api.errors import ApiError, error_payload
 from citeline.api.limits import FailedAuthLimiter, RateLimiter, retry_after
-from citeline.api.settings import ApiSettings
 from citeline.api.users import User, UserRegistry
+from citeline.config import ServiceSettings
 from citeline.index.store import Store
 
 OWNER_STATE_KEY = "citeline_owner"
@@ -52,16 +52,15 @@ class KeyGuard:
     HTTP request needs a valid key; the user's id is put in the request state for the handlers
     (`owner`). Per-user request rate limits apply as in the service."""
 
-    def __init__(self, users: UserRegistry, api: ApiSettings) -> None:
+    def __init__(self, users: UserRegistry, api: ServiceSettings) -> None:
         self.users = users
         self.failures = FailedAuthLimiter(api.auth_failures_per_minute)
         self.rate = RateLimiter(api.rate_per_s, api.rate_burst)
 
     @classmethod
-    def for_store(cls, store: Store, api: ApiSettings | None = None) -> KeyGuard:
-        """A guard checking keys against the users kept in `store`, with the service's limits (or the
-        defaults)."""
-        return cls(UserRegistry(store), api or ApiSettings())
+    def for_store(cls, store: Store, api: ServiceSettings) -> KeyGuard:
+        """A guard over the users kept in `store`, with the failure and rate limits of `api`."""
+        return cls(UserRegistry(store), api)
 
     def wrap(self, app: ASGIApp) -> ASGIApp:
         """`app` behind the guard: unauthenticated or over-rate HTTP requests get the standard error

@@ -43,7 +43,7 @@ class ChatSession:
     def __init__(self, app: Citeline, *, model: str | None, owner: str | None, console: Console) -> None:
         self.app = app
         self.model = model
-        self.owner = owner or app.settings.owner
+        self.owner = owner or app.settings.index.owner
         self.console = console
         self.history: list[dict[str, str]] = []
         self.last: AgentResult | None = None
@@ -53,7 +53,7 @@ class ChatSession:
         """Say what is indexed and which model answers, so an empty index is noticed before the first
         question."""
         documents, chunks = self.app.store.counts(self.owner)
-        model = self.model or self.app.settings.model
+        model = self.model or self.app.settings.answerer.model
         self.console.print(f"[bold]citeline[/bold] — {documents} documents, {chunks} chunks indexed · model "
                            f"[cyan]{model}[/cyan]", highlight=False)
         if documents == 0:
@@ -190,7 +190,7 @@ def run_chat(app: Citeline, *, model: str | None, owner: str | None) -> int:
     console = Console()
     chat = ChatSession(app, model=model, owner=owner, console=console)
     chat.banner()
-    read = _reader(app.settings.home / "chat_history")
+    read = _reader(app.settings.index.home / "chat_history")
     interrupted_once = False
     while True:
         try:

@@ -48,7 +48,7 @@ def _scheme(url: str) -> str:
 def _default_store() -> str:
     from citeline.config import Settings
 
-    return Settings().store_url
+    return Settings().index.store_url
 
 
 @db_app.command()

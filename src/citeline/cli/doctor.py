@@ -29,7 +29,7 @@ class Check:
 
 def check_index(settings: Settings, owner: str) -> Check:
     """Whether the index opens and what it holds (without creating an empty one where none exists)."""
-    url = settings.store_url
+    url = settings.index.store_url
     if url.startswith("sqlite:"):
         path = Path(url.removeprefix("sqlite:")).expanduser()
         if not path.is_file():  # opening the store would create an empty one: look first
@@ -58,11 +58,12 @@ def check_embedder(settings: Settings) -> Check:
     from citeline.index.embedder import get_embedder
 
     try:
-        embedder = get_embedder(settings.embedder, settings.embed_batch_size, settings.embed_threads)
+        index = settings.index
+        embedder = get_embedder(index.embedder, index.embed_batch_size, index.embed_threads)
         embedder.embed(["doctor"])
     except CitelineError as exc:
         return Check("embedder", False, exc.message, exc.hint or "run `make install`")
-    return Check("embedder", True, f"{settings.embedder} loads and embeds ({embedder.dim} dimensions)")
+    return Check("embedder", True, f"{settings.index.embedder} loads and embeds ({embedder.dim} dimensions)")
 
 
 def check_tokenizer() -> Check:
@@ -143,10 +144,10 @@ def doctor(
         typer.echo(f"error: invalid configuration: {exc}", err=True)
         raise typer.Exit(2) from exc
     checks = [
-        check_index(settings, owner or settings.owner),
+        check_index(settings, owner or settings.index.owner),
         check_embedder(settings),
         check_tokenizer(),
-        *check_provider(settings, model or settings.model),
+        *check_provider(settings, model or settings.answerer.model),
     ]
     if as_json:
         sys.stdout.write(

@@ -108,7 +108,7 @@ def ingest(
     try:
         options: dict[str, Any] = {
             "store": citeline.store, "embedder": lambda: citeline.embedder, "settings": settings,
-            "owner": owner or settings.owner, "include": include, "exclude": exclude, "prune": prune,
+            "owner": owner or settings.index.owner, "include": include, "exclude": exclude, "prune": prune,
         }
         if as_json:
             report = ingest_paths(paths, **options)
@@ -170,9 +170,9 @@ def ask(
     if question == "-":
         question = sys.stdin.read().strip()
     citeline = _app()
-    if question.strip() and len(question) <= citeline.settings.max_question_chars:
+    if question.strip() and len(question) <= citeline.settings.agent.max_question_chars:
         try:
-            documents, _ = citeline.store.counts(owner or citeline.settings.owner)
+            documents, _ = citeline.store.counts(owner or citeline.settings.index.owner)
         except CitelineError as exc:
             _fail(str(exc))
         if documents == 0:
@@ -275,7 +275,7 @@ def docs_rm(
 
     citeline = _app()
     try:
-        removed, missing = remove_documents(citeline, targets, owner or citeline.settings.owner)
+        removed, missing = remove_documents(citeline, targets, owner or citeline.settings.index.owner)
     except CitelineError as exc:
         _fail(str(exc))
     for record in removed:
@@ -323,9 +323,8 @@ def mcp(
         if owner is not None:
             _fail("--owner applies to stdio or --no-auth: over HTTP each API key's user is the owner")
         from citeline.api.auth import KeyGuard
-        from citeline.api.settings import ApiSettings
 
-        guard = KeyGuard.for_store(citeline.store, ApiSettings())
+        guard = KeyGuard.for_store(citeline.store, citeline.settings.service)
         typer.echo("API keys required (`citeline users add NAME` makes one); --no-auth for a single local user",
                    err=True)
     serve(citeline, http=http, owner=owner, guard=guard)

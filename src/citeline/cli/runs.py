@@ -52,7 +52,7 @@ def _open() -> tuple[Citeline, RunLog]:
 
 
 def _owner(citeline: Citeline, owner: str | None, all_owners: bool) -> str | None:
-    return None if all_owners else owner or citeline.settings.owner
+    return None if all_owners else owner or citeline.settings.index.owner
 
 
 def _filter(citeline: Citeline, owner: str | None, all_owners: bool, session: str | None, exit_reason: str | None,

@@ -20,7 +20,7 @@ def serve(
 
     import uvicorn
 
-    from citeline.api import ApiSettings, create_app
+    from citeline.api import create_app
     from citeline.api.service import EscapeControlsFilter, QueryIdFilter
     from citeline.app import Citeline
     from citeline.config import Settings
@@ -35,15 +35,15 @@ def serve(
     logger.setLevel(log_level.upper())
     logger.propagate = False
     try:
-        api = ApiSettings()
+        settings = Settings()
         if no_auth:
-            api = api.model_copy(update={"auth": False})
-        citeline = Citeline(Settings())
-        app = create_app(citeline, api)
+            settings = settings.with_overrides(service={"auth": False})
+        citeline = Citeline(settings)
+        app = create_app(citeline)
     except (CitelineError, ValueError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
-    if api.auth:
+    if citeline.settings.service.auth:
         typer.echo("API keys required (`citeline users add NAME` makes one); --no-auth for a single local user",
                    err=True)
     uvicorn.run(app, host=host, port=port, log_level=log_level.lower(), access_log=False,

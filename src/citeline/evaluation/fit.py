@@ -29,13 +29,13 @@ Row = dict[str, Any]
 def collect(suite: Path, details: Path) -> dict[str, list[Row]]:
     """Answer every question of every set in `suite` with the gate off; per-question rows."""
     from citeline.app import Citeline
-    from citeline.config import Settings
+    from citeline.config import AnswererSettings, IndexSettings, Settings
     from citeline.evaluation.runner import discover_suite, run_sets
     from citeline.retrieval.cache import NullCache
 
     sets = discover_suite(suite)
     with tempfile.TemporaryDirectory(prefix="citeline-fit-") as home:
-        settings = Settings(home=Path(home), answerability="off")
+        settings = Settings(index=IndexSettings(home=Path(home)), answerer=AnswererSettings(answerability="off"))
         app = Citeline(settings, cache=NullCache())
         try:
             run_sets(app, sets, details=details)

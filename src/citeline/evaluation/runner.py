@@ -86,7 +86,7 @@ def run_eval(
 
 def _evaluate(citeline: Citeline, items: Sequence[QAItem], *, corpus: Path | None, model: str | None,
               details_path: Path | None) -> dict[str, Any]:
-    owner = citeline.settings.owner
+    owner = citeline.settings.index.owner
     if corpus is not None:
         report = citeline.ingest([corpus], owner=owner, exclude=EVAL_EXCLUDES)
         # A corpus file with nothing to read (a page that only includes another) is left out, as
@@ -228,7 +228,7 @@ def run_sets(citeline: Citeline, sets: Sequence[EvalSet], *, model: str | None =
     for eval_set in sets:
         app = citeline
         if eval_set.corpus is not None:
-            settings = citeline.settings.with_overrides(home=citeline.settings.home / "eval" / eval_set.name,
+            settings = citeline.settings.with_overrides(home=citeline.settings.index.home / "eval" / eval_set.name,
                                                         store="")
             app = Citeline(settings, cache=citeline.cache)
         path = details if details is None or len(sets) == 1 else details / f"{eval_set.name}.jsonl"

@@ -219,11 +219,11 @@ class _Ingester:
         self._worker: ParseWorker | None = None
         self._pending: list[_Pending] = []
         self._pending_chunks = 0
-        self._flush_at = max(2 * settings.embed_batch_size, 16)
-        self._limits = LoadLimits(max_pages=settings.max_pages,
-                                  max_decompressed_bytes=settings.max_decompressed_bytes,
-                                  max_line_chars=settings.max_line_chars,
-                                  max_blocks=settings.max_blocks_per_file)
+        self._flush_at = max(2 * settings.index.embed_batch_size, 16)
+        self._limits = LoadLimits(max_pages=settings.index.max_pages,
+                                  max_decompressed_bytes=settings.index.max_decompressed_bytes,
+                                  max_line_chars=settings.index.max_line_chars,
+                                  max_blocks=settings.index.max_blocks_per_file)
 
     # The embedder (a model load) and the worker (a process) are only created when a file
     # actually changed: re-running on an unchanged folder is just hashing.
@@ -268,7 +268,7 @@ class _Ingester:
         if loader is None:
             raise IngestError(f"{path.name}: unsupported file type `{path.suffix or '(none)'}`",
                               hint="see `citeline ingest --help` for the formats, or use --exclude")
-        data = _read_checked(path, self.settings.max_file_bytes)
+        data = _read_checked(path, self.settings.index.max_file_bytes)
         digest = content_hash(data)
         source = self.sources.get(path.resolve(), str(path))
         existing = self.store.find_document(self.owner, source)
@@ -282,13 +282,13 @@ class _Ingester:
         parse_path = str(path) if source == str(path) else path.name
         request = ParseRequest(
             path=parse_path, data=data, doc_id=doc_id, doc_hash=digest,
-            chunk_tokens=self.settings.chunk_tokens, overlap=self.settings.chunk_overlap,
-            max_chunks=self.settings.max_chunks_per_file, limits=self._limits,
+            chunk_tokens=self.settings.index.chunk_tokens, overlap=self.settings.index.chunk_overlap,
+            max_chunks=self.settings.index.max_chunks_per_file, limits=self._limits,
         )
-        if self.settings.parse_in_worker:
+        if self.settings.index.parse_in_worker:
             if self._worker is None:
-                self._worker = ParseWorker(timeout_s=self.settings.parse_timeout_s,
-                                           memory_mb=self.settings.parse_memory_mb)
+                self._worker = ParseWorker(timeout_s=self.settings.index.parse_timeout_s,
+                                           memory_mb=self.settings.index.parse_memory_mb)
             parsed = self._worker.parse(request, loader)
         else:
             parsed = _parse_here(request, loader)

@@ -46,8 +46,8 @@ class Retriever:
         payload = {
             "owner": owner, "query": query, "top_k": top_k,
             "document_ids": sorted(document_ids) if document_ids is not None else None,
-            "filters": dict(filters or {}), "pool": self.settings.candidate_pool,
-            "rrf_k": self.settings.rrf_k, "embedder": self.embedder.name,
+            "filters": dict(filters or {}), "pool": self.settings.retrieval.candidate_pool,
+            "rrf_k": self.settings.retrieval.rrf_k, "embedder": self.embedder.name,
             "corpus": self.store.corpus_version(),
         }
         return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
@@ -65,7 +65,7 @@ class Retriever:
         """Hybrid search of the owner's passages (empty for a blank query), from cache when the same
         search of the same corpus was done before."""
         started = time.perf_counter()
-        top_k = top_k or self.settings.top_k
+        top_k = top_k or self.settings.retrieval.top_k
         if not query.strip():
             return SearchOutcome(query, [], 0.0)
         key = self._cache_key(owner, query, top_k, document_ids, filters)
@@ -79,7 +79,8 @@ class Retriever:
             passages = self.store.search(
                 SearchRequest(
                     owner=owner, text=query, vector=vector, top_k=top_k, document_ids=document_ids,
-                    filters=filters, candidate_pool=self.settings.candidate_pool, rrf_k=self.settings.rrf_k,
+                    filters=filters, candidate_pool=self.settings.retrieval.candidate_pool,
+                    rrf_k=self.settings.retrieval.rrf_k,
                 )
             )
         except CitelineError:

@@ -15,15 +15,15 @@ from citeline.runs.scrub import Scrubber
 
 def open_log(settings: Settings) -> RunLog | None:
     """The runs log under the settings' home, or None when the `runs_log` setting is off."""
-    if not settings.runs_log:
+    if not settings.runs.log:
         return None
-    return RunLog(settings.home / "runs", retention_days=settings.runs_retention_days,
-                  max_bytes=settings.runs_max_mb << 20)
+    return RunLog(settings.index.home / "runs", retention_days=settings.runs.retention_days,
+                  max_bytes=settings.runs.max_mb << 20)
 
 
 def recorder(runs: RunLog, settings: Settings, *, via: str, session_id: str | None = None) -> LogRecorder:
     """A recorder for one run; the settings' API key is among the secrets it never writes."""
-    return LogRecorder(runs, via=via, session_id=session_id, scrub=Scrubber([settings.openai_api_key]))
+    return LogRecorder(runs, via=via, session_id=session_id, scrub=Scrubber([settings.answerer.openai_api_key]))
 
 
 __all__ = ["LogRecorder", "RecordedRun", "RunFilter", "RunLog", "RunSummary", "Scrubber", "open_log", "recorder"]

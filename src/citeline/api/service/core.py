@@ -24,9 +24,9 @@ from citeline.api.errors import ApiError
 from citeline.api.limits import Clock, FailedAuthLimiter, RateLimiter, RunSlots, Slots, retry_after
 from citeline.api.metrics import Metrics
 from citeline.api.sessions import SessionMessage, SessionState, SessionStore, open_sessions
-from citeline.api.settings import ApiSettings
 from citeline.api.users import User, UserRegistry
 from citeline.app import Citeline
+from citeline.config import ServiceSettings
 from citeline.errors import CitelineError
 from citeline.text import escape_controls, printable
 
@@ -109,18 +109,19 @@ class RunHandle:
 
 
 class Service:
-    """The state the HTTP service shares between requests: the library instance, users, sessions,
-    limits, metrics and the runs in flight. Handlers call it; it holds the rules they share."""
+    """What the HTTP handlers share: the library instance, users, sessions, limits and run slots.
 
-    def __init__(self, citeline: Citeline, api: ApiSettings, *, sessions: SessionStore | None = None,
-                 clock: Clock = time.monotonic) -> None:
+    `api` defaults to the `service` group of the library's settings tree."""
+
+    def __init__(self, citeline: Citeline, api: ServiceSettings | None = None, *,
+                 sessions: SessionStore | None = None, clock: Clock = time.monotonic) -> None:
         self.citeline = citeline
-        self.api = api
-        self.home = citeline.settings.home.expanduser().resolve()
+        self.api = api = api or citeline.settings.service
+        self.home = citeline.settings.index.home.expanduser().resolve()
         self.users = UserRegistry(citeline.store)
         # Sessions follow the store (shared PostgreSQL -> shared sessions) unless set explicitly.
         self.sessions: SessionStore = sessions or open_sessions(
-            api.sessions, citeline.settings.store_url, self.home, pool_size=api.sessions_pool_size)
+            api.sessions, citeline.settings.index.store_url, self.home, pool_size=api.sessions_pool_size)
         self.metrics = Metrics()
         self.limiter = RateLimiter(api.rate_per_s, api.rate_burst, clock=clock)
         self.auth_failures = FailedAuthLimiter(api.auth_failures_per_minute, clock=clock)
@@ -133,7 +134,7 @@ class Service:
     # --- users -----------------------------------------------------------------------------
     def local_user(self) -> User:
         """The user a server started without authentication acts as (the configured owner)."""
-        return User(id=self.citeline.settings.owner, name=self.citeline.settings.owner)
+        return User(id=self.citeline.settings.index.owner, name=self.citeline.settings.index.owner)
 
     def check_rate(self, user: User) -> None:
         """Raise 429 with `Retry-After` when `user` is over the request rate; otherwise count the
@@ -218,7 +219,7 @@ class Service:
 
     def resolve_model(self, requested: str | None) -> str | None:
         """None = the server default. Only listed models may be chosen (a spec can name files)."""
-        if requested is None or requested in {DEFAULT_MODEL_ID, self.citeline.settings.model}:
+        if requested is None or requested in {DEFAULT_MODEL_ID, self.citeline.settings.answerer.model}:
             return None
         if requested not in self.model_ids():
             raise ApiError(422, f"unknown model `{printable(requested[:80])}`: GET /v1/models lists the models",
@@ -238,7 +239,7 @@ class Service:
     # --- runs ------------------------------------------------------------------------------
     def check_question(self, question: str) -> None:
         """Raise 422 for an empty question or one over the length limit, before any run starts."""
-        limit = self.citeline.settings.max_question_chars
+        limit = self.citeline.settings.agent.max_question_chars
         if not question.strip():
             raise ApiError(422, "the question is empty", type="validation_error", step="validation")
         if len(question) > limit:

@@ -15,16 +15,16 @@ import logging
 import shutil
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Protocol
 
-from fastapi import UploadFile
-from fastapi.concurrency import run_in_threadpool
+from starlette.concurrency import run_in_threadpool
 
-from citeline.api import models as m
 from citeline.api.errors import ApiError
-from citeline.api.service import Service, sanitize_filename
+from citeline.api.service.core import Service, sanitize_filename
 from citeline.api.users import User
 from citeline.documents.chunking import content_hash
 from citeline.documents.registry import supported_suffixes
@@ -39,13 +39,35 @@ _owner_locks: dict[str, threading.Lock] = {}
 _owner_locks_guard = threading.Lock()
 
 
-def document_info(svc: Service, record: DocumentRecord) -> m.DocumentInfo:
-    """A document as the API shows it: upload names without their internal prefix."""
-    return m.DocumentInfo(
-        id=record.id, name=svc.present_name(record.title), source=svc.present_source(record.owner, record.source),
-        status=record.status, chunk_count=record.chunk_count, size_bytes=record.size_bytes,
-        created_at=record.created_at, updated_at=record.updated_at, metadata=record.metadata,
-    )
+class IncomingFile(Protocol):
+    """A file of a multipart request as uploads read it (FastAPI's `UploadFile` is one)."""
+
+    filename: str | None
+
+    async def read(self, size: int = -1) -> bytes:
+        """At most `size` bytes of the file; empty at its end."""
+        ...
+
+
+@dataclass(frozen=True)
+class RejectedFile:
+    """A file of an upload that was not indexed, and why."""
+
+    filename: str
+    error: str
+
+
+@dataclass
+class UploadOutcome:
+    """What an upload did: the documents it indexed (new, updated or unchanged), the files it
+    could not index, and the ingest counts."""
+
+    documents: list[DocumentRecord] = field(default_factory=list)
+    failed: list[RejectedFile] = field(default_factory=list)
+    ingested: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    chunks: int = 0
 
 
 def _owner_lock(owner: str) -> threading.Lock:
@@ -71,11 +93,11 @@ def upload_slots(svc: Service, user: User) -> Iterator[None]:
         svc.slots.release(user.id)
 
 
-async def _save(svc: Service, upload: UploadFile, folder: Path) -> tuple[str, Path | None, str | None]:
+async def _save(svc: Service, upload: IncomingFile, folder: Path) -> tuple[str, Path | None, str | None]:
     name = sanitize_filename(upload.filename or "")
     if Path(name).suffix.lower() not in supported_suffixes():
         return name, None, f"unsupported file type `{Path(name).suffix or '(none)'}`"
-    limit = svc.citeline.settings.max_file_bytes
+    limit = svc.citeline.settings.index.max_file_bytes
     target = folder / name
     partial = folder / f".{name}.{uuid.uuid4().hex}.part"
     size = 0
@@ -129,8 +151,8 @@ def _check_fits(svc: Service, owner: str, saved: list[tuple[str, Path]], replace
                            details={"used_bytes": used, "quota_bytes": quota, "upload_bytes": incoming})
 
 
-def _ingest(svc: Service, owner: str, saved: list[tuple[str, Path]]) -> m.UploadResult:
-    result = m.UploadResult(documents=[], failed=[], ingested=0, updated=0, unchanged=0, chunks=0)
+def _ingest(svc: Service, owner: str, saved: list[tuple[str, Path]]) -> UploadOutcome:
+    result = UploadOutcome()
     store = svc.citeline.store
     # Uploads are strangers' files: always parsed in the worker with its time and memory caps.
     settings = svc.citeline.settings.model_copy(update={"parse_in_worker": True})
@@ -149,7 +171,7 @@ def _ingest(svc: Service, owner: str, saved: list[tuple[str, Path]]) -> m.Upload
         if report is None or report.failed:
             reason = report.failed[0].error if report else "the file could not be indexed"
             reason = reason.replace(str(path.parent) + "/", "").replace(str(path), name)
-            result.failed.append(m.UploadFailure(filename=name, error=printable(svc.present_name(reason))))
+            result.failed.append(RejectedFile(filename=name, error=printable(svc.present_name(reason))))
             continue
         result.ingested += report.ingested
         result.updated += report.updated
@@ -163,18 +185,18 @@ def _ingest(svc: Service, owner: str, saved: list[tuple[str, Path]]) -> m.Upload
             Path(legacy.source).unlink(missing_ok=True)
         record = store.find_document(owner, source)
         if record is not None:
-            result.documents.append(document_info(svc, record))
+            result.documents.append(record)
     return result
 
 
-def _check_and_ingest(svc: Service, owner: str, saved: list[tuple[str, Path]], replace: bool) -> m.UploadResult:
+def _check_and_ingest(svc: Service, owner: str, saved: list[tuple[str, Path]], replace: bool) -> UploadOutcome:
     # One upload of a user at a time in this worker, so two cannot both pass the quota check.
     with _owner_lock(owner):
         _check_fits(svc, owner, saved, replace)
         return _ingest(svc, owner, saved)
 
 
-async def upload(svc: Service, user: User, files: list[UploadFile], *, replace: bool) -> m.UploadResult:
+async def upload(svc: Service, user: User, files: Sequence[IncomingFile], *, replace: bool) -> UploadOutcome:
     """Stage, check and index an upload (see the module docstring for the rules)."""
     if len(files) > svc.api.max_upload_files:
         raise ApiError(422, f"at most {svc.api.max_upload_files} files per upload", type="validation_error",
@@ -184,11 +206,11 @@ async def upload(svc: Service, user: User, files: list[UploadFile], *, replace: 
         await run_in_threadpool(private_dir, folder)
         try:
             saved: list[tuple[str, Path]] = []
-            failures: list[m.UploadFailure] = []
+            failures: list[RejectedFile] = []
             for item in files:
                 name, path, problem = await _save(svc, item, folder)
                 if path is None:
-                    failures.append(m.UploadFailure(filename=name, error=problem or "rejected"))
+                    failures.append(RejectedFile(filename=name, error=problem or "rejected"))
                 else:
                     saved.append((name, path))
             result = await run_in_threadpool(_check_and_ingest, svc, user.id, saved, replace)
@@ -197,5 +219,5 @@ async def upload(svc: Service, user: User, files: list[UploadFile], *, replace: 
     result.failed = failures + result.failed
     if not result.documents:
         raise ApiError(422, "no file could be indexed", type="validation_error", step="validation",
-                       details={"failed": [f.model_dump() for f in result.failed]})
+                       details={"failed": [asdict(f) for f in result.failed]})
     return result
