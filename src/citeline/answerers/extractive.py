@@ -262,7 +262,8 @@ class ExtractiveAnswerer(Answerer):
                     part_picks.append(best)
         code = self._code_block(units, overall, lead) if how_to else None
         ranking = Ranking(units, overall, part_picks, insufficiencies, lead, answer_type, code, cosine=cosine)
-        ranking.features = self._features(keys, pool, pool_coverage, ranking, lexical(keys))
+        asked_keys = [k for k in key_terms(focus.text) if k.term not in focus.excluded]
+        ranking.features = self._features(keys, asked_keys, pool, pool_coverage, ranking, lexical(keys))
         answer, probability = self._answerable(ranking)
         if not answer:
             decision = {"answer": False, "probability": probability, "features": ranking.features}
@@ -322,12 +323,19 @@ class ExtractiveAnswerer(Answerer):
         return best if overall[best] >= _CODE_SCORE_FLOOR * overall[lead] else None
 
     @staticmethod
-    def _features(keys: list[KeyTerm], pool: Sequence[Passage], coverage: Coverage, ranking: Ranking,
-                  unit_lexical: np.ndarray) -> dict[str, float]:
+    def _features(keys: list[KeyTerm], asked_keys: list[KeyTerm], pool: Sequence[Passage], coverage: Coverage,
+                  ranking: Ranking, unit_lexical: np.ndarray) -> dict[str, float]:
         """The answerability signals of one question (see `retrieval.answerability.FEATURES`)."""
         weights = coverage.weights(keys)
         total = sum(weights.values()) or 1.0
-        missing = [k for k in keys if not any(coverage.credit(k.term, i) > 0 for i in range(len(pool)))]
+
+        def found_nowhere(term: str) -> bool:
+            return not any(coverage.credit(term, i) > 0 for i in range(len(pool)))
+
+        missing = [k for k in keys if found_nowhere(k.term)]
+        asked_weights = coverage.weights(asked_keys)
+        asked_missing = sum(asked_weights[k.term] for k in asked_keys if found_nowhere(k.term))
+        lead_text = ranking.units[ranking.lead].text
         dense = sorted((p.dense_score for p in pool if p.dense_score is not None), reverse=True)
         top = max(pool, key=lambda p: p.score)
         prose = [i for i, u in enumerate(ranking.units) if not u.is_code]
@@ -345,6 +353,9 @@ class ExtractiveAnswerer(Answerer):
             "lead_cosine": round(float(ranking.cosine[ranking.lead]), 4),
             "type_missing": type_missing,
             "key_terms": round(float(np.log1p(len(keys))), 4),
+            "focus_missing": round(asked_missing / (sum(asked_weights.values()) or 1.0), 4),
+            "lead_coverage": round(float(unit_lexical[ranking.lead]), 4),
+            "lead_type": float(holds(ranking.answer_type, lead_text)),
         }
 
     # --- the answer ----------------------------------------------------------------------
