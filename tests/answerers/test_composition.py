@@ -162,11 +162,18 @@ def test_the_asking_sentence_decides_the_lead_not_the_scene_before_it(app: Citel
     assert "--active" in first_sentence(result.answer)
 
 
-def test_a_lead_keeps_the_sentence_that_completes_it(app: Citeline) -> None:
+def test_a_how_many_question_leads_with_the_count_of_what_it_asks_about(app: Citeline) -> None:
     result = app.ask("How many threads can the default thread pool run at the same time?")
     assert result.exit_reason == ExitReason.COMPLETED
+    assert "only 40 threads can run at the same time" in first_sentence(result.answer)
+
+
+def test_a_lead_keeps_the_sentence_that_completes_it(app: Citeline) -> None:
+    result = app.ask("What is the default thread pool size?")
+    assert result.exit_reason == ExitReason.COMPLETED
     lead_line = result.answer.splitlines()[0]
-    assert "40 tokens" in lead_line and "only 40 threads can run at the same time" in lead_line
+    assert "40 tokens" in first_sentence(result.answer)
+    assert "only 40 threads can run at the same time" in lead_line
     for citation in result.citations:
         passage = app.store.get_passage("local", citation.document_id, citation.chunk_id)
         assert passage is not None and citation.quote in passage.text

@@ -30,7 +30,14 @@ from citeline.config import Settings
 from citeline.index.embedder import Embedder
 from citeline.index.store import Passage
 from citeline.retrieval import Retriever
-from citeline.retrieval.answer_types import AnswerTypes, asks_how_to, expected_types, holds, tells_how
+from citeline.retrieval.answer_types import (
+    AnswerType,
+    AnswerTypes,
+    asks_how_to,
+    expected_types,
+    holds,
+    tells_how,
+)
 from citeline.retrieval.answerability import shipped_model
 from citeline.retrieval.evidence import (
     Coverage,
@@ -44,7 +51,7 @@ from citeline.retrieval.evidence import (
 )
 from citeline.retrieval.focus import question_focus
 from citeline.retrieval.units import Unit, evidence_units, item_sentences
-from citeline.text import collapse_ws, content_terms
+from citeline.text import collapse_ws, content_terms, fold, stem
 
 MAX_OPEN = 3
 MAX_POINTS = 3  # supporting points after the lead
@@ -245,7 +252,7 @@ class ExtractiveAnswerer(Answerer):
         # there ("how many threads … and what do I set?": a number) is the one to lead with.
         answer_type = expected_types(parts[0] if len(parts) > 1 else focus.text)
         prose = [i for i, u in enumerate(units) if not u.is_code]
-        lead = self._lead(units, overall, prose, answer_type, how_to)
+        lead = self._lead(units, overall * _lead_fitness(units, answer_type, wanted), prose, answer_type, how_to)
         part_picks: list[int] = []
         insufficiencies: list[dict[str, Any]] = []
         if len(parts) > 1:
@@ -257,7 +264,9 @@ class ExtractiveAnswerer(Answerer):
                                             "queries_tried": run.queries_tried})
                     continue
                 part_scores = score(part_vec, [k for k in part_keys if k.term not in focus.excluded])
-                best = self._lead(units, part_scores, prose, expected_types(part), asks_how_to(part))
+                part_type = expected_types(part)
+                best = self._lead(units, part_scores * _lead_fitness(units, part_type, part_keys), prose, part_type,
+                                  asks_how_to(part))
                 if best not in part_picks:
                     part_picks.append(best)
         code = self._code_block(units, overall, lead) if how_to else None
@@ -460,6 +469,29 @@ class _Vectors:
         """Cosine of every unit to `vector` (0 for units that were not embedded)."""
         result: np.ndarray = self.matrix @ vector
         return result
+
+
+_INTRODUCES = re.compile(r":\s*$")  # "… the following dependencies are optional:"
+_CHANGELOG_ENTRY = re.compile(r"\(?#\d{2,}\)?\.?\s*$")  # "Allow `Request.form()` as a context manager #1903."
+_COUNTED = re.compile(r"\b\d[\d,.]*\s+([^\W\d_]+)")
+
+
+def _lead_fitness(units: Sequence[Unit], answer_type: AnswerTypes, keys: Sequence[KeyTerm]) -> np.ndarray:
+    """How well each unit would read as the first sentence, beyond its relevance: a sentence that
+    only introduces what follows it (ends with a colon) or a release-notes entry ("… #1903") says
+    less on its own; for a how-many question, a number counting the thing asked about ("40
+    threads") is the answer itself."""
+    counted_terms = {k.term for k in keys}
+    wants_number = bool({AnswerType.NUMBER, AnswerType.DURATION} & set(answer_type))
+    fitness = np.ones(len(units))
+    for index, unit in enumerate(units):
+        text = unit.text.strip()
+        if _INTRODUCES.search(text) or _CHANGELOG_ENTRY.search(text):
+            fitness[index] *= 0.85
+        if wants_number and any(stem(fold(m.group(1))) in counted_terms or fold(m.group(1)) in counted_terms
+                                for m in _COUNTED.finditer(text)):
+            fitness[index] *= 1.1
+    return fitness
 
 
 def _completion(units: Sequence[Unit], lead: int) -> int | None:
