@@ -363,6 +363,7 @@ class ExtractiveAnswerer(Answerer):
             "type_missing": type_missing,
             "key_terms": round(float(np.log1p(len(keys))), 4),
             "focus_missing": round(asked_missing / (sum(asked_weights.values()) or 1.0), 4),
+            "coverage_focus": round(coverage.best(asked_keys)[0], 4),
             "lead_coverage": round(float(unit_lexical[ranking.lead]), 4),
             "lead_type": float(holds(ranking.answer_type, lead_text)),
         }
