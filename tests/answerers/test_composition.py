@@ -64,6 +64,36 @@ If you call `websocket.close()` before calling `websocket.accept()` then the ser
 
 Use `websocket.send_text()` for text frames and `websocket.send_bytes()` for binary frames.
 """,
+    "testing.md": """# Test client
+
+`TestClient` takes the arguments `backend` (a string) and `backend_options` (a dictionary).
+
+By default, `asyncio` is used with default options.
+
+To run `asyncio` with `uvloop`, pass `backend_options={"use_uvloop": True}`.
+
+To run `Trio`, pass `backend="trio"`.
+""",
+    "threadpool.md": """# Thread pool
+
+Starlette runs synchronous endpoints in a thread pool, so they do not block the event loop.
+
+## Concurrency limitations
+
+The default thread pool size is only 40 tokens. This means that only 40 threads can run at the same time.
+
+Increasing the number of tokens may have a memory impact, so be careful when doing so.
+""",
+    "environments.md": """# Project environments
+
+When in a project, uv prefers the `.venv` in the project directory and ignores the active virtual environment by default.
+
+A warning is displayed if `VIRTUAL_ENV` is set to a different path than the project's environment.
+
+Unlike `pip`, uv is not centered around the concept of an active virtual environment.
+
+The `--active` flag can be used to opt in to respecting `VIRTUAL_ENV`.
+""",
     "zz-notes/tips.md": """# Community tips
 
 Sessions are signed with the secret key, so rotate it when staff leave.
@@ -87,7 +117,7 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
     root = tmp_path_factory.mktemp("composition")
     citeline = Citeline(Settings(home=root / "home"))
     report = citeline.ingest([write_corpus(root / "docs", DOCS)])
-    assert report.ok and report.ingested == 4
+    assert report.ok and report.ingested == len(DOCS)
     yield citeline
     citeline.close()
 
@@ -117,6 +147,36 @@ def test_a_multi_part_question_answers_each_part(app: Citeline) -> None:
     result = app.ask("What does max_age default to, and what is the default minimum_size for GZip?")
     assert result.exit_reason == ExitReason.COMPLETED
     assert "2 weeks" in result.answer and "500" in result.answer
+
+
+def test_what_the_question_rules_out_is_not_the_answer(app: Citeline) -> None:
+    result = app.ask("How do I run my TestClient tests on trio instead of asyncio?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert 'backend="trio"' in first_sentence(result.answer)
+
+
+def test_the_asking_sentence_decides_the_lead_not_the_scene_before_it(app: Citeline) -> None:
+    result = app.ask("I activated another virtual environment, but uv sync keeps using the project's .venv "
+                     "and prints a warning about VIRTUAL_ENV. How do I make uv use the active environment?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert "--active" in first_sentence(result.answer)
+
+
+def test_a_how_many_question_leads_with_the_count_of_what_it_asks_about(app: Citeline) -> None:
+    result = app.ask("How many threads can the default thread pool run at the same time?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert "only 40 threads can run at the same time" in first_sentence(result.answer)
+
+
+def test_a_lead_keeps_the_sentence_that_completes_it(app: Citeline) -> None:
+    result = app.ask("What is the default thread pool size?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    lead_line = result.answer.splitlines()[0]
+    assert "40 tokens" in first_sentence(result.answer)
+    assert "only 40 threads can run at the same time" in lead_line
+    for citation in result.citations:
+        passage = app.store.get_passage("local", citation.document_id, citation.chunk_id)
+        assert passage is not None and citation.quote in passage.text
 
 
 def test_one_claim_one_source_and_stop(app: Citeline) -> None:

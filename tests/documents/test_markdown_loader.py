@@ -256,6 +256,20 @@ def test_tabs_nested_in_an_admonition_keep_the_tab_title(doc: LoadedDocument) ->
     assert order == sorted(order)
 
 
+def test_two_blank_lines_inside_a_tab_do_not_end_it() -> None:
+    # MkDocs keeps reading an indented tab body across two blank lines; the parser must too, or
+    # the rest of the admonition turns into one code block holding the next tab's marker.
+    page = ('!!! note\n\n    Other shells have their own scripts.\n\n    === "csh"\n\n\n'
+            '        ```console\n        $ source .venv/bin/activate.csh\n        ```\n\n'
+            '    === "Nushell"\n\n        ```console\n        $ use .venv/bin/activate.nu\n        ```\n')
+    doc = MarkdownLoader().load(Path("shells.md"), page.encode())
+    csh = find(doc, "$ source .venv/bin/activate.csh")
+    assert (csh.kind, csh.label, text_of(doc, csh)) == ("code", "csh", "$ source .venv/bin/activate.csh")
+    nushell = find(doc, "$ use .venv/bin/activate.nu")
+    assert (nushell.kind, nushell.label) == ("code", "Nushell")
+    assert "!!!" not in doc.text and "```" not in doc.text
+
+
 def test_generator_machinery_is_dropped(doc: LoadedDocument) -> None:
     for machinery in ("--8<--", "installer-options.md", "{*", "tutorial001", "ln[1:3]", ":::", "options:",
                       "show_root_heading", "heading_level", "members", "sessions.SessionMiddleware", "- SessionMiddleware",

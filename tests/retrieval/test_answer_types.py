@@ -23,3 +23,14 @@ def test_how_to_questions() -> None:
     assert asks_how_to("How do I run a task after the response has been sent?")
     assert asks_how_to("how to talk to the docker daemon over a unix socket")
     assert not asks_how_to("What is the default timeout?")
+    # After a scene-setting clause, and "what do I run / which … am I supposed to use".
+    assert asks_how_to("In a TestClient test, how can I check which template was rendered?")
+    assert asks_how_to("After uv sync on Windows, what do I run to activate the environment?")
+    assert asks_how_to("which activate script am i supposed to use")
+
+
+def test_when_asks_for_a_date_only_about_the_past() -> None:
+    assert AnswerType.DATE in expected_types("When was the bridge built?")
+    # A condition, not a date: evidence without a year must not count against it.
+    assert AnswerType.DATE not in expected_types("When does the code after yield run?")
+    assert AnswerType.DATE not in expected_types("When I add a Git dependency, does uv fetch LFS objects by default?")

@@ -30,7 +30,14 @@ from citeline.config import Settings
 from citeline.index.embedder import Embedder
 from citeline.index.store import Passage
 from citeline.retrieval import Retriever
-from citeline.retrieval.answer_types import AnswerTypes, asks_how_to, expected_types, holds
+from citeline.retrieval.answer_types import (
+    AnswerType,
+    AnswerTypes,
+    asks_how_to,
+    expected_types,
+    holds,
+    tells_how,
+)
 from citeline.retrieval.answerability import shipped_model
 from citeline.retrieval.evidence import (
     Coverage,
@@ -42,8 +49,9 @@ from citeline.retrieval.evidence import (
     present,
     vocabulary,
 )
+from citeline.retrieval.focus import question_focus
 from citeline.retrieval.units import Unit, evidence_units, item_sentences
-from citeline.text import collapse_ws, content_terms
+from citeline.text import collapse_ws, content_terms, fold, stem
 
 MAX_OPEN = 3
 MAX_POINTS = 3  # supporting points after the lead
@@ -53,9 +61,12 @@ MAX_PART_SEARCHES = 2
 _CODE_SCORE_FLOOR = 0.5  # a how-to answer shows code only when the block is this close to the lead
 _SAME = 0.7  # content-term overlap above which two units say the same thing
 MAX_EMBEDDED = 20  # prose units embedded per answer (the lexically closest ones)
-_INSTRUCTION = re.compile(
-    r"\b(?:you\s+(?:can|may|should|need\s+to|must|will\s+need\s+to)|to\s+\w+[^.,;]{0,60},\s+(?:use|pass|set|call|add|run))\b"
-    r"|^(?:use|pass|set|call|add|run|install|create|import|configure|enable|disable|wrap|include)\b|`[^`]+`",
+_LEAD_WORDS = 45  # a lead and the sentence that completes it stay within this many words
+# A sentence that starts like this only restates or completes the one before it ("The pool holds
+# 40 tokens. This means that only 40 threads can run at the same time."): the two are one thought.
+_CONTINUES = re.compile(
+    r"^(?:in\s+other\s+words|that\s+is|this\s+means|that\s+means|which\s+means|as\s+a\s+result|"
+    r"therefore|consequently|otherwise|thus|hence|in\s+that\s+case|in\s+practice|in\s+practical\s+terms)\b",
     re.IGNORECASE)
 
 
@@ -212,7 +223,14 @@ class ExtractiveAnswerer(Answerer):
             mixed: np.ndarray = 0.8 * own + 0.2 * np.maximum(own, under)
             return mixed
 
-        unit_vecs = self._unit_vectors(units, lexical(keys + answer_type_terms(question)), parts, question)
+        # Units are scored against what the question asks: terms it names only as what it does
+        # not want ("instead of asyncio") earn nothing, and its asking sentence counts as much
+        # as the whole question with its scene-setting.
+        focus = question_focus(question)
+        wanted = [k for k in keys if k.term not in focus.excluded]
+        focused = focus.differs_from(question)
+        unit_vecs = self._unit_vectors(units, lexical(wanted + answer_type_terms(question)), parts, question,
+                                       focus.text if focused else None)
         q_vec, part_vecs = unit_vecs.query, unit_vecs.parts
         cosine = unit_vecs.matrix @ q_vec
 
@@ -222,13 +240,19 @@ class ExtractiveAnswerer(Answerer):
             return scored
 
         # For choosing sentences, the answer-type words ("default", "limit") matter too.
-        overall = score(q_vec, keys + answer_type_terms(question))
-        if asks_how_to(question):
+        overall = score(q_vec, wanted + answer_type_terms(question))
+        if unit_vecs.focus is not None:
+            focus_keys = [k for k in key_terms(focus.text) if k.term not in focus.excluded]
+            overall = 0.5 * overall + 0.5 * score(unit_vecs.focus, focus_keys + answer_type_terms(focus.text))
+        how_to = asks_how_to(focus.text)
+        if how_to:
             # A how-to answer is an instruction: "You can ... by passing `x`", "Use ...".
-            overall = overall * np.array([1.1 if not u.is_code and _INSTRUCTION.search(u.text) else 1.0 for u in units])
-        answer_type = expected_types(question)
+            overall = overall * np.array([1.1 if not u.is_code and tells_how(u.text) else 1.0 for u in units])
+        # A multi-part question leads with its first part's answer: the kind of value asked
+        # there ("how many threads … and what do I set?": a number) is the one to lead with.
+        answer_type = expected_types(parts[0] if len(parts) > 1 else focus.text)
         prose = [i for i, u in enumerate(units) if not u.is_code]
-        lead = self._lead(units, overall, prose, answer_type)
+        lead = self._lead(units, overall * _lead_fitness(units, answer_type, wanted), prose, answer_type, how_to)
         part_picks: list[int] = []
         insufficiencies: list[dict[str, Any]] = []
         if len(parts) > 1:
@@ -239,21 +263,25 @@ class ExtractiveAnswerer(Answerer):
                     insufficiencies.append({"section": part, "missing": f"no passage covers: {part}",
                                             "queries_tried": run.queries_tried})
                     continue
-                part_scores = score(part_vec, part_keys)
-                best = max(prose, key=lambda i: part_scores[i])
+                part_scores = score(part_vec, [k for k in part_keys if k.term not in focus.excluded])
+                part_type = expected_types(part)
+                best = self._lead(units, part_scores * _lead_fitness(units, part_type, part_keys), prose, part_type,
+                                  asks_how_to(part))
                 if best not in part_picks:
                     part_picks.append(best)
-        code = self._code_block(units, overall, lead) if asks_how_to(question) else None
+        code = self._code_block(units, overall, lead) if how_to else None
         ranking = Ranking(units, overall, part_picks, insufficiencies, lead, answer_type, code, cosine=cosine)
-        ranking.features = self._features(keys, pool, pool_coverage, ranking, lexical(keys))
+        asked_keys = [k for k in key_terms(focus.text) if k.term not in focus.excluded]
+        ranking.features = self._features(keys, asked_keys, pool, pool_coverage, ranking, lexical(keys))
         answer, probability = self._answerable(ranking)
         if not answer:
             decision = {"answer": False, "probability": probability, "features": ranking.features}
             return self._decline(run, keys, pool, decision)
         return ranking
 
-    def _unit_vectors(self, units: list[Unit], lexical: np.ndarray, parts: list[str], question: str) -> _Vectors:
-        """Embeddings of the question, its parts and the units worth embedding.
+    def _unit_vectors(self, units: list[Unit], lexical: np.ndarray, parts: list[str], question: str,
+                      focus: str | None) -> _Vectors:
+        """Embeddings of the question, its parts, its focus (when it differs) and the units worth embedding.
 
         Embedding is most of an answer's cost, so only the prose units that share most with the
         question lexically are embedded (all of them for short evidence). A code block takes the
@@ -261,25 +289,31 @@ class ExtractiveAnswerer(Answerer):
         English, and it is shown for what the sentence introducing it says."""
         prose = [i for i, u in enumerate(units) if not u.is_code]
         chosen = sorted(sorted(prose, key=lambda i: -lexical[i])[:MAX_EMBEDDED])
-        vectors = self.embedder.embed([question, *parts, *[units[i].text for i in chosen]])
+        asked = [question, *parts, *([focus] if focus else [])]
+        vectors = self.embedder.embed([*asked, *[units[i].text for i in chosen]])
         matrix = np.zeros((len(units), vectors.shape[1]), dtype=np.float32)
-        matrix[chosen] = vectors[1 + len(parts) :]
+        matrix[chosen] = vectors[len(asked) :]
         for index, unit in enumerate(units):
             if unit.is_code:
                 before = [j for j in chosen if j < index and units[j].number == unit.number
                           and unit.block - units[j].block <= 2]
                 if before:
                     matrix[index] = matrix[before[-1]]
-        return _Vectors(vectors[0], vectors[1 : 1 + len(parts)], matrix)
+        return _Vectors(vectors[0], vectors[1 : 1 + len(parts)], matrix, vectors[1 + len(parts)] if focus else None)
 
     @staticmethod
-    def _lead(units: list[Unit], overall: np.ndarray, prose: list[int], answer_type: AnswerTypes) -> int:
+    def _lead(units: list[Unit], overall: np.ndarray, prose: list[int], answer_type: AnswerTypes,
+              how_to: bool = False) -> int:
         """The unit to lead with: the best-scoring prose unit, or — when the question asks for a
-        kind of value — the best one close to it that holds such a value."""
+        kind of value — the best one close to it that holds such a value. A how-to question
+        asking for no particular value wants something to do: a command, option or call."""
+        def fits(text: str) -> bool:
+            return holds(answer_type, text) if answer_type or not how_to else tells_how(text)
+
         best = max(prose, key=lambda i: overall[i])
-        if holds(answer_type, units[best].text):
+        if fits(units[best].text):
             return best
-        close = [i for i in prose if overall[i] >= 0.7 * overall[best] and holds(answer_type, units[i].text)]
+        close = [i for i in prose if overall[i] >= 0.7 * overall[best] and fits(units[i].text)]
         return max(close, key=lambda i: overall[i]) if close else best
 
     @staticmethod
@@ -298,12 +332,19 @@ class ExtractiveAnswerer(Answerer):
         return best if overall[best] >= _CODE_SCORE_FLOOR * overall[lead] else None
 
     @staticmethod
-    def _features(keys: list[KeyTerm], pool: Sequence[Passage], coverage: Coverage, ranking: Ranking,
-                  unit_lexical: np.ndarray) -> dict[str, float]:
+    def _features(keys: list[KeyTerm], asked_keys: list[KeyTerm], pool: Sequence[Passage], coverage: Coverage,
+                  ranking: Ranking, unit_lexical: np.ndarray) -> dict[str, float]:
         """The answerability signals of one question (see `retrieval.answerability.FEATURES`)."""
         weights = coverage.weights(keys)
         total = sum(weights.values()) or 1.0
-        missing = [k for k in keys if not any(coverage.credit(k.term, i) > 0 for i in range(len(pool)))]
+
+        def found_nowhere(term: str) -> bool:
+            return not any(coverage.credit(term, i) > 0 for i in range(len(pool)))
+
+        missing = [k for k in keys if found_nowhere(k.term)]
+        asked_weights = coverage.weights(asked_keys)
+        asked_missing = sum(asked_weights[k.term] for k in asked_keys if found_nowhere(k.term))
+        lead_text = ranking.units[ranking.lead].text
         dense = sorted((p.dense_score for p in pool if p.dense_score is not None), reverse=True)
         top = max(pool, key=lambda p: p.score)
         prose = [i for i, u in enumerate(ranking.units) if not u.is_code]
@@ -321,6 +362,10 @@ class ExtractiveAnswerer(Answerer):
             "lead_cosine": round(float(ranking.cosine[ranking.lead]), 4),
             "type_missing": type_missing,
             "key_terms": round(float(np.log1p(len(keys))), 4),
+            "focus_missing": round(asked_missing / (sum(asked_weights.values()) or 1.0), 4),
+            "coverage_focus": round(coverage.best(asked_keys)[0], 4),
+            "lead_coverage": round(float(unit_lexical[ranking.lead]), 4),
+            "lead_type": float(holds(ranking.answer_type, lead_text)),
         }
 
     # --- the answer ----------------------------------------------------------------------
@@ -362,6 +407,10 @@ class ExtractiveAnswerer(Answerer):
             return self._decline(run, key_terms(run.standalone_query or run.question), run.retrieved())
         lead, points = chosen[0], sorted(chosen[1:], key=lambda i: (units[i].number, units[i].start))
         lines = [f"{self._lead_text(units[lead], ranking.answer_type)} [{units[lead].number}]"]
+        follow = _completion(units, lead)
+        if follow is not None:  # one thought stays one paragraph, even when it scored as a point
+            points = [i for i in points if i != follow]
+            lines[0] += f" {unit_text(units[follow])} [{units[follow].number}]"
         if points:
             lines.append("")
             lines.extend(f"- {unit_text(units[i])} [{units[i].number}]" for i in points)
@@ -415,11 +464,49 @@ class _Vectors:
     query: np.ndarray
     parts: np.ndarray
     matrix: np.ndarray
+    focus: np.ndarray | None = None  # the question's focus, when it differs from the question
 
     def similarity(self, vector: np.ndarray) -> np.ndarray:
         """Cosine of every unit to `vector` (0 for units that were not embedded)."""
         result: np.ndarray = self.matrix @ vector
         return result
+
+
+_INTRODUCES = re.compile(r":\s*$")  # "… the following dependencies are optional:"
+_CHANGELOG_ENTRY = re.compile(r"\(?#\d{2,}\)?\.?\s*$")  # "Allow `Request.form()` as a context manager #1903."
+_COUNTED = re.compile(r"\b\d[\d,.]*\s+([^\W\d_]+)")
+
+
+def _lead_fitness(units: Sequence[Unit], answer_type: AnswerTypes, keys: Sequence[KeyTerm]) -> np.ndarray:
+    """How well each unit would read as the first sentence, beyond its relevance: a sentence that
+    only introduces what follows it (ends with a colon) or a release-notes entry ("… #1903") says
+    less on its own; for a how-many question, a number counting the thing asked about ("40
+    threads") is the answer itself."""
+    counted_terms = {k.term for k in keys}
+    wants_number = bool({AnswerType.NUMBER, AnswerType.DURATION} & set(answer_type))
+    fitness = np.ones(len(units))
+    for index, unit in enumerate(units):
+        text = unit.text.strip()
+        if _INTRODUCES.search(text) or _CHANGELOG_ENTRY.search(text):
+            fitness[index] *= 0.85
+        if wants_number and any(stem(fold(m.group(1))) in counted_terms or fold(m.group(1)) in counted_terms
+                                for m in _COUNTED.finditer(text)):
+            fitness[index] *= 1.1
+    return fitness
+
+
+def _completion(units: Sequence[Unit], lead: int) -> int | None:
+    """The sentence right after the lead in its paragraph when it completes the lead's thought
+    (see `_CONTINUES`) and the two stay short, else None."""
+    after = lead + 1
+    if after >= len(units):
+        return None
+    first, second = units[lead], units[after]
+    if (second.kind != "sentence" or first.kind != "sentence" or second.number != first.number
+            or second.block != first.block or not _CONTINUES.match(second.text.lstrip())):
+        return None
+    size = len(first.text.split()) + len(second.text.split())
+    return after if size <= _LEAD_WORDS else None
 
 
 def _says_same(a: str, b: str) -> bool:

@@ -78,8 +78,21 @@ def _blank_out(match: re.Match[str]) -> str:
     return re.sub(r"[^\n]", " ", match.group(0))
 
 
+# Two blank lines end an admonition for the parser but not for MkDocs, which keeps reading the
+# indented body ("=== \"csh\"", two blank lines, then the tab's code block).
+_BLANK_RUN = re.compile(r"\n((?:[ \t]*\n){2,})(?=([ \t]{4,})\S)")
+
+
+def _indent_blank_run(match: re.Match[str]) -> str:
+    """A run of blank lines given the indentation of the line after it: still blank to
+    CommonMark, but no longer the end of the indented body it sits in."""
+    lines = match.group(1).count("\n")
+    return "\n" + f"{match.group(2)}\n" * lines
+
+
 def prepare_source(text: str) -> str:
     """The MkDocs source rewritten so that CommonMark plus admonitions parses it, line for line."""
+    text = _BLANK_RUN.sub(_indent_blank_run, text)
     text = _TAB.sub(lambda m: f'{m.group(1)}!!! tab "{m.group(2)}"', text)
     text = _COLLAPSIBLE_OPEN.sub(lambda m: f"{m.group(1)}???", text)
     text = _AUTODOC.sub(_blank_out, text)

@@ -37,7 +37,8 @@ _QUESTION_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
         r"\bhow\s+(?:many|much|big|large|far|high|old)\b|\b(?:what|which)\s+(?:\w+\s+)?(?:number|percentage|size|port|version|limit)s?\b"
         r"|\b(?:maximum|minimum|max|min)\b",
         re.IGNORECASE)),
-    (AnswerType.DATE, re.compile(r"^\s*when\b|\b(?:what|which)\s+(?:year|century|decade|date|month|day)\b|\bsince\s+when\b",
+    # "When was it built?" asks for a date; "when does the code after yield run?" for a condition.
+    (AnswerType.DATE, re.compile(r"^\s*when\s+(?:was|were|did|had)\b|\b(?:what|which)\s+(?:year|century|decade|date|month|day)\b|\bsince\s+when\b",
                                  re.IGNORECASE)),
     (AnswerType.PERSON, re.compile(r"^\s*(?:who|whom)\b|\b(?:who|whom)\s+(?:is|was|were|did|does)\b", re.IGNORECASE)),
     (AnswerType.PLACE, re.compile(r"^\s*where\b|\b(?:what|which)\s+(?:city|country|river|place|region|town|state|file|directory|folder|path)\b",
@@ -93,10 +94,14 @@ def holds(answer_types: AnswerTypes, text: str) -> bool:
 
 
 _HOW_TO = re.compile(
-    r"^\s*(?:how\s+(?:do|can|should|would|could|to)\b|how\s+(?:i|we|you)\s+(?:can|should|do)\b"
+    # At the start of the question or of a clause ("In a test, how can I check …?").
+    r"(?:^|[,;:]\s*)\s*(?:how\s+(?:do|can|should|would|could|to)\b|how\s+(?:i|we|you)\s+(?:can|should|do)\b"
     r"|what(?:'s|\s+is)\s+the\s+(?:best\s+|right\s+|recommended\s+)?way\s+to\b|show\s+(?:me\s+)?(?:how|an?\s+example)\b"
     r"|(?:give|is\s+there)\s+(?:me\s+)?an?\s+example\b|example\s+of\b|(?:can|could)\s+(?:i|you)\s+\w+)"
-    r"|\bexample\b|\bsnippet\b|\bin\s+code\b",
+    r"|\bexample\b|\bsnippet\b|\bin\s+code\b"
+    # "what do I run …", "which script am I supposed to use": the answer is something to do.
+    r"|\b(?:what|which)\b[^?]{0,40}?\b(?:do|should|can|must)\s+(?:i|we)\s+(?:need\s+to\s+)?"
+    r"(?:run|set|use|pass|add|write|type|call|install|put)\b|\b(?:am|are)\s+(?:i|we)\s+supposed\s+to\b",
     re.IGNORECASE,
 )
 
@@ -104,3 +109,20 @@ _HOW_TO = re.compile(
 def asks_how_to(question: str) -> bool:
     """Whether the question asks how to do something (a reader then wants the code example)."""
     return bool(_HOW_TO.search(question))
+
+
+# An instruction: "you can …", "X can be used to …", "to do Y, pass …", "use the `--flag`", or a
+# sentence starting with an imperative verb.
+_INSTRUCTION = re.compile(
+    r"\byou\s+(?:can|may|should|need\s+to|must|will\s+need\s+to)\b|\bcan\s+be\s+(?:used|set|passed|enabled)\b"
+    r"|\bto\s+\w+[^.,;]{0,60},\s+(?:use|pass|set|call|add|run)\b"
+    r"|\b(?:use|pass|set|add|run|call|enable|install)\s+(?:the\s+|a\s+)?`"
+    r"|^(?:use|pass|set|call|add|run|install|create|import|configure|enable|disable|wrap|include)\b",
+    re.IGNORECASE)
+
+
+def tells_how(text: str) -> bool:
+    """Whether `text` is an instruction naming something to do (a command, option or call): what
+    a how-to question wants to lead with, rather than a description of the behaviour asked about."""
+    return bool(_INSTRUCTION.search(text.strip())) and bool(_VALUE_BY_TYPE[AnswerType.NAME].search(text))
+

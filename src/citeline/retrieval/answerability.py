@@ -34,6 +34,10 @@ FEATURES: tuple[str, ...] = (
     "lead_cosine",  # cosine of the question to that sentence
     "type_missing",  # 1 when the question asks for a kind of value no top sentence holds
     "key_terms",  # log(1 + number of key terms): long questions cover less by chance
+    "focus_missing",  # like missing_weight, over the asking sentence's terms only (not the scene set before it)
+    "coverage_focus",  # like coverage_passage, over the asking sentence's terms only
+    "lead_coverage",  # weighted share of key terms in the sentence the answer would lead with
+    "lead_type",  # 1 when that sentence holds the kind of value asked for (or none is asked)
 )
 
 MODEL_FILE = Path(__file__).with_name("answerability.json")

@@ -1,0 +1,54 @@
+"""What a question is really asking: its asking sentence, without what the asker rules out.
+
+"I activated another virtual environment, but uv sync keeps using .venv. How do I make uv use
+the active environment?" — the first sentence sets the scene; the question sentence says what
+is wanted, and the sentence that answers it is the one to lead with. "Apart from responses below
+minimum_size, which kinds…?" and "run my tests on trio instead of asyncio" name what the asker
+does *not* want: a sentence about it answers nothing. Both are the structure of English
+questions, nothing about a particular corpus.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from citeline.text import collapse_ws, stem, terms
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'`(\[]?[A-Za-z])")
+# "instead of X", "rather than X", "apart from X", …: X runs to the next clause boundary.
+_CONTRAST = re.compile(
+    r"\b(?:instead\s+of|rather\s+than|apart\s+from|aside\s+from|other\s+than|besides|except(?:\s+for)?)\s+"
+    r"([^,;?!]+?)(?=\s*(?:[,;?!]|\.(?:\s|$)|$))",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Focus:
+    """The part of a question an answer must address."""
+
+    text: str  # the asking sentence(s), contrast clauses removed
+    excluded: frozenset[str]  # terms the question names only as what it does not want
+
+    def differs_from(self, question: str) -> bool:
+        """Whether the focus says less than the whole question (so scoring against it adds something)."""
+        return collapse_ws(self.text).casefold() != collapse_ws(question).strip().casefold()
+
+
+def question_focus(question: str) -> Focus:
+    """The asking sentences of `question` (those ending in "?", else the last sentence) with any
+    "instead of / rather than / apart from …" clause taken out."""
+    stripped = collapse_ws(question).strip()
+    sentences = [s for s in _SENTENCE_END.split(stripped) if s.strip()]
+    asking = [s for s in sentences if s.rstrip().endswith("?")]
+    chosen = " ".join(asking) if asking else (sentences[-1] if sentences else stripped)
+    ruled_out = [m.group(1) for m in _CONTRAST.finditer(chosen)]
+    kept = re.sub(r"\s+([?.!,;])", r"\1", collapse_ws(_CONTRAST.sub(" ", chosen))).strip(" ,;")
+    if len(terms(kept)) < 2:  # nothing left to ask about: the clause was the question
+        kept, ruled_out = chosen, []
+    kept_terms = set(terms(kept))
+    kept_terms |= {stem(t) for t in kept_terms}
+    excluded = frozenset(form for clause in ruled_out for t in terms(clause) if t not in kept_terms
+                         for form in (t, stem(t)) if form not in kept_terms)
+    return Focus(kept, excluded)

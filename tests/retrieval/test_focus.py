@@ -1,0 +1,35 @@
+"""What a question asks: its asking sentence, without what the asker rules out."""
+
+from citeline.retrieval.focus import question_focus
+
+
+def test_scene_setting_sentences_are_left_out() -> None:
+    focus = question_focus("I activated another virtual environment, but uv sync keeps using .venv. "
+                           "How do I make uv use the active environment?")
+    assert focus.text == "How do I make uv use the active environment?"
+    assert focus.differs_from("I activated another virtual environment, but uv sync keeps using .venv. "
+                              "How do I make uv use the active environment?")
+
+
+def test_what_the_asker_rules_out_is_excluded() -> None:
+    focus = question_focus("How do I run my tests on trio instead of asyncio?")
+    assert focus.text == "How do I run my tests on trio?"
+    assert "asyncio" in focus.excluded and "trio" not in focus.excluded
+    apart = question_focus("Apart from small responses, which kinds of responses are never compressed?")
+    assert apart.text == "which kinds of responses are never compressed?"
+    # "responses" is asked about too, so only what is named solely in the clause is excluded.
+    assert "small" in apart.excluded and "responses" not in apart.excluded
+
+
+def test_a_plain_question_is_its_own_focus() -> None:
+    focus = question_focus("What is the default timeout?")
+    assert focus.text == "What is the default timeout?" and not focus.excluded
+    assert not focus.differs_from("What is the default timeout?")
+    # Every asking sentence stays: each is something to answer.
+    two = question_focus("Is HTTP/2 on by default? How do I turn it on?")
+    assert two.text == "Is HTTP/2 on by default? How do I turn it on?"
+
+
+def test_a_clause_that_is_the_whole_question_is_kept() -> None:
+    focus = question_focus("Anything other than asyncio?")
+    assert focus.text == "Anything other than asyncio?" and not focus.excluded
