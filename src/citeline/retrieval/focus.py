@@ -2,10 +2,10 @@
 
 "I activated another virtual environment, but uv sync keeps using .venv. How do I make uv use
 the active environment?" — the first sentence sets the scene; the question sentence says what
-is wanted, and the sentence that answers it is the one to lead with. "Apart from responses below
-minimum_size, which kinds…?" and "run my tests on trio instead of asyncio" name what the asker
-does *not* want: a sentence about it answers nothing. Both are the structure of English
-questions, nothing about a particular corpus.
+is wanted, and the sentence that answers it is the one to lead with. "Run my tests on trio
+instead of asyncio" names what the asker does *not* want: a sentence about asyncio answers
+nothing. ("Besides X, what else …?" is different: the answer is often listed with X, so X stays.)
+Both are the structure of English questions, nothing about a particular corpus.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from citeline.text import collapse_ws, stem, terms
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'`(\[]?[A-Za-z])")
-# "instead of X", "rather than X", "apart from X", …: X runs to the next clause boundary.
+# "instead of X", "rather than X": X runs to the next clause boundary.
 _CONTRAST = re.compile(
-    r"\b(?:instead\s+of|rather\s+than|apart\s+from|aside\s+from|other\s+than|besides|except(?:\s+for)?)\s+"
+    r"\b(?:instead\s+of|rather\s+than)\s+"
     r"([^,;?!]+?)(?=\s*(?:[,;?!]|\.(?:\s|$)|$))",
     re.IGNORECASE,
 )
@@ -38,7 +38,7 @@ class Focus:
 
 def question_focus(question: str) -> Focus:
     """The asking sentences of `question` (those ending in "?", else the last sentence) with any
-    "instead of / rather than / apart from …" clause taken out."""
+    "instead of / rather than …" clause taken out."""
     stripped = collapse_ws(question).strip()
     sentences = [s for s in _SENTENCE_END.split(stripped) if s.strip()]
     asking = [s for s in sentences if s.rstrip().endswith("?")]
