@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 from citeline.agent.answerer import Answerer, create_answerer
 from citeline.agent.result import AgentResult
 from citeline.config import Settings
-from citeline.index.embedder import Embedder, get_embedder
+from citeline.index.embedder import Embedder, embedder_for
 from citeline.index.ingest import IngestReport, ProgressCallback, ingest_paths
 from citeline.index.private import private_dir
 from citeline.index.store import DocumentRecord, Store, open_store
@@ -64,9 +64,7 @@ class Citeline:
     def embedder(self) -> Embedder:
         with self._lock:
             if self._embedder is None:
-                self._embedder = get_embedder(
-                    self.settings.embedder, self.settings.embed_batch_size, self.settings.embed_threads
-                )
+                self._embedder = embedder_for(self.settings)
             return self._embedder
 
     @property
@@ -200,6 +198,9 @@ class Citeline:
         library) and `session_id`."""
         from citeline.agent.runner import run_agent
 
+        if question.strip() and len(question) <= self.settings.max_question_chars:
+            # Another embedder's index is a configuration error for the caller, not an answer.
+            self.retriever.check_embedder()
         chosen = answerer or model
         return run_agent(
             self.settings, lambda: self.run_resources(chosen), question, owner=owner or self.settings.owner,

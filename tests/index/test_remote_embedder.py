@@ -17,12 +17,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.servers import free_port, start_embedding_server, stop
 
 from citeline.config import Settings
 from citeline.errors import ConfigurationError, RetrievalError
 from citeline.index.embedder import embed_queries, embedder_for, get_embedder, identity_of
 from citeline.index.remote import RemoteEmbedder, model_token_limit
-from tests.servers import free_port, start_embedding_server, stop
 
 MODEL = "all-MiniLM-L6-v2"
 TEXTS = [f"sentence {i}: the {'proxy' if i % 2 else 'timeout'} setting number {i} is described here"
@@ -166,7 +166,7 @@ def test_over_long_inputs_are_cut_to_the_models_limit(start_server: ServerFactor
     long_text = " ".join(f"word{i} means something different in paragraph {i}." for i in range(400))
     assert model_token_limit(MODEL) == 256
     uncut = client(url, max_input_tokens=100_000)
-    with pytest.raises(RetrievalError, match="HTTP 400.*longer than the maximum"):
+    with pytest.raises(RetrievalError, match=r"HTTP 400.*longer than the maximum"):
         uncut.embed([long_text])
     remote = client(url)  # the model's known limit
     vectors = remote.embed([long_text, "short"])

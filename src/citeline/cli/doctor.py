@@ -51,10 +51,10 @@ def check_index(settings: Settings, owner: str) -> Check:
 
 
 def check_embedder(settings: Settings) -> Check:
-    from citeline.index.embedder import get_embedder
+    from citeline.index.embedder import embedder_for
 
     try:
-        embedder = get_embedder(settings.embedder, settings.embed_batch_size, settings.embed_threads)
+        embedder = embedder_for(settings)
         embedder.embed(["doctor"])
     except CitelineError as exc:
         return Check("embedder", False, exc.message, exc.hint or "run `make install`")

@@ -20,7 +20,6 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
-
 from pydantic import SecretStr
 
 from citeline import plugins
@@ -34,8 +33,15 @@ Vectors = npt.NDArray[np.float32]
 class Embedder(Protocol):
     """Text to vectors. `name` identifies the model (indexes record it); `dim` is the vector size."""
 
-    name: str
-    dim: int
+    @property
+    def name(self) -> str:
+        """The `embedder` setting that selects it."""
+        ...
+
+    @property
+    def dim(self) -> int:
+        """The size of its vectors."""
+        ...
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         """One unit-length float32 row per text, in order."""
