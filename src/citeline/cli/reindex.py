@@ -19,6 +19,9 @@ def reindex(
     force: Annotated[
         bool, typer.Option("--force", help="Re-embed even when the index already holds this embedder's vectors.")
     ] = False,
+    batch_size: Annotated[
+        int, typer.Option("--batch-size", min=0, help="Chunks embedded and saved per step (0 = the embedder's choice).")
+    ] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
 ) -> None:
     """Re-embed every chunk with the configured embedder; the old vectors serve until the swap."""
@@ -29,7 +32,7 @@ def reindex(
     try:
         citeline = Citeline(Settings())
         if as_json:
-            report = run_reindex(citeline.store, citeline.embedder, force=force)
+            report = run_reindex(citeline.store, citeline.embedder, force=force, batch_size=batch_size)
         else:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -38,7 +41,7 @@ def reindex(
             with Progress(TextColumn("[bold]re-embedding"), BarColumn(), MofNCompleteColumn(),
                           TimeElapsedColumn(), console=errors, transient=True) as bar:
                 task = bar.add_task("reindex", total=None)
-                report = run_reindex(citeline.store, citeline.embedder, force=force,
+                report = run_reindex(citeline.store, citeline.embedder, force=force, batch_size=batch_size,
                                      progress=lambda done, total: bar.update(task, completed=done, total=total))
     except CitelineError as exc:
         typer.echo(f"error: {exc}", err=True)
