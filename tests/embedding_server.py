@@ -10,7 +10,9 @@ sent, largest input in tokens, overall and in the last request) for the tests. F
 when `--retry-after` is given, or a 5xx); `--max-tokens N` answers 400 when an input is longer
 than N model tokens (as vLLM and TEI do without truncation); `--api-key` answers 401 to any
 other Bearer token; `--drop N` closes the connection without an answer on the first N requests;
-`--stall N --stall-s S` holds the first N requests S seconds before answering (client timeouts).
+`--stall N --stall-s S` holds the first N requests S seconds before answering (client timeouts);
+`--latency-ms L` adds L ms to every answer without using the CPU (a network or GPU queue, for the
+throughput benchmark).
 """
 
 from __future__ import annotations
@@ -132,6 +134,8 @@ class _Handler(BaseHTTPRequestHandler):
         if args.max_tokens and max(lengths, default=0) > args.max_tokens:
             self._error(400, f"input of {max(lengths)} tokens is longer than the maximum of {args.max_tokens}")
             return
+        if args.latency_ms:
+            time.sleep(args.latency_ms / 1000)
         vectors = state.embedder.embed(inputs)
         dimensions = request.get("dimensions")
         if isinstance(dimensions, int) and 0 < dimensions < vectors.shape[1]:
@@ -157,6 +161,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--drop", type=int, default=0, help="close the first N connections without answering")
     parser.add_argument("--stall", type=int, default=0, help="hold the first N requests --stall-s seconds")
     parser.add_argument("--stall-s", type=float, default=5.0)
+    parser.add_argument("--latency-ms", type=float, default=0.0, help="added to every answer")
     parser.add_argument("--max-tokens", type=int, default=0, help="refuse longer inputs with 400 (0 = no limit)")
     parser.add_argument("--api-key", default="", help="require this Bearer token")
     args = parser.parse_args(argv)
