@@ -17,7 +17,6 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,13 +30,13 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT))
 
 import ingest as ingest_bench
+from tests.servers import start_embedding_server, stop
 
 from citeline.config import Settings
 from citeline.index.embedder import Embedder, get_embedder
 from citeline.index.ingest import ingest_paths
 from citeline.index.remote import RemoteEmbedder
 from citeline.index.sqlite import SQLiteStore
-from tests.servers import start_embedding_server, stop
 
 MODEL = "all-MiniLM-L6-v2"
 
@@ -90,6 +89,7 @@ def measure(chunks: int = 300, concurrencies: tuple[int, ...] = (1, 2, 4), laten
     finally:
         shutil.rmtree(work, ignore_errors=True)
     out["cpus"] = os.cpu_count()
+    out["load_average"] = round(os.getloadavg()[0], 1)  # other work on the machine shapes these figures
     return out
 
 
