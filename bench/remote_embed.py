@@ -56,41 +56,66 @@ def _ingest(corpus: Path, home: Path, embedder: Embedder, settings: Settings) ->
     return {"seconds": round(seconds, 2), "chunks": report.chunks, "chunks_per_s": round(report.chunks / seconds, 1)}
 
 
+def _embed_only(url: str, texts: list[str], concurrency: int, batch_size: int) -> float:
+    """Texts per second of the client alone (no parsing, no writing)."""
+    remote = RemoteEmbedder(MODEL, base_url=url, batch_size=batch_size, concurrency=concurrency)
+    try:
+        started = time.perf_counter()
+        remote.embed(texts)
+        return len(texts) / (time.perf_counter() - started)
+    finally:
+        remote.close()
+
+
 def measure(chunks: int = 300, concurrencies: tuple[int, ...] = (1, 2, 4), latencies_ms: tuple[int, ...] = (0, 100),
-            batch_size: int = 32, seed: int = 20251121) -> dict[str, Any]:
-    """Ingest throughput per (added latency, concurrency), and in-process MiniLM for reference."""
+            batch_size: int = 16, rounds: int = 2, seed: int = 20251121) -> dict[str, Any]:
+    """Ingest and embed-only throughput per (added latency, concurrency), medians of `rounds`
+    alternated rounds (machine load drifts), and in-process MiniLM for reference."""
     work = Path(tempfile.mkdtemp(prefix="citeline-bench-remote-"))
     settings = Settings(home=work / "home")
-    out: dict[str, Any] = {"chunks_target": chunks, "batch_size": batch_size, "runs": []}
+    out: dict[str, Any] = {"chunks_target": chunks, "batch_size": batch_size, "rounds": rounds, "runs": []}
+    servers = []
     try:
         corpus = work / "corpus"
         corpus.mkdir()
         out["files"] = ingest_bench.generate(corpus, chunks, settings, seed)
         local = get_embedder("minilm-onnx", settings.embed_batch_size, settings.embed_threads)
         local.embed(["warm-up"])
-        out["in_process"] = _ingest(corpus, work / "home-local", local, settings)
-        print("in-process MiniLM:", out["in_process"], flush=True)
+        urls = {}
         for latency in latencies_ms:
             url, server = start_embedding_server(work / f"server-{latency}.log", "--latency-ms", str(latency))
-            try:
-                warm = RemoteEmbedder(MODEL, base_url=url)
-                warm.embed(["warm-up"])
-                warm.close()
+            servers.append(server)
+            urls[latency] = url
+            RemoteEmbedder(MODEL, base_url=url).embed(["warm-up"])
+        texts = [path.read_text(encoding="utf-8")[:1200] for path in sorted(corpus.iterdir())] * 4
+        samples: dict[Any, list[dict[str, float]]] = {}
+        for _ in range(rounds):
+            samples.setdefault("in_process", []).append(_ingest(corpus, work / "home-local", local, settings))
+            for latency in latencies_ms:
                 for concurrency in concurrencies:
-                    remote = RemoteEmbedder(MODEL, base_url=url, batch_size=batch_size, concurrency=concurrency)
-                    run = {"added_latency_ms": latency, "concurrency": concurrency,
-                           **_ingest(corpus, work / f"home-{latency}-{concurrency}", remote, settings),
-                           "requests": remote.stats.requests, "retries": remote.stats.retries}
+                    remote = RemoteEmbedder(MODEL, base_url=urls[latency], batch_size=batch_size, concurrency=concurrency)
+                    run = _ingest(corpus, work / f"home-{latency}-{concurrency}", remote, settings)
+                    run["requests"], run["retries"] = remote.stats.requests, remote.stats.retries
                     remote.close()
-                    out["runs"].append(run)
-                    print(run, flush=True)
-            finally:
-                stop([server])
+                    run["embed_only_texts_per_s"] = round(_embed_only(urls[latency], texts, concurrency, batch_size), 1)
+                    samples.setdefault((latency, concurrency), []).append(run)
+                    print(latency, concurrency, run, flush=True)
+        out["in_process"] = _median(samples.pop("in_process"))
+        for (latency, concurrency), runs in samples.items():
+            out["runs"].append({"added_latency_ms": latency, "concurrency": concurrency, **_median(runs)})
+        out["embed_only_texts"] = len(texts)
     finally:
+        stop(servers)
         shutil.rmtree(work, ignore_errors=True)
     out["cpus"] = os.cpu_count()
     out["load_average"] = round(os.getloadavg()[0], 1)  # other work on the machine shapes these figures
     return out
+
+
+def _median(runs: list[dict[str, float]]) -> dict[str, float]:
+    import statistics
+
+    return {key: round(statistics.median(run[key] for run in runs), 2) for key in runs[0]}
 
 
 def main() -> int:

@@ -188,17 +188,20 @@ def embedders_section(r: dict[str, Any]) -> list[str]:
         local = remote["in_process"]
         lines += [
             f"Remote ingest (`embedder = \"openai:all-MiniLM-L6-v2\"`, `bench/remote_embed.py`): `citeline ingest` of "
-            f"{local['chunks']} chunks ({remote['files']} files) against a real OpenAI-compatible server on loopback "
-            f"(`tests/embedding_server.py`, MiniLM on ONNX Runtime), batches of {remote['batch_size']}; load average "
+            f"{local['chunks']:.0f} chunks ({remote['files']} files) against a real OpenAI-compatible server on loopback "
+            f"(`tests/embedding_server.py`, MiniLM on ONNX Runtime), batches of {remote['batch_size']}, medians of "
+            f"{remote.get('rounds', 1)} alternated rounds; load average "
             f"{remote.get('load_average', 'n/a')} on {remote['cpus']} CPUs during the run. In-process MiniLM on the same "
             f"files: {local['chunks_per_s']:.1f} chunks/s.", "",
-            "| server answer latency added | concurrency | chunks/s | vs in-process | requests (retries) |",
-            "|---|---|---|---|---|",
+            "| server answer latency added | concurrency | ingest chunks/s | vs in-process | embedding only, texts/s "
+            f"({remote.get('embed_only_texts', '?')} texts) | requests (retries) per ingest |",
+            "|---|---|---|---|---|---|",
         ]
         for run in remote["runs"]:
-            added = "none (CPU-bound server)" if not run["added_latency_ms"] else f"{run['added_latency_ms']} ms"
-            lines.append(f"| {added} | {run['concurrency']} | {run['chunks_per_s']:.1f} | "
-                         f"{run['chunks_per_s'] / local['chunks_per_s']:.2f}× | {run['requests']} ({run['retries']}) |")
+            added = "none (CPU-bound server)" if not run["added_latency_ms"] else f"{run['added_latency_ms']:.0f} ms"
+            lines.append(f"| {added} | {run['concurrency']:.0f} | {run['chunks_per_s']:.1f} | "
+                         f"{run['chunks_per_s'] / local['chunks_per_s']:.2f}× | {run.get('embed_only_texts_per_s', 0):.1f} | "
+                         f"{run['requests']:.0f} ({run['retries']:.0f}) |")
     if cross:
         names = [name for name in ("minilm-onnx", "e5-multilingual") if isinstance(cross.get(name), dict)
                  and "skipped" not in cross[name]]
