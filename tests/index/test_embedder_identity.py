@@ -7,6 +7,7 @@ remote embedder against the loopback server for a reindex that changes the vecto
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -224,7 +225,13 @@ def test_the_cli_names_both_embedders_and_the_fix(tmp_path: Path) -> None:
         assert proc.returncode == 2, (command, proc.stderr)
         assert "plugin:test-hash (384 dimensions" in proc.stderr and "plugin:test-hash-256 (256" in proc.stderr
         assert "citeline reindex" in proc.stderr
+    doctor = run_cli("doctor", "--json", home=home, CITELINE_EMBEDDER="test-hash-256")
+    embedder_check = next(c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "embedder")
+    assert not embedder_check["ok"] and "citeline reindex" in embedder_check["fix"]
     proc = run_cli("reindex", "--json", home=home, CITELINE_EMBEDDER="test-hash-256")
     assert proc.returncode == 0, proc.stderr
     assert '"swapped": true' in proc.stdout
     assert run_cli("search", "pool timeout", home=home, CITELINE_EMBEDDER="test-hash-256").returncode == 0
+    doctor = run_cli("doctor", "--json", home=home, CITELINE_EMBEDDER="test-hash-256")
+    checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
+    assert checks["embedder"]["ok"] and "plugin:test-hash-256 (256 dimensions" in checks["index"]["detail"]
