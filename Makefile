@@ -18,11 +18,11 @@ $(VENV)/.installed: $(BIN)/python pyproject.toml requirements/models.txt
 	touch $@
 
 $(VENV)/.installed-dev: $(VENV)/.installed
-	$(BIN)/pip install --quiet -e '.[dev,postgres,local]'
+	$(BIN)/pip install --quiet -e '.[dev,postgres,local,multilingual]'
 	touch $@
 
 $(VENV)/.installed-bench: $(VENV)/.installed pyproject.toml
-	$(BIN)/pip install --quiet -e '.[bench]'
+	$(BIN)/pip install --quiet -e '.[bench,multilingual]'
 	@if $(BIN)/python -c "import torch" 2>/dev/null; then echo "error: PyTorch got installed" >&2; exit 1; fi
 	touch $@
 

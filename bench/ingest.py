@@ -42,7 +42,7 @@ from citeline.config import Settings
 from citeline.documents.chunking import chunk_document
 from citeline.documents.markdown_loader import MarkdownLoader
 from citeline.index.embedder import Embedder, get_embedder
-from citeline.index.ingest import _embedding_input, ingest_paths
+from citeline.index.ingest import embedding_input, ingest_paths
 from citeline.index.sqlite import SQLiteStore
 
 NOUNS = ("client", "request", "response", "timeout", "retry", "pool", "connection", "proxy", "header",
@@ -189,7 +189,7 @@ def run_citeline(corpus: Path, home: Path, embedder: Embedder, settings: Setting
         " ON d.owner = c.owner AND d.id = c.document_id WHERE c.owner = 'bench' ORDER BY c.rowid"
     ).fetchall()
     store.close()
-    texts = [_embedding_input(title, section, text) for title, section, text in rows]
+    texts = [embedding_input(title, section, text) for title, section, text in rows]
     return {"seconds": seconds, "embed_inside": timed.seconds, "chunks": report.chunks, "texts": texts}
 
 

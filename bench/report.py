@@ -180,6 +180,49 @@ def plots(r: dict[str, Any], outdir: Path) -> list[str]:
     return names
 
 
+def embedders_section(r: dict[str, Any]) -> list[str]:
+    """Remote embedding ingest throughput and the cross-language retrieval check (when measured)."""
+    remote, cross = r.get("remote_embed"), r.get("crosslingual")
+    if not remote and not cross:
+        return []
+    lines = ["", "## Embedders", ""]
+    if remote:
+        local = remote["in_process"]
+        lines += [
+            f"Remote ingest (`embedder = \"openai:all-MiniLM-L6-v2\"`, `bench/remote_embed.py`): `citeline ingest` of "
+            f"{local['chunks']:.0f} chunks ({remote['files']} files) against a real OpenAI-compatible server on loopback "
+            f"(`tests/embedding_server.py`, MiniLM on ONNX Runtime), batches of {remote['batch_size']}, medians of "
+            f"{remote.get('rounds', 1)} alternated rounds; load average "
+            f"{remote.get('load_average', 'n/a')} on {remote['cpus']} CPUs during the run. In-process MiniLM on the same "
+            f"files: {local['chunks_per_s']:.1f} chunks/s.", "",
+            "| server answer latency added | concurrency | ingest chunks/s | vs in-process | embedding only, texts/s "
+            f"({remote.get('embed_only_texts', '?')} texts) | requests (retries) per ingest |",
+            "|---|---|---|---|---|---|",
+        ]
+        for run in remote["runs"]:
+            added = "none (CPU-bound server)" if not run["added_latency_ms"] else f"{run['added_latency_ms']:.0f} ms"
+            lines.append(f"| {added} | {run['concurrency']:.0f} | {run['chunks_per_s']:.1f} | "
+                         f"{run['chunks_per_s'] / local['chunks_per_s']:.2f}× | {run.get('embed_only_texts_per_s', 0):.1f} | "
+                         f"{run['requests']:.0f} ({run['retries']:.0f}) |")
+    if cross:
+        names = [name for name in ("minilm-onnx", "e5-multilingual") if isinstance(cross.get(name), dict)
+                 and "skipped" not in cross[name]]
+        lines += [
+            "", f"Cross-language retrieval (`bench/crosslingual.py`, dense ranking over {cross['passages']} passages "
+            "about one product; questions written in Spanish, German and French for English passages, and English "
+            "questions for passages translated into those languages): recall@1 / recall@5.", "",
+            "| direction | " + " | ".join(names) + " |", "|---|" + "---|" * len(names),
+        ]
+        for key, label in (("es->en", "Spanish → English"), ("de->en", "German → English"),
+                           ("fr->en", "French → English"), ("xx->en", "all three → English"),
+                           ("en->xx", "English → es/de/fr"), ("en->en", "English → English")):
+            cells = [f"{cross[n][key]['recall@1']:.2f} / {cross[n][key]['recall@5']:.2f}" for n in names]
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        lines.append("| ms per passage (this run) | " + " | ".join(f"{cross[n]['ms_per_passage']:.0f}" for n in names)
+                     + " |")
+    return lines
+
+
 def write(r: dict[str, Any], path: Path, plot_dir: Path) -> str:
     images = plots(r, plot_dir)
     rel = plot_dir.relative_to(path.parent) if plot_dir.is_relative_to(path.parent) else plot_dir
@@ -320,6 +363,8 @@ def write(r: dict[str, Any], path: Path, plot_dir: Path) -> str:
               f"(now {sm['rss_mib']:.0f} MiB) | after {sm['searches']} `/v1/search` calls (first "
               f"{sm['first_search_ms']:.0f} ms: model and vector matrix load; then p50 {sm['warm_search_p50_ms']:.0f} "
               "ms over HTTP); the vector matrix alone is chunks × 384 × 4 bytes |"]
+
+    lines += embedders_section(r)
 
     lines += ["", "## What changed in citeline (before/after)", "",
               "Profile of `SQLiteStore.search` at 100k chunks before this issue (pyinstrument, 100 queries): "

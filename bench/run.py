@@ -28,11 +28,13 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import answering
+import crosslingual
 import ingest
 import million
 import process
 import query
 import real_corpus
+import remote_embed
 import report
 from common import BENCH_DIR, machine
 
@@ -106,6 +108,12 @@ def main() -> int:
         step("answering: uncached extractive `ask` on the development sets' real corpora")
         out["answering"] = answering.measure(per_set=10 if args.quick else 40)
         show(out["answering"])
+
+        step("embedders: remote ingest throughput at concurrency 1/2/4 (loopback server); cross-language retrieval")
+        out["remote_embed"] = remote_embed.measure(120 if args.quick else 300)
+        show(out["remote_embed"])
+        out["crosslingual"] = crosslingual.measure()
+        show(out["crosslingual"])
     finally:
         shutil.rmtree(work, ignore_errors=True)
     out["wall_s"] = round(time.perf_counter() - started, 1)

@@ -40,3 +40,28 @@ def stop(processes: Iterable[subprocess.Popen[bytes]]) -> None:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+def free_port() -> int:
+    """A TCP port on loopback that nothing listens on right now."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_embedding_server(log: Path, *args: str) -> tuple[str, subprocess.Popen[bytes]]:
+    """Start tests/embedding_server.py (a real OpenAI-compatible server over MiniLM) on loopback;
+    returns its `/v1` base URL and the process (stop it with `stop`)."""
+    import os
+    import sys
+
+    port = free_port()
+    repo = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(repo), os.environ.get("PYTHONPATH", "")) if p)}
+    with log.open("wb") as out:
+        process = subprocess.Popen([sys.executable, "-m", "tests.embedding_server", "--port", str(port), *args],
+                                   stdout=out, stderr=subprocess.STDOUT, env=env, cwd=repo)
+    wait_until_serving(f"http://127.0.0.1:{port}/health", process, timeout_s=60, log=log)
+    return f"http://127.0.0.1:{port}/v1", process

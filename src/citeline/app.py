@@ -21,7 +21,7 @@ from citeline.agent.answerer import Answerer, create_answerer
 from citeline.agent.clock import SYSTEM_CLOCK, Clock
 from citeline.agent.result import AgentResult
 from citeline.config import Settings
-from citeline.index.embedder import Embedder, get_embedder
+from citeline.index.embedder import Embedder, embedder_for
 from citeline.index.private import private_dir
 from citeline.index.store import DocumentRecord, Store, open_store
 from citeline.retrieval import Retriever, SearchOutcome
@@ -67,8 +67,7 @@ class Citeline:
         """The embedding model (loaded on first use, so commands that never embed never load it)."""
         with self._lock:
             if self._embedder is None:
-                index = self.settings.index
-                self._embedder = get_embedder(index.embedder, index.embed_batch_size, index.embed_threads)
+                self._embedder = embedder_for(self.settings)
             return self._embedder
 
     @property
@@ -212,6 +211,9 @@ class Citeline:
         and waits (e.g. `citeline.testing.ManualClock`, to test time limits without waiting)."""
         from citeline.agent.runner import run_agent
 
+        if question.strip() and len(question) <= self.settings.agent.max_question_chars:
+            # Another embedder's index is a configuration error for the caller, not an answer.
+            self.retriever.check_embedder()
         chosen = answerer or model
         return run_agent(
             self.settings, lambda: self.run_resources(chosen), question, owner=owner or self.settings.index.owner,

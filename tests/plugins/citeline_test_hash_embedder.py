@@ -1,4 +1,7 @@
-"""Test-only plugin: a cheap deterministic embedder, selected with CITELINE_EMBEDDER=test-hash.
+"""Test-only plugin: cheap deterministic embedders, selected with CITELINE_EMBEDDER=test-hash.
+
+`test-hash-b` (other vectors, same size) and `test-hash-256` (256 dimensions) are other embedders
+for the identity and `citeline reindex` tests: their vectors differ from `test-hash`'s for every text.
 
 Loaded in CLI subprocesses through CITELINE_PLUGINS=tests.plugins.citeline_test_hash_embedder
 (with the repository root on PYTHONPATH), so kill and concurrency tests can run hundreds of real `citeline ingest`
@@ -28,6 +31,7 @@ from citeline.index.embedder import register_embedder
 class HashEmbedder:
     name = "test-hash"
     dim = 384
+    salt = b""
 
     def __init__(self, **_: Any) -> None:
         self._marker = os.environ.get("CITELINE_TEST_EMBED_MARKER")
@@ -40,10 +44,22 @@ class HashEmbedder:
             time.sleep(self._delay)
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         for row, text in enumerate(texts):
-            seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
+            seed = int.from_bytes(hashlib.sha256(self.salt + text.encode()).digest()[:8], "little")
             vector = np.random.default_rng(seed).standard_normal(self.dim).astype(np.float32)
             out[row] = vector / np.linalg.norm(vector)
         return out
 
 
-register_embedder(HashEmbedder.name, HashEmbedder)
+class HashEmbedderB(HashEmbedder):
+    name = "test-hash-b"
+    salt = b"b:"
+
+
+class HashEmbedder256(HashEmbedder):
+    name = "test-hash-256"
+    dim = 256
+    salt = b"256:"
+
+
+for _embedder in (HashEmbedder, HashEmbedderB, HashEmbedder256):
+    register_embedder(_embedder.name, _embedder)

@@ -21,6 +21,7 @@ from citeline.errors import CitelineError, ConfigurationError
 if TYPE_CHECKING:
 
 
+    from citeline.index.embedder import EmbedderIdentity
     from citeline.index.store import Exported, Store
 
 
@@ -97,6 +98,17 @@ def source_documents(url: str) -> Iterator[Exported]:
         store.close()
 
 
+def source_embedder(url: str) -> EmbedderIdentity | None:
+    """The embedder whose vectors the source store holds (the copy records it too)."""
+    from citeline.index.store import open_store
+
+    store = open_store(url)
+    try:
+        return store.embedder_identity()
+    finally:
+        store.close()
+
+
 def copy_index(
     source_url: str, target: Store, progress: Callable[[Exported], None] | None = None
 ) -> dict[str, Any]:
@@ -107,9 +119,13 @@ def copy_index(
     """
     started = time.perf_counter()
     owners: dict[str, tuple[int, int]] = {}
+    embedder: EmbedderIdentity | None = None
     for exported in source_documents(source_url):
         record, chunks, vectors = exported
-        target.import_document(record, chunks, vectors)
+        if embedder is None:  # the source exists now (source_documents checked it)
+            embedder = source_embedder(source_url)
+        # The target refuses vectors of another embedder than its own, and records the source's.
+        target.import_document(record, chunks, vectors, embedder=embedder)
         documents, chunk_total = owners.get(record.owner, (0, 0))
         owners[record.owner] = (documents + 1, chunk_total + len(chunks))
         if progress is not None:

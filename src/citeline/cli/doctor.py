@@ -15,6 +15,7 @@ from citeline.errors import CitelineError
 
 if TYPE_CHECKING:
     from citeline.config import Settings
+    from citeline.index.embedder import Embedder
 
 
 @dataclass
@@ -41,6 +42,7 @@ def check_index(settings: Settings, owner: str) -> Check:
     try:
         store = open_store(url)
         documents, chunks = store.counts(owner)
+        recorded = store.embedder_identity()
         store.close()
     except CitelineError as exc:
         return Check(
@@ -50,20 +52,38 @@ def check_index(settings: Settings, owner: str) -> Check:
         return Check(
             "index", False, f"the index has no documents for owner `{owner}`", "run `citeline ingest PATH`"
         )
-    return Check("index", True, f"{documents} documents, {chunks} chunks")
+    embedded = f"; vectors of {recorded.describe()}" if recorded else ""
+    return Check("index", True, f"{documents} documents, {chunks} chunks{embedded}")
 
 
 def check_embedder(settings: Settings) -> Check:
     """Whether the configured embedder loads and embeds offline."""
-    from citeline.index.embedder import get_embedder
+    from citeline import plugins
+    from citeline.index.embedder import embedder_for
 
+    plugins.use_modules(settings.index.plugins)  # an embedder from a CITELINE_PLUGINS module, as the app loads it
     try:
-        index = settings.index
-        embedder = get_embedder(index.embedder, index.embed_batch_size, index.embed_threads)
+        embedder = embedder_for(settings)
         embedder.embed(["doctor"])
+        _check_index_embedder(settings, embedder)
     except CitelineError as exc:
         return Check("embedder", False, exc.message, exc.hint or "run `make install`")
     return Check("embedder", True, f"{settings.index.embedder} loads and embeds ({embedder.dim} dimensions)")
+
+
+def _check_index_embedder(settings: Settings, embedder: Embedder) -> None:
+    """Raise EmbedderMismatchError when an existing index holds another embedder's vectors."""
+    from citeline.index.embedder import check_identity
+    from citeline.index.store import open_store
+
+    url = settings.index.store_url
+    if url.startswith("sqlite:") and not Path(url.removeprefix("sqlite:")).expanduser().is_file():
+        return  # no index yet: any embedder may start it
+    store = open_store(url)
+    try:
+        check_identity(store.embedder_identity(), embedder)
+    finally:
+        store.close()
 
 
 def check_tokenizer() -> Check:

@@ -20,6 +20,7 @@ import typer
 from citeline.cli.db import db_app
 from citeline.cli.doctor import doctor
 from citeline.cli.interrupt import sigint_sets
+from citeline.cli.reindex import reindex
 from citeline.cli.runs import logs_app, replay
 from citeline.cli.serve import serve
 from citeline.cli.users import users_app
@@ -377,6 +378,7 @@ def evaluate(
 
 # Commands that live in their own modules (each imports its heavy parts only when run).
 app.command("doctor", epilog=EXIT_CODES_HELP)(doctor)
+app.command("reindex", epilog=EXIT_CODES_HELP)(reindex)
 app.command("serve", epilog=EXIT_CODES_HELP)(serve)
 app.add_typer(users_app, name="users")
 app.add_typer(logs_app, name="logs")

@@ -1,43 +1,148 @@
-"""Embedders turn text into unit-length float32 vectors: the interface and the registry.
+"""Embedders turn text into unit-length float32 vectors: the interface, identities and the registry.
 
 Embedders register by name from modules in the `citeline.plugins` entry-point group
-(`embedder.NAME = "package.module"`); the default, `minilm-onnx`, lives in `index/minilm.py`.
+(`embedder.NAME = "package.module"`); the default, `minilm-onnx`, lives in `index/minilm.py`,
+the OpenAI-compatible client (`openai:MODEL`) in `index/remote.py` and the multilingual option
+(`e5-multilingual`) in `index/e5.py`.
+
+Vectors from two models are not comparable, so an index records the identity (provider, model,
+dimension) of the embedder that wrote it and refuses another one until `citeline reindex`.
 """
 
 from __future__ import annotations
 
+import json
+import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import cache
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
+from pydantic import SecretStr
 
 from citeline import plugins
+from citeline.config import Settings
 from citeline.errors import ConfigurationError
 
 Vectors = npt.NDArray[np.float32]
-
 
 
 @runtime_checkable
 class Embedder(Protocol):
     """Text to vectors. `name` identifies the model (indexes record it); `dim` is the vector size."""
 
-    name: str
-    dim: int
+    @property
+    def name(self) -> str:
+        """The `embedder` setting that selects it."""
+        ...
+
+    @property
+    def dim(self) -> int:
+        """The size of its vectors."""
+        ...
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         """One unit-length float32 row per text, in order."""
         ...
 
 
+@dataclass(frozen=True)
+class EmbedderIdentity:
+    """Which model wrote an index's vectors: what must match before vectors are compared.
+
+    `name` is the `embedder` setting that selects it (for messages); only provider, model and
+    dimension decide whether two identities are the same embedder."""
+
+    provider: str
+    model: str
+    dim: int
+    name: str = ""
+
+    def same_as(self, other: EmbedderIdentity) -> bool:
+        """Whether vectors of `other` can be compared with vectors of this embedder."""
+        return (self.provider, self.model, self.dim) == (other.provider, other.model, other.dim)
+
+    def describe(self) -> str:
+        """For messages: `openai:bge-m3 (1024 dimensions, embedder = "openai:bge-m3")`."""
+        setting = f', embedder = "{self.name}"' if self.name else ""
+        return f"{self.provider}:{self.model} ({self.dim} dimensions{setting})"
+
+    def to_json(self) -> str:
+        """The form engines store."""
+        return json.dumps({"provider": self.provider, "model": self.model, "dim": self.dim, "name": self.name},
+                          sort_keys=True)
+
+    @classmethod
+    def from_json(cls, raw: str) -> EmbedderIdentity:
+        """The identity an engine stored."""
+        data = json.loads(raw)
+        return cls(str(data["provider"]), str(data["model"]), int(data["dim"]), str(data.get("name", "")))
+
+
+# Indexes written before identities were recorded hold MiniLM vectors: it was the only built-in
+# embedder, so an index with vectors and no identity is taken to be MiniLM's.
+MINILM_IDENTITY = EmbedderIdentity("onnx", "all-MiniLM-L6-v2-int8", 384, "minilm-onnx")
+
+
+class EmbedderMismatchError(ConfigurationError):
+    """The configured embedder is not the one whose vectors the index holds."""
+
+    def __init__(self, recorded: EmbedderIdentity, configured: EmbedderIdentity) -> None:
+        super().__init__(
+            f"the index was embedded with {recorded.describe()}, but the configured embedder is "
+            f"{configured.describe()}; their vectors cannot be compared",
+            hint=f"run `citeline reindex` to re-embed every chunk with {configured.name or configured.model} "
+            f"(the old vectors keep serving until it is done), or set the embedder back to "
+            f'"{recorded.name or recorded.model}"',
+        )
+        self.recorded = recorded
+        self.configured = configured
+
+
+def identity_of(embedder: Embedder) -> EmbedderIdentity:
+    """An embedder's identity: its own `identity` attribute, or (for plugins that have none) its
+    name and dimension."""
+    identity = getattr(embedder, "identity", None)
+    if isinstance(identity, EmbedderIdentity):
+        return identity
+    return EmbedderIdentity("plugin", embedder.name, int(embedder.dim), embedder.name)
+
+
+def check_identity(recorded: EmbedderIdentity | None, embedder: Embedder) -> EmbedderIdentity:
+    """The embedder's identity; EmbedderMismatchError when the index recorded another one."""
+    configured = identity_of(embedder)
+    if recorded is not None and not recorded.same_as(configured):
+        raise EmbedderMismatchError(recorded, configured)
+    return configured
+
+
+def embed_queries(embedder: Embedder, texts: Sequence[str]) -> Vectors:
+    """Vectors for search queries. Asymmetric models (e5 wants "query: " before a question and
+    "passage: " before a document) provide `embed_queries`; for the others a query is a text."""
+    method = getattr(embedder, "embed_queries", None)
+    if callable(method):
+        vectors: Vectors = method(texts)
+        return vectors
+    return embedder.embed(texts)
+
+
 _FACTORIES: dict[str, Callable[..., Embedder]] = {}
+_FAMILIES: dict[str, Callable[[str, Settings], Embedder]] = {}
+_FAMILY_INSTANCES: dict[tuple[Any, ...], Embedder] = {}
+_FAMILY_LOCK = threading.Lock()
 
 
 def register_embedder(name: str, factory: Callable[..., Embedder]) -> None:
     """Make `factory(batch_size=..., threads=...)` build the embedder called `name`."""
     _FACTORIES[name] = factory
+
+
+def register_embedder_family(family: str, factory: Callable[[str, Settings], Embedder]) -> None:
+    """Make `factory(model, settings)` build the embedders called `FAMILY:MODEL` (e.g. `openai:bge-m3`):
+    one client for any model a server offers, configured by the settings."""
+    _FAMILIES[family] = factory
 
 
 @cache
@@ -50,6 +155,41 @@ def get_embedder(name: str, batch_size: int = 32, threads: int = 0) -> Embedder:
     factory = _FACTORIES.get(name)
     if factory is None:
         raise ConfigurationError(
-            f"unknown embedder `{name}`", hint=f"choose one of: {', '.join(sorted(_FACTORIES))}"
+            f"unknown embedder `{name}`",
+            hint=f"choose one of: {', '.join(sorted([*_FACTORIES, *(f + ':MODEL' for f in _FAMILIES)]))}",
         )
     return factory(batch_size=batch_size, threads=threads)
+
+
+def _setting_key(value: Any) -> Any:
+    return value.get_secret_value() if isinstance(value, SecretStr) else value
+
+
+def embedder_for(settings: Settings) -> Embedder:
+    """The embedder the settings name: `NAME`, or `FAMILY:MODEL` for a family such as `openai`.
+    One instance per process and configuration."""
+    index = settings.index
+    family, separator, model = index.embedder.partition(":")
+    if not separator:
+        return get_embedder(index.embedder, index.embed_batch_size, index.embed_threads)
+    if family not in _FAMILIES:
+        plugins.ensure("embedder", family)
+    if family not in _FAMILIES:
+        plugins.load_all()
+    factory = _FAMILIES.get(family)
+    if factory is None or not model:
+        raise ConfigurationError(
+            f"unknown embedder `{index.embedder}`",
+            hint=f"use `FAMILY:MODEL` with a family of: {', '.join(sorted(_FAMILIES)) or '(none installed)'}",
+        )
+    # Every setting an embedder may read is part of the key: changing the URL or key makes a new client.
+    key = (index.embedder, *(
+        (name, _setting_key(getattr(group, name)))
+        for group, prefix in ((index, "embed"), (settings.answerer, "openai_"))
+        for name in sorted(type(group).model_fields) if name.startswith(prefix)
+    ))
+    with _FAMILY_LOCK:
+        instance = _FAMILY_INSTANCES.get(key)
+        if instance is None:
+            instance = _FAMILY_INSTANCES[key] = factory(model, settings)
+    return instance

@@ -28,7 +28,7 @@ from citeline.documents.models import TEXT_MODEL_VERSION
 from citeline.documents.registry import Loader, loader_for, supported_suffixes
 from citeline.documents.worker import ParsedFile, ParseRequest, ParseWorker, parse
 from citeline.errors import CitelineError, IngestError, StorageError
-from citeline.index.embedder import Embedder
+from citeline.index.embedder import Embedder, EmbedderIdentity, EmbedderMismatchError, check_identity
 from citeline.index.store import DocumentRecord, Store
 
 
@@ -142,8 +142,10 @@ def discover(
     return list(dict.fromkeys(found)), problems
 
 
-def _embedding_input(title: str, section: str | None, text: str) -> str:
-    # Titles and headings carry topic words a chunk body often lacks ("Timeouts" > "Pool timeout").
+def embedding_input(title: str, section: str | None, text: str) -> str:
+    """What is embedded for a chunk (ingest and `citeline reindex` must agree): its title and
+    section, then its text. Titles and headings carry topic words a chunk body often lacks
+    ("Timeouts" > "Pool timeout")."""
     heading = f"{title} — {section}" if section and section != title else title
     return f"{heading}\n{text}"
 
@@ -216,6 +218,7 @@ class _Ingester:
         self.progress = progress
         self._embedder_source = embedder
         self._embedder: Embedder | None = None
+        self._identity: EmbedderIdentity | None = None
         self._worker: ParseWorker | None = None
         self._pending: list[_Pending] = []
         self._pending_chunks = 0
@@ -231,8 +234,16 @@ class _Ingester:
     def embedder(self) -> Embedder:
         if self._embedder is None:
             source = self._embedder_source
-            self._embedder = source if isinstance(source, Embedder) else source()
+            embedder = source if isinstance(source, Embedder) else source()
+            # Before any work: vectors of another embedder than the index's are refused here, and
+            # again inside every write (an index can be reindexed while this runs).
+            self._identity = check_identity(self.store.embedder_identity(), embedder)
+            self._embedder = embedder
         return self._embedder
+
+    def _flush_threshold(self) -> int:
+        # A remote embedder wants enough texts per call to keep all its connections busy.
+        return max(self._flush_at, int(getattr(self.embedder, "texts_per_call", 0)))
 
     def close(self) -> None:
         if self._worker is not None:
@@ -260,7 +271,7 @@ class _Ingester:
             return
         self._pending.append(pending)
         self._pending_chunks += len(pending.parsed.chunks)
-        if self._pending_chunks >= self._flush_at:
+        if self._pending_chunks >= self._flush_threshold():
             self.flush()
 
     def _prepare(self, path: Path) -> _Pending | None:
@@ -308,7 +319,7 @@ class _Ingester:
         pending, self._pending, self._pending_chunks = self._pending, [], 0
         if not pending:
             return
-        texts = [_embedding_input(p.parsed.title, c.section, c.text)
+        texts = [embedding_input(p.parsed.title, c.section, c.text)
                  for p in pending for c in p.parsed.chunks]
         vectors = self.embedder.embed(texts)
         offset = 0
@@ -317,9 +328,10 @@ class _Ingester:
             item_vectors = vectors[offset : offset + count]
             offset += count
             try:
-                self.store.replace_document(item.record, item.parsed.chunks, item_vectors)
-            except StorageError:
-                raise  # a full or failing disk fails every later file too: stop, say it once
+                self.store.replace_document(item.record, item.parsed.chunks, item_vectors,
+                                            embedder=self._identity)
+            except (StorageError, EmbedderMismatchError):
+                raise  # a full disk or another embedder's index fails every later file too: stop, say it once
             except CitelineError as exc:
                 self._fail(item.path, f"{item.path.name}: {exc}")
                 continue

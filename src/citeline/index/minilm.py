@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from citeline.errors import ConfigurationError
-from citeline.index.embedder import Vectors, register_embedder
+from citeline.index.embedder import MINILM_IDENTITY, Vectors, register_embedder
 
 MINILM_ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 _MAX_TOKENS = 256  # all-MiniLM-L6-v2 was trained with 256 word pieces
@@ -47,6 +47,7 @@ class MiniLMOnnxEmbedder:
 
     name = "minilm-onnx"
     dim = 384
+    identity = MINILM_IDENTITY
 
     def __init__(self, *, batch_size: int = 32, threads: int = 0) -> None:
         # Only where the files are is checked here: ONNX Runtime, the tokenizer and the model

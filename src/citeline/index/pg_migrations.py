@@ -18,8 +18,9 @@ from citeline.errors import ConfigurationError
 if TYPE_CHECKING:
     import psycopg
 
-# The vector width is fixed by the schema (pgvector indexes need a typed column); it is the
-# default embedder's (all-MiniLM-L6-v2). Another width needs a new migration.
+# The vector width of a new database (pgvector indexes need a typed column): the default
+# embedder's (all-MiniLM-L6-v2). The first write of another embedder into an empty index, or
+# `citeline reindex`, changes the column to that embedder's width.
 VECTOR_DIM = 384
 # Owner-filtered HNSW search relies on iterative index scans (pgvector 0.8).
 MIN_PGVECTOR = (0, 8, 0)
@@ -96,6 +97,17 @@ CREATE TABLE kv (
         2,
         "chunks carry their typed blocks (list items, rows, code; flags for text aimed at an AI)",
         "ALTER TABLE chunks ADD COLUMN IF NOT EXISTS blocks jsonb NOT NULL DEFAULT '[]';",
+    ),
+    Migration(
+        3,
+        "the embedder that wrote the vectors, and the shadow vectors of `citeline reindex`",
+        """
+-- key 'embedder': the identity (JSON) of the embedder whose vectors `chunks` holds;
+-- key 'reindex_target': the embedder a `citeline reindex` under way is filling `reindex_vectors` for.
+CREATE TABLE citeline_index (key text PRIMARY KEY, value text NOT NULL);
+-- Untyped width: the new embedder's vectors may be another size than the served ones.
+CREATE TABLE reindex_vectors (rowid bigint PRIMARY KEY, chunk_id text NOT NULL, embedding vector NOT NULL);
+""",
     ),
 )
 

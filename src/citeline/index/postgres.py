@@ -27,11 +27,13 @@ import numpy.typing as npt
 
 from citeline.documents.models import Chunk
 from citeline.errors import ConfigurationError, RetrievalError, StorageError
-from citeline.index.pg_migrations import VECTOR_DIM, import_driver, migrate
+from citeline.index.embedder import MINILM_IDENTITY, EmbedderIdentity, EmbedderMismatchError
+from citeline.index.pg_migrations import import_driver, migrate
 from citeline.index.ranking import assemble_passages, query_phrases, reciprocal_rank_fusion, trim_lexical
 from citeline.index.store import (
     DocumentRecord,
     Passage,
+    ReindexRow,
     SearchRequest,
     Store,
     blocks_from_json,
@@ -168,6 +170,7 @@ class PostgresStore(Store):
             open=True,
         )
         self._common = _CommonLexemes()
+        self._dim: int | None = None  # width of chunks.embedding; changes only with the embedder
 
     @property
     def conninfo(self) -> str:
@@ -212,17 +215,29 @@ class PostgresStore(Store):
 
     # --- documents -----------------------------------------------------------------------
     def replace_document(
-        self, record: DocumentRecord, chunks: Sequence[Chunk], vectors: npt.NDArray[np.float32]
+        self, record: DocumentRecord, chunks: Sequence[Chunk], vectors: npt.NDArray[np.float32],
+        *, embedder: EmbedderIdentity | None = None,
     ) -> None:
         """Insert or replace a document with its chunks and vectors in one transaction, timestamped
         now."""
-        self._replace(record, chunks, vectors, keep_times=False)
+        self._replace(record, chunks, vectors, keep_times=False, embedder=embedder)
 
     def import_document(
-        self, record: DocumentRecord, chunks: Sequence[Chunk], vectors: npt.NDArray[np.float32]
+        self, record: DocumentRecord, chunks: Sequence[Chunk], vectors: npt.NDArray[np.float32],
+        *, embedder: EmbedderIdentity | None = None,
     ) -> None:
         """Like `replace_document` but keeps the record's timestamps (`citeline db copy`)."""
-        self._replace(record, chunks, vectors, keep_times=True)
+        self._replace(record, chunks, vectors, keep_times=True, embedder=embedder)
+
+    def _vector_dim(self, conn: psycopg.Connection[Any], *, fresh: bool = False) -> int:
+        """The width of `chunks.embedding` (pgvector keeps it as the column's type modifier)."""
+        if fresh or self._dim is None:
+            row = conn.execute(
+                "SELECT atttypmod FROM pg_attribute WHERE attrelid = 'chunks'::regclass AND attname = 'embedding'"
+            ).fetchone()
+            assert row is not None
+            self._dim = int(row[0])
+        return self._dim
 
     def _replace(
         self,
@@ -231,17 +246,21 @@ class PostgresStore(Store):
         vectors: npt.NDArray[np.float32],
         *,
         keep_times: bool,
+        embedder: EmbedderIdentity | None = None,
     ) -> None:
         if len(chunks) != len(vectors):
             raise ValueError("one vector per chunk is required")
         matrix = np.asarray(vectors, dtype=np.float32)
-        if chunks and (matrix.ndim != 2 or matrix.shape[1] != VECTOR_DIM):
-            raise ConfigurationError(
-                f"the PostgreSQL schema stores {VECTOR_DIM}-dimensional vectors, got shape {matrix.shape}",
-                hint="use the default embedder (all-MiniLM-L6-v2) with the PostgreSQL store",
-            )
         now = time.time()
         with self._write() as conn:
+            if embedder is not None:
+                self._claim_embedder(conn, embedder)
+            width = self._vector_dim(conn, fresh=embedder is not None)
+            if chunks and (matrix.ndim != 2 or matrix.shape[1] != width):
+                raise ConfigurationError(
+                    f"this index stores {width}-dimensional vectors, got shape {matrix.shape}",
+                    hint="use the embedder the index was built with, or `citeline reindex` with the new one",
+                )
             row = conn.execute(
                 "DELETE FROM documents WHERE owner = %s AND id = %s RETURNING created_at",
                 (record.owner, record.id),
@@ -413,8 +432,11 @@ class PostgresStore(Store):
         if request.vector is None:
             return [], {}
         vector = np.asarray(request.vector, dtype=np.float32).reshape(-1)
-        if vector.shape[0] != VECTOR_DIM:
-            raise RetrievalError(f"query vector has {vector.shape[0]} dimensions, the store {VECTOR_DIM}")
+        if vector.shape[0] != self._vector_dim(conn) and vector.shape[0] != self._vector_dim(conn, fresh=True):
+            raise RetrievalError(
+                f"query vector has {vector.shape[0]} dimensions, the store {self._vector_dim(conn)}",
+                hint="query with the embedder the index was built with, or run `citeline reindex`",
+            )
         scope, params, needs_documents = self._scope_sql(request)
         join = " JOIN documents d ON d.owner = c.owner AND d.id = c.document_id" if needs_documents else ""
         approximate = self._approximate(conn, request)
@@ -492,10 +514,130 @@ class PostgresStore(Store):
                 ]
                 vectors = (
                     np.stack([r[7].to_numpy() for r in rows]).astype(np.float32)
-                    if rows else np.zeros((0, VECTOR_DIM), dtype=np.float32)
+                    if rows else np.zeros((0, self._vector_dim(conn)), dtype=np.float32)
                 )
                 assert doc is not None  # the snapshot listed it
                 yield self._record(doc), chunks, vectors
+
+    # --- embedder identity and `citeline reindex` ------------------------------------------
+    @staticmethod
+    def _recorded_embedder(conn: psycopg.Connection[Any]) -> EmbedderIdentity | None:
+        """The recorded identity; MiniLM's for vectors written before identities were recorded;
+        None while the index holds no vectors."""
+        row = conn.execute(
+            "SELECT EXISTS (SELECT 1 FROM chunks), (SELECT value FROM citeline_index WHERE key = 'embedder')"
+        ).fetchone()
+        assert row is not None
+        if not row[0]:
+            return None
+        return EmbedderIdentity.from_json(row[1]) if row[1] else MINILM_IDENTITY
+
+    def _claim_embedder(self, conn: psycopg.Connection[Any], embedder: EmbedderIdentity) -> None:
+        """Inside a write: refuse another embedder's vectors, or record this one as the index's
+        (an empty index takes the new embedder's vector width)."""
+        recorded = self._recorded_embedder(conn)
+        if recorded is not None and not recorded.same_as(embedder):
+            raise EmbedderMismatchError(recorded, embedder)
+        if recorded is None and self._vector_dim(conn, fresh=True) != embedder.dim:
+            # No chunks: the column (and its HNSW index) is rebuilt empty at the new width.
+            conn.execute(f"ALTER TABLE chunks ALTER COLUMN embedding TYPE vector({int(embedder.dim)})")
+            self._dim = None
+        conn.execute(
+            "INSERT INTO citeline_index VALUES ('embedder', %s) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+            (embedder.to_json(),),
+        )
+
+    @staticmethod
+    def _check_reindex_target(conn: psycopg.Connection[Any], target: EmbedderIdentity, lock: str) -> None:
+        row = conn.execute(f"SELECT value FROM citeline_index WHERE key = 'reindex_target' FOR {lock}").fetchone()
+        if row is None or not EmbedderIdentity.from_json(row[0]).same_as(target):
+            raise ConfigurationError(
+                "another `citeline reindex` with a different embedder took over this index",
+                hint="let that one finish, or run `citeline reindex` again with the embedder you want",
+            )
+
+    def embedder_identity(self) -> EmbedderIdentity | None:
+        with self._conn() as conn:
+            return self._recorded_embedder(conn)
+
+    def reindex_begin(self, target: EmbedderIdentity) -> None:
+        with self._conn() as conn, conn.transaction():
+            row = conn.execute("SELECT value FROM citeline_index WHERE key = 'reindex_target' FOR UPDATE").fetchone()
+            if row is None or not EmbedderIdentity.from_json(row[0]).same_as(target):
+                # Vectors of another target (an abandoned reindex) must never be swapped in.
+                conn.execute("DELETE FROM reindex_vectors")
+            conn.execute(
+                "INSERT INTO citeline_index VALUES ('reindex_target', %s)"
+                " ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+                (target.to_json(),),
+            )
+
+    def reindex_pending(self, after_rowid: int, limit: int) -> list[ReindexRow]:
+        with self._conn() as conn:
+            rows = conn.execute(
+                "SELECT c.rowid, c.chunk_id, c.title, c.section, c.text FROM chunks c"
+                " WHERE c.rowid > %s AND NOT EXISTS (SELECT 1 FROM reindex_vectors r"
+                " WHERE r.rowid = c.rowid AND r.chunk_id = c.chunk_id) ORDER BY c.rowid LIMIT %s",
+                (after_rowid, limit),
+            ).fetchall()
+        return [ReindexRow(int(r[0]), r[1], r[2], r[3], r[4]) for r in rows]
+
+    def reindex_put(self, target: EmbedderIdentity, rowids: Sequence[tuple[int, str]],
+                    vectors: npt.NDArray[np.float32]) -> None:
+        if len(rowids) != len(vectors):
+            raise ValueError("one vector per chunk is required")
+        matrix = np.asarray(vectors, dtype=np.float32)
+        with self._conn() as conn, conn.transaction():
+            self._check_reindex_target(conn, target, "SHARE")
+            with conn.cursor() as cursor:
+                cursor.executemany(
+                    "INSERT INTO reindex_vectors VALUES (%s, %s, %s) ON CONFLICT (rowid) DO UPDATE"
+                    " SET chunk_id = EXCLUDED.chunk_id, embedding = EXCLUDED.embedding",
+                    [(rowid, chunk_id, vector) for (rowid, chunk_id), vector in zip(rowids, matrix, strict=True)],
+                )
+
+    def reindex_status(self) -> tuple[int, int]:
+        with self._conn() as conn:
+            row = conn.execute(
+                "SELECT (SELECT COUNT(*) FROM chunks c JOIN reindex_vectors r"
+                " ON r.rowid = c.rowid AND r.chunk_id = c.chunk_id), (SELECT COUNT(*) FROM chunks)"
+            ).fetchone()
+        assert row is not None
+        return int(row[0]), int(row[1])
+
+    def reindex_commit(self, target: EmbedderIdentity) -> bool:
+        with self._write() as conn:  # the version row lock: no ingest writes while vectors swap
+            self._check_reindex_target(conn, target, "UPDATE")
+            row = conn.execute(
+                "SELECT COUNT(*) FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM reindex_vectors r"
+                " WHERE r.rowid = c.rowid AND r.chunk_id = c.chunk_id)"
+            ).fetchone()
+            if row is None or row[0]:
+                return False
+            # Vector indexes are dropped and rebuilt from their own definitions: one bulk build
+            # is far faster than updating an HNSW graph row by row.
+            indexes = conn.execute(
+                "SELECT i.relname, pg_get_indexdef(i.oid) FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid"
+                " JOIN pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = ANY(x.indkey)"
+                " WHERE x.indrelid = 'chunks'::regclass AND a.attname = 'embedding'"
+            ).fetchall()
+            for name, _ in indexes:
+                conn.execute(f'DROP INDEX "{name}"')
+            if self._vector_dim(conn, fresh=True) != target.dim:
+                conn.execute("ALTER TABLE chunks ALTER COLUMN embedding DROP NOT NULL")
+                conn.execute(f"ALTER TABLE chunks ALTER COLUMN embedding TYPE vector({int(target.dim)}) USING NULL")
+            conn.execute("UPDATE chunks c SET embedding = r.embedding FROM reindex_vectors r WHERE r.rowid = c.rowid")
+            conn.execute("ALTER TABLE chunks ALTER COLUMN embedding SET NOT NULL")
+            for _, definition in indexes:
+                conn.execute(definition)
+            conn.execute(
+                "INSERT INTO citeline_index VALUES ('embedder', %s) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+                (target.to_json(),),
+            )
+            conn.execute("DELETE FROM citeline_index WHERE key = 'reindex_target'")
+            conn.execute("DELETE FROM reindex_vectors")
+            self._dim = None
+            return True
 
     # --- key/value (persistent caches, users) -------------------------------------------
     def kv_get(self, namespace: str, key: str) -> str | None:

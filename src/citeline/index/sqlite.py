@@ -27,6 +27,7 @@ import numpy.typing as npt
 from citeline.documents.models import Chunk
 from citeline.errors import ConfigurationError, IngestError, RetrievalError, StorageError
 from citeline.index import ann
+from citeline.index.embedder import MINILM_IDENTITY, EmbedderIdentity, EmbedderMismatchError
 from citeline.index.private import private_file
 from citeline.index.ranking import (
     COMMON_ROWS,
@@ -42,6 +43,7 @@ from citeline.index.store import (
     DocumentRecord,
     Exported,
     Passage,
+    ReindexRow,
     SearchRequest,
     Store,
     blocks_from_json,
@@ -79,6 +81,12 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
 CREATE TABLE IF NOT EXISTS kv (
     namespace TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, created_at REAL NOT NULL,
     PRIMARY KEY (namespace, key)
+);
+-- `citeline reindex` writes the new embedder's vectors here, keyed by the chunk row they belong
+-- to (and its chunk id, since SQLite may reuse a deleted row's rowid), and swaps them into
+-- `chunks` in one transaction when every chunk has one.
+CREATE TABLE IF NOT EXISTS reindex_vectors (
+    rowid INTEGER PRIMARY KEY, chunk_id TEXT NOT NULL, embedding BLOB NOT NULL
 );
 """
 _MMAP_BYTES = 1 << 30
@@ -169,8 +177,9 @@ class SQLiteStore(Store):
             self._local.conn = conn
         return conn
 
-    def _write(self, work: Callable[[sqlite3.Connection], T], attempts: int = 8) -> T:
-        """Run `work` in one IMMEDIATE transaction that also bumps the corpus version.
+    def _write(self, work: Callable[[sqlite3.Connection], T], attempts: int = 8, *, bump: bool = True) -> T:
+        """Run `work` in one IMMEDIATE transaction that also bumps the corpus version (unless
+        `bump` is off: writes that change nothing a search can see, such as shadow vectors).
 
         WAL plus a busy timeout makes lock conflicts rare, but SQLite returns SQLITE_BUSY without
         waiting in some cases (a lock upgrade that could deadlock): the whole transaction is then
@@ -182,7 +191,8 @@ class SQLiteStore(Store):
                 conn.execute("BEGIN IMMEDIATE")
                 try:
                     result = work(conn)
-                    conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'version'")
+                    if bump:
+                        conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'version'")
                     conn.execute("COMMIT")
                 except BaseException:
                     # A failing ROLLBACK (the disk is full, the file vanished) must not hide the
@@ -215,7 +225,8 @@ class SQLiteStore(Store):
 
     # --- documents -----------------------------------------------------------------------
     def replace_document(
-        self, record: DocumentRecord, chunks: Sequence[Chunk], vectors: npt.NDArray[np.float32]
+        self, record: DocumentRecord, chunks: Sequence[Chunk], vectors: npt.NDArray[np.float32],
+        *, embedder: EmbedderIdentity | None = None,
     ) -> None:
         """Insert or replace a document with its chunks, full-text rows and vectors in one
         transaction, stamped by the store's clock."""
@@ -224,6 +235,8 @@ class SQLiteStore(Store):
         now = self.clock()
 
         def write(conn: sqlite3.Connection) -> None:
+            if embedder is not None:
+                _claim_embedder(conn, embedder)
             existing = conn.execute(
                 "SELECT created_at FROM documents WHERE owner = ? AND id = ?", (record.owner, record.id)
             ).fetchone()
@@ -610,6 +623,72 @@ class SQLiteStore(Store):
         return assemble_passages(fused, {int(row["rowid"]): row for row in rows}, self._passage,
                                  lexical=lexical, dense_scores=dense_scores)
 
+    # --- embedder identity and `citeline reindex` ------------------------------------------
+    def embedder_identity(self) -> EmbedderIdentity | None:
+        return _recorded_embedder(self._conn())
+
+    def reindex_begin(self, target: EmbedderIdentity) -> None:
+        def begin(conn: sqlite3.Connection) -> None:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'reindex_target'").fetchone()
+            if row is None or not EmbedderIdentity.from_json(row[0]).same_as(target):
+                # Vectors of another target (an abandoned reindex) must never be swapped in.
+                conn.execute("DELETE FROM reindex_vectors")
+            conn.execute("INSERT OR REPLACE INTO meta VALUES ('reindex_target', ?)", (target.to_json(),))
+
+        self._write(begin, bump=False)
+
+    def reindex_pending(self, after_rowid: int, limit: int) -> list[ReindexRow]:
+        rows = self._conn().execute(
+            "SELECT c.rowid, c.chunk_id, d.title, c.section, c.text FROM chunks c"
+            " JOIN documents d ON d.owner = c.owner AND d.id = c.document_id"
+            " WHERE c.rowid > ? AND NOT EXISTS (SELECT 1 FROM reindex_vectors r"
+            " WHERE r.rowid = c.rowid AND r.chunk_id = c.chunk_id) ORDER BY c.rowid LIMIT ?",
+            (after_rowid, limit),
+        ).fetchall()
+        return [ReindexRow(int(r[0]), r[1], r[2], r[3], r[4]) for r in rows]
+
+    def reindex_put(self, target: EmbedderIdentity, rowids: Sequence[tuple[int, str]],
+                    vectors: npt.NDArray[np.float32]) -> None:
+        if len(rowids) != len(vectors):
+            raise ValueError("one vector per chunk is required")
+
+        def put(conn: sqlite3.Connection) -> None:
+            _check_reindex_target(conn, target)
+            conn.executemany(
+                "INSERT OR REPLACE INTO reindex_vectors VALUES (?,?,?)",
+                [(rowid, chunk_id, np.asarray(vector, dtype=np.float32).tobytes())
+                 for (rowid, chunk_id), vector in zip(rowids, vectors, strict=True)],
+            )
+
+        self._write(put, bump=False)
+
+    def reindex_status(self) -> tuple[int, int]:
+        conn = self._conn()
+        done = conn.execute(
+            "SELECT COUNT(*) FROM chunks c JOIN reindex_vectors r ON r.rowid = c.rowid AND r.chunk_id = c.chunk_id"
+        ).fetchone()[0]
+        total = conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+        return int(done), int(total)
+
+    def reindex_commit(self, target: EmbedderIdentity) -> bool:
+        def swap(conn: sqlite3.Connection) -> bool:
+            _check_reindex_target(conn, target)
+            missing = conn.execute(
+                "SELECT COUNT(*) FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM reindex_vectors r"
+                " WHERE r.rowid = c.rowid AND r.chunk_id = c.chunk_id)"
+            ).fetchone()[0]
+            if missing:
+                return False
+            # Every chunk has exactly one shadow row with its rowid and chunk id: swap them all.
+            conn.execute("UPDATE chunks SET embedding ="
+                         " (SELECT r.embedding FROM reindex_vectors r WHERE r.rowid = chunks.rowid)")
+            conn.execute("INSERT OR REPLACE INTO meta VALUES ('embedder', ?)", (target.to_json(),))
+            conn.execute("DELETE FROM meta WHERE key = 'reindex_target'")
+            conn.execute("DELETE FROM reindex_vectors")
+            return True
+
+        return self._write(swap)
+
     # --- key/value (persistent caches, users) -------------------------------------------
     def kv_get(self, namespace: str, key: str) -> str | None:
         """A value of the key/value table, or None."""
@@ -672,6 +751,32 @@ def _top(
     top = top[np.argsort(-scores[top], kind="stable")]
     ranked = [int(rowids[i]) for i in top if np.isfinite(scores[i])]
     return ranked, {int(rowids[i]): float(scores[i]) for i in top if np.isfinite(scores[i])}
+
+
+def _recorded_embedder(conn: sqlite3.Connection) -> EmbedderIdentity | None:
+    """The identity recorded in `meta`; MiniLM's for an index written before identities were
+    recorded; None while the index holds no vectors (any embedder may fill it)."""
+    if conn.execute("SELECT NOT EXISTS (SELECT 1 FROM chunks)").fetchone()[0]:
+        return None
+    row = conn.execute("SELECT value FROM meta WHERE key = 'embedder'").fetchone()
+    return EmbedderIdentity.from_json(row[0]) if row else MINILM_IDENTITY
+
+
+def _claim_embedder(conn: sqlite3.Connection, embedder: EmbedderIdentity) -> None:
+    """Inside a write: refuse another embedder's vectors, or record this one as the index's."""
+    recorded = _recorded_embedder(conn)
+    if recorded is not None and not recorded.same_as(embedder):
+        raise EmbedderMismatchError(recorded, embedder)
+    conn.execute("INSERT OR REPLACE INTO meta VALUES ('embedder', ?)", (embedder.to_json(),))
+
+
+def _check_reindex_target(conn: sqlite3.Connection, target: EmbedderIdentity) -> None:
+    row = conn.execute("SELECT value FROM meta WHERE key = 'reindex_target'").fetchone()
+    if row is None or not EmbedderIdentity.from_json(row[0]).same_as(target):
+        raise ConfigurationError(
+            "another `citeline reindex` with a different embedder took over this index",
+            hint="let that one finish, or run `citeline reindex` again with the embedder you want",
+        )
 
 
 def _enable_wal(conn: sqlite3.Connection, attempts: int = 40) -> None:

@@ -18,6 +18,7 @@ import numpy.typing as npt
 from citeline import plugins
 from citeline.documents.models import Chunk, ChunkBlock
 from citeline.errors import ConfigurationError
+from citeline.index.embedder import EmbedderIdentity
 
 # The same default as the `ann_min_chunks` setting: below it an exact scan is fast and exact
 # (measured: a 10k-chunk scan is ~1 ms alone but 4-5x that inside a hybrid query, whose
@@ -93,6 +94,17 @@ class SearchRequest:
 Exported = tuple[DocumentRecord, list[Chunk], npt.NDArray[np.float32]]
 
 
+@dataclass(frozen=True)
+class ReindexRow:
+    """A chunk still waiting for its vector from the new embedder during `citeline reindex`."""
+
+    rowid: int
+    chunk_id: str
+    title: str
+    section: str | None
+    text: str
+
+
 def blocks_to_json(blocks: Sequence[ChunkBlock]) -> str:
     """A chunk's blocks as engines store them (a compact JSON list)."""
     return json.dumps([block.to_json() for block in blocks], separators=(",", ":"))
@@ -114,16 +126,55 @@ class Store(ABC):
 
     @abstractmethod
     def replace_document(
-        self, record: DocumentRecord, chunks: Sequence[Chunk], vectors: npt.NDArray[np.float32]
+        self, record: DocumentRecord, chunks: Sequence[Chunk], vectors: npt.NDArray[np.float32],
+        *, embedder: EmbedderIdentity | None = None,
     ) -> None:
-        """Insert or atomically replace a document with all its chunks and vectors."""
+        """Insert or atomically replace a document with all its chunks and vectors.
+
+        With `embedder`, the same transaction checks that the index holds that embedder's vectors
+        (recording it on the first write) and raises `EmbedderMismatchError` otherwise."""
 
     def import_document(
-        self, record: DocumentRecord, chunks: Sequence[Chunk], vectors: npt.NDArray[np.float32]
+        self, record: DocumentRecord, chunks: Sequence[Chunk], vectors: npt.NDArray[np.float32],
+        *, embedder: EmbedderIdentity | None = None,
     ) -> None:
         """Like `replace_document`, keeping the record's timestamps where the engine can
         (`citeline db copy`); by default the copy is timestamped now."""
-        self.replace_document(record, chunks, vectors)
+        self.replace_document(record, chunks, vectors, embedder=embedder)
+
+    # --- which embedder wrote the vectors, and re-embedding them (`citeline reindex`) ---------
+    def embedder_identity(self) -> EmbedderIdentity | None:
+        """The embedder whose vectors the index holds; None while it holds none (any embedder may
+        start it). Engines that do not record identities return None and accept any embedder."""
+        return None
+
+    def _no_reindex(self) -> ConfigurationError:
+        return ConfigurationError(f"the {type(self).__name__} engine cannot re-embed an index in place",
+                                  hint="ingest the documents again into a new index with the new embedder")
+
+    def reindex_begin(self, target: EmbedderIdentity) -> None:
+        """Start (or resume, when `target` is the one already started) re-embedding with `target`:
+        new vectors go to a shadow table and the old ones keep serving."""
+        raise self._no_reindex()
+
+    def reindex_pending(self, after_rowid: int, limit: int) -> list[ReindexRow]:
+        """Up to `limit` chunks after `after_rowid` (by rowid) without a new vector yet."""
+        raise self._no_reindex()
+
+    def reindex_put(self, target: EmbedderIdentity, rowids: Sequence[tuple[int, str]],
+                    vectors: npt.NDArray[np.float32]) -> None:
+        """Store new vectors for (rowid, chunk_id) pairs in the shadow table (nothing serves them yet)."""
+        raise self._no_reindex()
+
+    def reindex_status(self) -> tuple[int, int]:
+        """(chunks with a new vector, chunks in the index) of the re-embedding under way."""
+        raise self._no_reindex()
+
+    def reindex_commit(self, target: EmbedderIdentity) -> bool:
+        """In one transaction: if every chunk has its new vector, swap them all in and record
+        `target` as the index's embedder (True); otherwise change nothing (False: chunks written
+        since, e.g. by an ingest, still need vectors)."""
+        raise self._no_reindex()
 
     @abstractmethod
     def export_documents(self) -> Iterator[Exported]:

@@ -14,7 +14,7 @@ import numpy as np
 from citeline.config import Settings
 from citeline.documents.models import ChunkBlock
 from citeline.errors import CitelineError, RetrievalError
-from citeline.index.embedder import Embedder
+from citeline.index.embedder import Embedder, check_identity, embed_queries
 from citeline.index.store import Passage, SearchRequest, Store
 from citeline.retrieval.cache import Cache
 
@@ -40,6 +40,15 @@ class Retriever:
         self.embedder = embedder
         self.settings = settings
         self.cache = cache
+        self._embedder_checked_at: int | None = None  # corpus version the identity check passed at
+
+    def check_embedder(self) -> None:
+        """Raise EmbedderMismatchError when the index holds another embedder's vectors (checked
+        again after every change to the index, e.g. a `citeline reindex` by another process)."""
+        version = self.store.corpus_version()
+        if self._embedder_checked_at != version:
+            check_identity(self.store.embedder_identity(), self.embedder)
+            self._embedder_checked_at = version
 
     def _cache_key(self, owner: str, query: str, top_k: int, document_ids: Sequence[str] | None,
                    filters: Mapping[str, Any] | None) -> str:
@@ -75,8 +84,9 @@ class Retriever:
             if hit is not None:
                 passages = [_passage(item) for item in json.loads(hit)]
                 return SearchOutcome(query, passages, (time.perf_counter() - started) * 1000, cached=True)
+        self.check_embedder()
         try:
-            vector = self.embedder.embed([query])[0]
+            vector = embed_queries(self.embedder, [query])[0]
             passages = self.store.search(
                 SearchRequest(
                     owner=owner, text=query, vector=vector, top_k=top_k, document_ids=document_ids,
