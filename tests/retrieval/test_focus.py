@@ -1,5 +1,6 @@
 """What a question asks: its asking sentence, without what the asker rules out."""
 
+from citeline.retrieval.evidence import key_terms
 from citeline.retrieval.focus import question_focus
 
 
@@ -15,6 +16,8 @@ def test_what_the_asker_rules_out_is_excluded() -> None:
     focus = question_focus("How do I run my tests on trio instead of asyncio?")
     assert focus.text == "How do I run my tests on trio?"
     assert "asyncio" in focus.excluded and "trio" not in focus.excluded
+    kept = {k.term for k in focus.keep(key_terms("How do I run my tests on trio instead of asyncio?"))}
+    assert "trio" in kept and "asyncio" not in kept
     # "Besides X, what else": the answer is often listed with X, so nothing is ruled out.
     besides = question_focus("Besides Germany and Switzerland, where else is Lake Constance?")
     assert besides.text == "Besides Germany and Switzerland, where else is Lake Constance?"

@@ -227,7 +227,8 @@ class ExtractiveAnswerer(Answerer):
         # not want ("instead of asyncio") earn nothing, and its asking sentence counts as much
         # as the whole question with its scene-setting.
         focus = question_focus(question)
-        wanted = [k for k in keys if k.term not in focus.excluded]
+        wanted = focus.keep(keys)
+        asked_keys = focus.keep(key_terms(focus.text))
         focused = focus.differs_from(question)
         unit_vecs = self._unit_vectors(units, lexical(wanted + answer_type_terms(question)), parts, question,
                                        focus.text if focused else None)
@@ -242,8 +243,7 @@ class ExtractiveAnswerer(Answerer):
         # For choosing sentences, the answer-type words ("default", "limit") matter too.
         overall = score(q_vec, wanted + answer_type_terms(question))
         if unit_vecs.focus is not None:
-            focus_keys = [k for k in key_terms(focus.text) if k.term not in focus.excluded]
-            overall = 0.5 * overall + 0.5 * score(unit_vecs.focus, focus_keys + answer_type_terms(focus.text))
+            overall = 0.5 * overall + 0.5 * score(unit_vecs.focus, asked_keys + answer_type_terms(focus.text))
         how_to = asks_how_to(focus.text)
         if how_to:
             # A how-to answer is an instruction: "You can ... by passing `x`", "Use ...".
@@ -263,7 +263,7 @@ class ExtractiveAnswerer(Answerer):
                     insufficiencies.append({"section": part, "missing": f"no passage covers: {part}",
                                             "queries_tried": run.queries_tried})
                     continue
-                part_scores = score(part_vec, [k for k in part_keys if k.term not in focus.excluded])
+                part_scores = score(part_vec, focus.keep(part_keys))
                 part_type = expected_types(part)
                 best = self._lead(units, part_scores * _lead_fitness(units, part_type, part_keys), prose, part_type,
                                   asks_how_to(part))
@@ -271,7 +271,6 @@ class ExtractiveAnswerer(Answerer):
                     part_picks.append(best)
         code = self._code_block(units, overall, lead) if how_to else None
         ranking = Ranking(units, overall, part_picks, insufficiencies, lead, answer_type, code, cosine=cosine)
-        asked_keys = [k for k in key_terms(focus.text) if k.term not in focus.excluded]
         ranking.features = self._features(keys, asked_keys, pool, pool_coverage, ranking, lexical(keys))
         answer, probability = self._answerable(ranking)
         if not answer:

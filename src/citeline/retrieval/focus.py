@@ -11,8 +11,10 @@ Both are the structure of English questions, nothing about a particular corpus.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from citeline.retrieval.evidence import KeyTerm
 from citeline.text import collapse_ws, stem, terms
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'`(\[]?[A-Za-z])")
@@ -30,6 +32,10 @@ class Focus:
 
     text: str  # the asking sentence(s), contrast clauses removed
     excluded: frozenset[str]  # terms the question names only as what it does not want
+
+    def keep(self, keys: Sequence[KeyTerm]) -> list[KeyTerm]:
+        """`keys` without the terms the question rules out."""
+        return [k for k in keys if k.term not in self.excluded]
 
     def differs_from(self, question: str) -> bool:
         """Whether the focus says less than the whole question (so scoring against it adds something)."""
