@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import write_corpus
+from tests.servers import free_port
 
 
 @pytest.fixture(scope="module")
@@ -66,12 +67,6 @@ def test_stdio(mcp_home: Path) -> None:
     asyncio.run(main())
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def test_streamable_http(mcp_home: Path) -> None:
     import httpx2
     from mcp import Client
@@ -91,7 +86,7 @@ def test_streamable_http(mcp_home: Path) -> None:
     library = Citeline(Settings(home=mcp_home))
     assert library.ingest([mcp_home.parent / "mcp-docs"], owner=user_id.group(1)).ok
     library.close()
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen([sys.executable, "-m", "citeline.cli.main", "mcp", "--http", f"127.0.0.1:{port}"],
                               env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -18,7 +17,7 @@ from citeline.app import Citeline
 from citeline.config import Settings
 from citeline.retrieval.cache import MemoryCache
 from tests.answerers.helpers import API_KEY, DOCS, FakeOpenAI
-from tests.servers import stop, wait_until_serving
+from tests.servers import free_port, stop, wait_until_serving
 
 
 # --- corpus --------------------------------------------------------------------------------
@@ -66,10 +65,6 @@ def fake_openai() -> Iterator[FakeOpenAI]:
 
 
 # --- a real llama.cpp server ---------------------------------------------------------------
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _die_with_parent() -> None:
@@ -86,7 +81,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     pytest.importorskip("llama_cpp.server", reason="install citeline[local]")
     from citeline.answerers.llama_runtime import bundled_model_path
 
-    port = _free_port()
+    port = free_port()
     log = tmp_path_factory.mktemp("llama") / "server.log"
     env = {**os.environ, "OMP_WAIT_POLICY": "PASSIVE"}  # idle server threads must not spin on shared CPUs
     command = [

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -19,7 +18,7 @@ import httpx
 import pytest
 
 from tests.conftest import write_corpus, write_script
-from tests.servers import stop, wait_until_serving
+from tests.servers import free_port, stop, wait_until_serving
 
 ANSWER = "Requests time out after 5 seconds of network inactivity by default [1]."
 
@@ -35,12 +34,6 @@ class Live:
     @property
     def headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.key}"}
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -66,7 +59,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
     assert added.returncode == 0, added.stderr
     key = added.stdout.strip().splitlines()[-1]  # the key is the LAST line
     assert re.fullmatch(r"cl_[A-Za-z0-9_-]{40,}", key)
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "citeline.cli.main", "serve", "--host", "127.0.0.1", "--port", str(port)],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -21,13 +20,7 @@ import httpx
 import pytest
 
 from tests.conftest import write_corpus
-from tests.servers import stop, wait_until_serving
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from tests.servers import free_port, stop, wait_until_serving
 
 
 def _env(home: Path, store: str) -> dict[str, str]:
@@ -44,7 +37,7 @@ def workers(postgres_url: str, tmp_path: Path) -> Iterator[tuple[str, str, str]]
                            capture_output=True, text=True, timeout=120, check=False)
     assert added.returncode == 0, added.stderr
     key = added.stdout.strip().splitlines()[-1]
-    ports = [_free_port(), _free_port()]
+    ports = [free_port(), free_port()]
     processes = [
         subprocess.Popen([sys.executable, "-m", "citeline.cli.main", "serve", "--host", "127.0.0.1",
                           "--port", str(port)], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)

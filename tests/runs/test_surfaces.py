@@ -11,7 +11,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -22,7 +21,7 @@ import httpx
 
 from citeline.version import version
 from tests.conftest import write_corpus, write_script
-from tests.servers import stop, wait_until_serving
+from tests.servers import free_port, stop, wait_until_serving
 
 QUESTION = "What is the default timeout?"
 ANSWER = "Requests time out after 5 seconds of network inactivity by default [1]."
@@ -38,12 +37,6 @@ def _script(root: Path, name: str, query: str) -> Path:
     # One script per surface with its own search, so no run is served from another's cached answer.
     return write_script(root / f"{name}.jsonl", {"type": "tool_call", "tool": "search_docs", "input": {"query": query}},
                         {"type": "final", "answer": ANSWER})
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _user(env: dict[str, str], name: str, *flags: str) -> tuple[str, str]:
@@ -84,7 +77,7 @@ def test_every_surface_is_recorded_and_replays_offline(tmp_path: Path) -> None:
     alice, alice_key = _user(env, "alice")
     bob, bob_key = _user(env, "bob")
     _, admin_key = _user(env, "root", "--admin")
-    port = _free_port()
+    port = free_port()
     serve_env = {**env, "CITELINE_API_MODELS": f"scripted:{scripts['http']},scripted:{scripts['sse']}"}
     server = subprocess.Popen([*CLI, "serve", "--host", "127.0.0.1", "--port", str(port)], env=serve_env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

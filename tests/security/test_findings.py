@@ -41,18 +41,12 @@ from citeline.retrieval.cache import MemoryCache
 from tests.api.conftest import HASH_EMBEDDER, bearer, make_service
 from tests.conftest import DOCS, write_corpus
 from tests.ingest_support import cli_env
-from tests.servers import stop, wait_until_serving
+from tests.servers import free_port, stop, wait_until_serving
 
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 # --- live servers ------------------------------------------------------------------------------
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _cli(*args: str, env: dict[str, str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "citeline.cli.main", *args], env=env, capture_output=True,
                           text=True, timeout=180, check=False, **kwargs)
@@ -81,7 +75,7 @@ class Live:
 
 
 def _start_serve(home: Path, log: Path, env: dict[str, str], *args: str) -> tuple[str, subprocess.Popen[bytes]]:
-    port = _free_port()
+    port = free_port()
     handle = log.open("wb")
     process = subprocess.Popen(
         [sys.executable, "-m", "citeline.cli.main", "serve", "--host", "127.0.0.1", "--port", str(port), *args],
@@ -147,7 +141,7 @@ def _tool_payload(result: Any) -> dict[str, Any]:
 
 def test_mcp_http_requires_api_keys_and_scopes_each_caller(live_docs: Live, tmp_path: Path) -> None:
     live = live_docs
-    port = _free_port()
+    port = free_port()
     log = tmp_path / "mcp.log"
     with log.open("wb") as handle:
         server = subprocess.Popen([sys.executable, "-m", "citeline.cli.main", "mcp", "--http", f"127.0.0.1:{port}"],
@@ -340,6 +334,8 @@ def _fill_to_the_cap(db: Path) -> int:
             except sqlite3.OperationalError as exc:
                 assert "full" in str(exc)
                 break
+        else:
+            raise AssertionError("the database never filled up to its page cap")
     return size
 
 

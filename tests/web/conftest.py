@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -22,7 +21,7 @@ import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page, Playwright, Request, sync_playwright
 
 from tests.conftest import DOCS, write_corpus, write_script
-from tests.servers import stop, wait_until_serving
+from tests.servers import free_port, stop, wait_until_serving
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -65,12 +64,6 @@ class Server:
 
     def api(self, method: str, path: str, user: str, **kwargs: Any) -> httpx.Response:
         return httpx.request(method, f"{self.url}{path}", headers=self.headers(user), timeout=120, **kwargs)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.servers import stop, wait_until_serving
-from tests.web.conftest import Watch, ask, cli, free_port, open_page, screenshot
+from tests.servers import free_port, stop, wait_until_serving
+from tests.web.conftest import Watch, ask, cli, open_page, screenshot
 
 GUIDE = """# Backups
 
