@@ -163,7 +163,7 @@ def validate(
     for block in FENCED.finditer(cleaned):
         code, ref = block.group(1), block.group(2)
         sources = [evidence[int(ref) - 1]] if ref else list(evidence)
-        if any(_code_norm(code) in _code_norm(p.text) for p in sources):
+        if any(collapse_ws(code) in collapse_ws(p.text) for p in sources):
             any_citation = any_citation or bool(ref)
         else:
             removed_spans.append((block.start(), block.end()))
@@ -223,10 +223,6 @@ def validate(
         result.fail("NO_EVIDENCE", "No passage was retrieved, so no claim can be supported.")
     result.grounded_answer = _without(cleaned, removed_spans) if removed_spans else cleaned
     return result
-
-
-def _code_norm(text: str) -> str:
-    return " ".join(text.split())
 
 
 def _without(text: str, spans: list[tuple[int, int]]) -> str:

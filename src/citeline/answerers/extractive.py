@@ -152,27 +152,17 @@ class ExtractiveAnswerer(Answerer):
             scored.sort(key=lambda pair: -pair[0])
             return [p for _, p in scored]
 
+        whole = rank(key_terms(question))
         chosen: list[Passage] = []
-        for keys in [key_terms(question)] + [key_terms(part) for part in parts if len(parts) > 1]:
-            for passage in rank(keys)[:2]:
+        for ranked in [whole] + [rank(key_terms(part)) for part in parts if len(parts) > 1]:
+            for passage in ranked[:2]:
                 if passage not in chosen:
                     chosen.append(passage)
                     break
-        for passage in rank(key_terms(question)):
-            if passage not in chosen:
-                chosen.append(passage)
+        chosen.extend(passage for passage in whole if passage not in chosen)
         return chosen
 
     # --- the decision ----------------------------------------------------------------------
-    def uncovered(self, run: RunState) -> FinalAnswer | None:
-        """A decline when the evidence does not answer the question, else None.
-
-        Also the gate in front of model answerers: a model asked to answer from passages that
-        do not contain the answer tends to answer anyway.
-        """
-        ranking = self.rank(run)
-        return ranking if isinstance(ranking, FinalAnswer) else None
-
     def compose(self, run: RunState) -> FinalAnswer:
         """The answer from the evidence gathered so far, or a decline saying what is missing; also the
         grounded fallback the graph uses when a model's answer cannot be used."""
@@ -230,20 +220,19 @@ class ExtractiveAnswerer(Answerer):
         wanted = focus.keep(keys)
         asked_keys = focus.keep(key_terms(focus.text))
         focused = focus.differs_from(question)
-        unit_vecs = self._unit_vectors(units, lexical(wanted + answer_type_terms(question)), parts, question,
-                                       focus.text if focused else None)
-        q_vec, part_vecs = unit_vecs.query, unit_vecs.parts
-        cosine = unit_vecs.matrix @ q_vec
+        # For choosing sentences, the answer-type words ("default", "limit") matter too.
+        question_lexical = lexical(wanted + answer_type_terms(question))
+        unit_vecs = self._unit_vectors(units, question_lexical, parts, question, focus.text if focused else None)
+        cosine = unit_vecs.similarity(unit_vecs.query)
 
-        def score(query_vec: np.ndarray, query_keys: list[KeyTerm]) -> np.ndarray:
-            base = 0.55 * unit_vecs.similarity(query_vec) + 0.45 * lexical(query_keys)
-            scored: np.ndarray = base * (0.5 + 0.5 * novelty) * code_penalty
+        def score(similarity: np.ndarray, lexical_scores: np.ndarray) -> np.ndarray:
+            scored: np.ndarray = (0.55 * similarity + 0.45 * lexical_scores) * (0.5 + 0.5 * novelty) * code_penalty
             return scored
 
-        # For choosing sentences, the answer-type words ("default", "limit") matter too.
-        overall = score(q_vec, wanted + answer_type_terms(question))
+        overall = score(cosine, question_lexical)
         if unit_vecs.focus is not None:
-            overall = 0.5 * overall + 0.5 * score(unit_vecs.focus, asked_keys + answer_type_terms(focus.text))
+            overall = 0.5 * overall + 0.5 * score(unit_vecs.similarity(unit_vecs.focus),
+                                                  lexical(asked_keys + answer_type_terms(focus.text)))
         how_to = asks_how_to(focus.text)
         if how_to:
             # A how-to answer is an instruction: "You can ... by passing `x`", "Use ...".
@@ -256,14 +245,14 @@ class ExtractiveAnswerer(Answerer):
         part_picks: list[int] = []
         insufficiencies: list[dict[str, Any]] = []
         if len(parts) > 1:
-            for part, part_vec in zip(parts, part_vecs, strict=True):
+            for part, part_vec in zip(parts, unit_vecs.parts, strict=True):
                 part_keys = key_terms(part)
                 part_cov, _ = pool_coverage.best(part_keys)
                 if part_cov < self.settings.answerer.answer_threshold:
                     insufficiencies.append({"section": part, "missing": f"no passage covers: {part}",
                                             "queries_tried": run.queries_tried})
                     continue
-                part_scores = score(part_vec, focus.keep(part_keys))
+                part_scores = score(unit_vecs.similarity(part_vec), lexical(focus.keep(part_keys)))
                 part_type = expected_types(part)
                 best = self._lead(units, part_scores * _lead_fitness(units, part_type, part_keys), prose, part_type,
                                   asks_how_to(part))

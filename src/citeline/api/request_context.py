@@ -34,26 +34,18 @@ class RequestContextMiddleware:
         scope.setdefault("state", {})["query_id"] = query_id
         token = query_id_var.set(query_id)
         started = time.perf_counter()
-        status = 500
+        status, started_response = 500, False
 
         async def send_with_id(message: Message) -> None:
-            nonlocal status
+            nonlocal status, started_response
             if message["type"] == "http.response.start":
-                status = int(message["status"])
+                status, started_response = int(message["status"]), True
                 headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"x-query-id"]
                 message["headers"] = [*headers, (b"x-query-id", query_id.encode())]
             await send(message)
 
-        started_response = False
-
-        async def send_tracked(message: Message) -> None:
-            nonlocal started_response
-            if message["type"] == "http.response.start":
-                started_response = True
-            await send_with_id(message)
-
         try:
-            await self.app(scope, receive, send_tracked)
+            await self.app(scope, receive, send_with_id)
         except Exception:  # anything unhandled: logged in full, answered without internals
             log.exception("unhandled error")
             if not started_response:

@@ -12,8 +12,7 @@ from citeline.api.limits import BodyLimitMiddleware, UnicodeGuardMiddleware
 from citeline.api.openapi import COMMON_ERRORS
 from citeline.api.request_context import RequestContextMiddleware
 from citeline.api.routes import agent, documents, openai_compatible, operations, runs, search, sessions, web
-from citeline.api.service import DEFAULT_MODEL_ID, Service
-from citeline.api.service.answering import Disconnected
+from citeline.api.service import Service
 from citeline.app import Citeline
 from citeline.config import ServiceSettings
 from citeline.version import version
@@ -57,4 +56,4 @@ def create_app(citeline: Citeline | None = None, api: ServiceSettings | None = N
     return app
 
 
-__all__ = ["DEFAULT_MODEL_ID", "Disconnected", "create_app"]
+__all__ = ["create_app"]

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from citeline.index.store import Exported, Store
 
 
-EXIT_OK, EXIT_USAGE = 0, 2
+EXIT_USAGE = 2
 db_app = typer.Typer(
     help="Database maintenance: schema upgrades, copying an index between engines. "
     "Exit codes: 0 succeeded, 2 usage/configuration error.",

@@ -12,7 +12,7 @@ import typer
 
 from citeline.errors import CitelineError
 
-EXIT_OK, EXIT_USAGE = 0, 2
+EXIT_USAGE = 2
 
 
 def reindex(

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markdown import Markdown
@@ -19,8 +19,10 @@ from rich.table import Table
 from citeline.agent.events import Event
 from citeline.agent.result import AgentResult
 from citeline.app import Citeline
-from citeline.index.ingest import IngestReport
 from citeline.index.store import DocumentRecord, Passage
+
+if TYPE_CHECKING:
+    from citeline.index.ingest import IngestReport
 
 
 def _console(*, stderr: bool = False) -> Console:

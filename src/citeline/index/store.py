@@ -16,14 +16,10 @@ import numpy as np
 import numpy.typing as npt
 
 from citeline import plugins
+from citeline.config import DEFAULT_ANN_MIN_CHUNKS
 from citeline.documents.models import Chunk, ChunkBlock
 from citeline.errors import ConfigurationError
 from citeline.index.embedder import EmbedderIdentity
-
-# The same default as the `ann_min_chunks` setting: below it an exact scan is fast and exact
-# (measured: a 10k-chunk scan is ~1 ms alone but 4-5x that inside a hybrid query, whose
-# full-text pass evicts the matrix from the CPU caches; the graph reads a few hundred vectors).
-DEFAULT_ANN_MIN_CHUNKS = 10_000
 
 
 @dataclass

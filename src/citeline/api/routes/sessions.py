@@ -30,7 +30,7 @@ async def create_session(user: CurrentUser, svc: ServiceDep, body: m.SessionCrea
 @router.get("/sessions/{session_id}", response_model=m.SessionModel, responses=NOT_FOUND)
 async def get_session(session_id: str, user: CurrentUser, svc: ServiceDep) -> m.SessionModel:
     """One of your sessions, with its messages."""
-    state = await run_in_threadpool(sessions.get_session, svc, user.id, session_id)
+    state = await run_in_threadpool(svc.session_of, user.id, session_id)
     return presenters.session_model(state)
 
 

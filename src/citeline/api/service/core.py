@@ -20,7 +20,7 @@ from typing import Any
 
 from citeline.agent.events import Event
 from citeline.agent.result import AgentResult
-from citeline.api.errors import ApiError
+from citeline.api.errors import ApiError, not_found
 from citeline.api.limits import Clock, FailedAuthLimiter, RateLimiter, RunSlots, Slots, retry_after
 from citeline.api.metrics import Metrics
 from citeline.api.sessions import SessionMessage, SessionState, SessionStore, open_sessions
@@ -251,7 +251,7 @@ class Service:
         """The owner's session with this id; 404 when it does not exist or is someone else's."""
         state = self.sessions.get(owner, session_id)
         if state is None:
-            raise ApiError(404, "session not found")
+            raise not_found("session")
         return state
 
     def plan_run(self, user: User, question: str, *, model: str | None, session_id: str | None,

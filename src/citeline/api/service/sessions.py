@@ -23,14 +23,6 @@ def create_session(svc: Service, owner: str, session_id: str | None, *, context_
     return state
 
 
-def get_session(svc: Service, owner: str, session_id: str) -> SessionState:
-    """One of the owner's sessions, or 404."""
-    state = svc.sessions.get(owner, session_id)
-    if state is None:
-        raise not_found("session")
-    return state
-
-
 def list_sessions(svc: Service, owner: str) -> list[SessionState]:
     """The owner's sessions, most recently active first."""
     return svc.sessions.list(owner)
