@@ -94,6 +94,22 @@ Unlike `pip`, uv is not centered around the concept of an active virtual environ
 
 The `--active` flag can be used to opt in to respecting `VIRTUAL_ENV`.
 """,
+    "installer.md": """# Installing uv
+
+By default, the standalone installer puts the uv binary in the user executable directory.
+
+Changing the installation directory only affects where the uv binary is installed: uv still keeps its cache in the default locations.
+
+Prior to 0.5.0, uv was installed into `~/.cargo/bin`.
+""",
+    "auth.md": """# Authentication
+
+## Redirects
+
+Alternatively you might want to redirect users who are not logged in to a different page, such as a login view.
+
+When redirecting users, the page you redirect them to will include the URL they originally requested at the `next` query param.
+""",
     "zz-notes/tips.md": """# Community tips
 
 Sessions are signed with the secret key, so rotate it when staff leave.
@@ -166,6 +182,22 @@ def test_a_how_many_question_leads_with_the_count_of_what_it_asks_about(app: Cit
     result = app.ask("How many threads can the default thread pool run at the same time?")
     assert result.exit_reason == ExitReason.COMPLETED
     assert "only 40 threads can run at the same time" in first_sentence(result.answer)
+
+
+def test_the_lead_names_what_the_question_asks_for_not_the_topic(app: Citeline) -> None:
+    # Both sentences share the question's words; only the second names something the asker lacks.
+    result = app.ask("After users who are not logged in are redirected to my login view, "
+                     "how does that view know which page they were trying to reach?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert "`next` query param" in first_sentence(result.answer)
+
+
+def test_a_directory_question_is_answered_by_a_path(app: Citeline) -> None:
+    # A directory is named by a path in code, not by a proper noun: the path answers it.
+    result = app.ask("I installed uv years ago, before version 0.5.0. "
+                     "In which directory did the installer put the uv binary back then?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert "~/.cargo/bin" in first_sentence(result.answer)
 
 
 def test_a_lead_keeps_the_sentence_that_completes_it(app: Citeline) -> None:

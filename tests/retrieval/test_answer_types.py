@@ -1,6 +1,13 @@
 """What kind of value a question asks for, and whether a sentence holds one."""
 
-from citeline.retrieval.answer_types import AnswerType, asks_how_to, expected_types, holds
+from citeline.retrieval.answer_types import (
+    AnswerType,
+    asks_for_value,
+    asks_how_to,
+    expected_types,
+    holds,
+    new_values,
+)
 
 
 def test_value_questions_and_the_values_that_answer_them() -> None:
@@ -34,3 +41,24 @@ def test_when_asks_for_a_date_only_about_the_past() -> None:
     # A condition, not a date: evidence without a year must not count against it.
     assert AnswerType.DATE not in expected_types("When does the code after yield run?")
     assert AnswerType.DATE not in expected_types("When I add a Git dependency, does uv fetch LFS objects by default?")
+
+
+def test_new_values_are_the_concrete_values_the_question_lacks() -> None:
+    question = "Which environment variable sets the `--index-url`?"
+    text = "Set `UV_INDEX_URL` (or pass `--index-url`) before calling uv.sync(), e.g. in CI."
+    assert new_values(text, question) == ["UV_INDEX_URL", "uv.sync"]
+    assert new_values("The installer respects the index URL.", question) == []
+
+
+def test_yes_no_and_why_questions_ask_for_no_value() -> None:
+    assert asks_for_value("Which command shows the version of uv itself?")
+    assert asks_for_value("Where does uv put tool environments?")
+    assert not asks_for_value("Does uv fetch LFS objects by default?")
+    assert not asks_for_value("When I add a Git dependency, does uv fetch LFS objects?")
+    assert not asks_for_value("Why does the guide add a sys_platform marker?")
+
+
+def test_a_directory_or_place_in_software_is_a_path() -> None:
+    assert expected_types("In which directory are the binaries installed?") == (AnswerType.NAME,)
+    assert holds(expected_types("Where does uv put tool environments?"), "They live in `~/.local/share/uv/tools`.")
+    assert holds(expected_types("Where does the Rhine begin?"), "It begins in the Swiss canton of Graubünden.")

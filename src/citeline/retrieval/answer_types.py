@@ -18,7 +18,7 @@ class AnswerType(Enum):
 
     DURATION = "duration"
     NUMBER = "number"
-    NAME = "name"  # an identifier, option, variable, command, file or setting
+    NAME = "name"  # an identifier, option, variable, command, file, directory or setting
     DEFAULT = "default"  # "what is the default ...": a stated default, whatever its shape
     PERSON = "person"
     DATE = "date"
@@ -41,12 +41,12 @@ _QUESTION_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     (AnswerType.DATE, re.compile(r"^\s*when\s+(?:was|were|did|had)\b|\b(?:what|which)\s+(?:year|century|decade|date|month|day)\b|\bsince\s+when\b",
                                  re.IGNORECASE)),
     (AnswerType.PERSON, re.compile(r"^\s*(?:who|whom)\b|\b(?:who|whom)\s+(?:is|was|were|did|does)\b", re.IGNORECASE)),
-    (AnswerType.PLACE, re.compile(r"^\s*where\b|\b(?:what|which)\s+(?:city|country|river|place|region|town|state|file|directory|folder|path)\b",
+    (AnswerType.PLACE, re.compile(r"^\s*where\b|\b(?:what|which)\s+(?:city|country|river|place|region|town|state)\b",
                                   re.IGNORECASE)),
     (AnswerType.NAME, re.compile(
         r"\b(?:what|which)\s+(?:\w+\s+){0,2}(?:function|class|method|option|flag|variable|setting|argument|parameter|"
         r"command|subcommand|header|field|attribute|module|package|keyword|key|name|exception|error|hook|endpoint|"
-        r"status\s+code|property|extra|backend|file)s?\b|\bwhat\s+is\s+(?:it|the\s+\w+)\s+called\b|\bwhat\s+do\s+i\s+(?:set|pass|use|run)\b",
+        r"status\s+code|property|extra|backend|file|director(?:y|ie)|folder|path)s?\b|\bwhat\s+is\s+(?:it|the\s+\w+)\s+called\b|\bwhat\s+do\s+i\s+(?:set|pass|use|run)\b",
         re.IGNORECASE)),
 )
 
@@ -69,7 +69,8 @@ _VALUE_BY_TYPE: dict[AnswerType, re.Pattern[str]] = {
     AnswerType.DEFAULT: _DEFAULT,
     AnswerType.DATE: _DATE,
     AnswerType.PERSON: _PROPER,
-    AnswerType.PLACE: _PROPER,
+    # A place in prose is a proper name; in software documentation it is a path or a location in code.
+    AnswerType.PLACE: re.compile(f"{_PROPER.pattern}|{_NAME.pattern}"),
 }
 
 
@@ -91,6 +92,27 @@ def holds(answer_types: AnswerTypes, text: str) -> bool:
     if not wanted:
         return True
     return any(_VALUE_BY_TYPE[answer_type].search(text) for answer_type in wanted)
+
+
+# A concrete value in code: a code span, an ALL_CAPS name, a call, a flag or a dotted name.
+_LITERAL = re.compile(r"`([^`\n]+)`|\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b|(\b\w+\(\))|(--[a-z][\w-]+)|\b([A-Za-z_]\w+(?:\.\w{2,})+)\b")
+# A question answered by yes or no, or by a reason: no particular value is wanted.
+_NO_VALUE = re.compile(r"(?:^|[,;]\s)\s*(?:why|do|does|did|is|are|was|were|can|could|will|would|should|shall|has|have|had|may|might|must)\b",
+                       re.IGNORECASE)
+
+
+def asks_for_value(question: str) -> bool:
+    """Whether the question asks for something to name (what/which/where/how …), not yes/no or why."""
+    return not _NO_VALUE.search(question)
+
+
+def new_values(text: str, question: str) -> list[str]:
+    """The concrete values in `text` (code spans, names in code, flags) that the question
+    does not already contain: a sentence that names one tells the reader something specific, where
+    one that only echoes the question's words describes the topic."""
+    asked = question.casefold()
+    found = (next(g for g in m.groups() if g) for m in _LITERAL.finditer(text))
+    return [value for value in found if value.strip().casefold() not in asked]
 
 
 _HOW_TO = re.compile(
