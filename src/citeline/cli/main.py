@@ -7,6 +7,7 @@ stderr and say how to fix them. Heavy modules are imported inside commands to ke
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import sys
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
+from citeline.cli.collector import collector_paused
 from citeline.cli.db import db_app
 from citeline.cli.doctor import doctor
 from citeline.cli.interrupt import sigint_sets
@@ -170,14 +172,18 @@ def ask(
     """Answer a question from the indexed documents, with verified citations."""
     if question == "-":
         question = sys.stdin.read().strip()
-    citeline = _app()
-    if question.strip() and len(question) <= citeline.settings.agent.max_question_chars:
-        try:
-            documents, _ = citeline.store.counts(owner or citeline.settings.index.owner)
-        except CitelineError as exc:
-            _fail(str(exc))
-        if documents == 0:
-            _fail("no documents indexed: run `citeline ingest PATH`")
+    with collector_paused():
+        citeline = _app()
+        if question.strip() and len(question) <= citeline.settings.agent.max_question_chars:
+            try:
+                documents, _ = citeline.store.counts(owner or citeline.settings.index.owner)
+            except CitelineError as exc:
+                _fail(str(exc))
+            if documents == 0:
+                _fail("no documents indexed: run `citeline ingest PATH`")
+        # The agent (LangGraph and what it brings) is needed next: imported here, with the
+        # collector paused, rather than at the start of the run.
+        importlib.import_module("citeline.agent.runner")
     try:
         if stream:
             from citeline.cli.render import stream_answer
