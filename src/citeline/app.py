@@ -10,22 +10,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from citeline import plugins
-from citeline.agent.events import Event, EventSink
 
 if TYPE_CHECKING:
+    from citeline.agent.events import Event, EventSink
     from citeline.agent.graph import AgentGraph
+    from citeline.agent.result import AgentResult
     from citeline.agent.runner import RunResources
+    from citeline.index.embedder import Embedder
     from citeline.index.ingest import IngestReport, ProgressCallback
+    from citeline.index.store import DocumentRecord, Store
+    from citeline.retrieval import Retriever, SearchOutcome
+    from citeline.retrieval.cache import Cache
     from citeline.runs import LogRecorder, RunLog
 from citeline.agent.answerer import Answerer, create_answerer
 from citeline.agent.clock import SYSTEM_CLOCK, Clock
-from citeline.agent.result import AgentResult
 from citeline.config import Settings
-from citeline.index.embedder import Embedder, embedder_for
-from citeline.index.private import private_dir
-from citeline.index.store import DocumentRecord, Store, open_store
-from citeline.retrieval import Retriever, SearchOutcome
-from citeline.retrieval.cache import Cache, LayeredCache, MemoryCache, StoreCache
 
 
 class Citeline:
@@ -57,6 +56,9 @@ class Citeline:
         """The document index (opened on first use, so commands that need no index never open it)."""
         with self._lock:
             if self._store is None:
+                from citeline.index.private import private_dir
+                from citeline.index.store import open_store
+
                 # The home holds the index, sessions and staged uploads: private to its owner.
                 private_dir(self.settings.index.home)
                 self._store = open_store(self.settings.index.store_url)
@@ -67,6 +69,8 @@ class Citeline:
         """The embedding model (loaded on first use, so commands that never embed never load it)."""
         with self._lock:
             if self._embedder is None:
+                from citeline.index.embedder import embedder_for
+
                 self._embedder = embedder_for(self.settings)
             return self._embedder
 
@@ -75,6 +79,8 @@ class Citeline:
         """Retrieval and answer caches: memory in front of the store's own key/value table, so a
         second process asking the same question of the same corpus is served from cache."""
         if self._cache is None:
+            from citeline.retrieval.cache import LayeredCache, MemoryCache, StoreCache
+
             self._cache = LayeredCache(MemoryCache(), StoreCache(self.store))
         return self._cache
 
@@ -82,6 +88,8 @@ class Citeline:
     def retriever(self) -> Retriever:
         """Hybrid search over the store, with this instance's caches; what tools and `search` go through."""
         if self._retriever is None:
+            from citeline.retrieval import Retriever
+
             self._retriever = Retriever(self.store, self.embedder, self.settings, self.cache)
         return self._retriever
 

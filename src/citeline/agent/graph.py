@@ -15,13 +15,12 @@ import random
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypedDict, cast
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, LLMResult
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import get_callback_manager_for_config
-from langchain_core.tools import StructuredTool
 from langgraph.graph import END, START, StateGraph
 
 from citeline.agent import callpoints, context, grounding, planning
@@ -33,6 +32,9 @@ from citeline.agent.state import RunState
 from citeline.agent.tools import InvalidToolCall, PassageSource
 from citeline.errors import CitelineError, ContextOverflowError, RetrievalError
 from citeline.text import printable
+
+if TYPE_CHECKING:
+    from langchain_core.tools import StructuredTool
 
 MODEL_RETRIES = 2
 MAX_UNUSABLE = 2  # unusable outputs tolerated (re-asked) before LLM_GENERATION_FAILURE
@@ -244,6 +246,8 @@ class AgentGraph:
 def as_langchain_tool(name: str, execute: Callable[[], dict[str, Any]]) -> StructuredTool:
     """A LangChain tool around one execution, so LangChain callbacks (and `astream_events`)
     see on_tool_start / on_tool_end with the real input and output."""
+    # Imported at the first tool call: LangChain's tool classes are not needed to start a run.
+    from langchain_core.tools import StructuredTool
 
     def call(**_: Any) -> dict[str, Any]:
         return execute()

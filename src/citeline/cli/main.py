@@ -7,6 +7,7 @@ stderr and say how to fix them. Heavy modules are imported inside commands to ke
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import sys
@@ -17,13 +18,9 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
-from citeline.cli.db import db_app
-from citeline.cli.doctor import doctor
+from citeline.cli.collector import collector_paused
 from citeline.cli.interrupt import sigint_sets
-from citeline.cli.reindex import reindex
-from citeline.cli.runs import logs_app, replay
-from citeline.cli.serve import serve
-from citeline.cli.users import users_app
+from citeline.cli.lazy import LazyCommand, lazy_group
 from citeline.errors import CitelineError
 
 if TYPE_CHECKING:
@@ -33,16 +30,27 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_NOT_ANSWERED, EXIT_USAGE = 0, 1, 2
 EXIT_CODES_HELP = "Exit codes: 0 answered/succeeded, 1 declined, limit hit or files failed, 2 usage/configuration error."
 
+# Commands that live in their own modules: imported only when they run (or `--help` lists them).
+LAZY_COMMANDS = (
+    LazyCommand("doctor", "citeline.cli.doctor", "doctor", epilog=EXIT_CODES_HELP),
+    LazyCommand("reindex", "citeline.cli.reindex", "reindex", epilog=EXIT_CODES_HELP),
+    LazyCommand("serve", "citeline.cli.serve", "serve", epilog=EXIT_CODES_HELP),
+    LazyCommand("replay", "citeline.cli.runs", "replay", epilog=EXIT_CODES_HELP),
+    LazyCommand("db", "citeline.cli.db", "db_app", group=True),
+    LazyCommand("users", "citeline.cli.users", "users_app", group=True),
+    LazyCommand("logs", "citeline.cli.runs", "logs_app", group=True),
+)
+
 app = typer.Typer(
     name="citeline",
     help="Answers questions from your own documents and proves every citation. " + EXIT_CODES_HELP,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=lazy_group(LAZY_COMMANDS),
 )
 docs_app = typer.Typer(help="List or remove indexed documents. " + EXIT_CODES_HELP, no_args_is_help=True)
 app.add_typer(docs_app, name="docs")
-app.add_typer(db_app, name="db")
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 OwnerOpt = Annotated[str | None, typer.Option("--owner", help="Owner id (default: the `owner` setting).")]
@@ -170,14 +178,18 @@ def ask(
     """Answer a question from the indexed documents, with verified citations."""
     if question == "-":
         question = sys.stdin.read().strip()
-    citeline = _app()
-    if question.strip() and len(question) <= citeline.settings.agent.max_question_chars:
-        try:
-            documents, _ = citeline.store.counts(owner or citeline.settings.index.owner)
-        except CitelineError as exc:
-            _fail(str(exc))
-        if documents == 0:
-            _fail("no documents indexed: run `citeline ingest PATH`")
+    with collector_paused():
+        citeline = _app()
+        if question.strip() and len(question) <= citeline.settings.agent.max_question_chars:
+            try:
+                documents, _ = citeline.store.counts(owner or citeline.settings.index.owner)
+            except CitelineError as exc:
+                _fail(str(exc))
+            if documents == 0:
+                _fail("no documents indexed: run `citeline ingest PATH`")
+        # The agent (LangGraph and what it brings) is needed next: imported here, with the
+        # collector paused, rather than at the start of the run.
+        importlib.import_module("citeline.agent.runner")
     try:
         if stream:
             from citeline.cli.render import stream_answer
@@ -374,15 +386,6 @@ def evaluate(
         _print_json(next(iter(reports.values())) if len(reports) == 1 else reports)
     else:
         print_eval(reports)
-
-
-# Commands that live in their own modules (each imports its heavy parts only when run).
-app.command("doctor", epilog=EXIT_CODES_HELP)(doctor)
-app.command("reindex", epilog=EXIT_CODES_HELP)(reindex)
-app.command("serve", epilog=EXIT_CODES_HELP)(serve)
-app.add_typer(users_app, name="users")
-app.add_typer(logs_app, name="logs")
-app.command("replay", epilog=EXIT_CODES_HELP)(replay)
 
 
 def run() -> None:

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
-from rich.markdown import Markdown
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -144,6 +143,9 @@ def print_result(result: AgentResult, out: Console | None = None, *, with_answer
         _print_plain(result, out, with_answer=with_answer)
         return
     if with_answer:
+        # Imported only for a terminal: the Markdown parser is not needed for piped output.
+        from rich.markdown import Markdown
+
         out.print(Markdown(result.answer) if result.answer else "")
     if result.citations:
         out.print()

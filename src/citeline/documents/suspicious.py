@@ -12,6 +12,7 @@ The patterns are about *who is addressed and what is asked*, never about one cor
 from __future__ import annotations
 
 import re
+from functools import cache
 
 # Who an injected instruction talks to. "agent", "bot" and "model" alone are ordinary technical
 # words (user agents, SSH agents, CI bots, data models), so they count only when qualified.
@@ -29,8 +30,9 @@ _ASKED = (
 # Where a reader would see it: the answer being written, not an HTTP response or a program's output.
 _ANSWER = r"(?:answers?|repl(?:y|ies)|summar(?:y|ies))"
 
-_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("addresses an AI", re.compile(
+# (name, (pattern, flags)); compiled on first use by `_rules`.
+_RULE_SOURCES: tuple[tuple[str, tuple[str, int]], ...] = (
+    ("addresses an AI", (
         # "Note for AI assistants", "SYSTEM NOTICE FOR AI ASSISTANTS", "Instruction to language models".
         rf"\b(?:note|notice|message|instructions?|directives?|attention|warning|reminder|memo)\s+(?:for|to)\s+"
         rf"(?:the\s+|any\s+|all\s+)?{_AI}\b"
@@ -60,7 +62,7 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         rf"(?:from|by|with|using)\s+{_THIS}",
         re.IGNORECASE | re.MULTILINE)),
     # Directives about the conversation itself rather than the software being documented.
-    ("directive to ignore or reveal", re.compile(
+    ("directive to ignore or reveal", (
         r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:your|the|my|these|those|all)?\s*"
         r"(?:previous|prior|above|earlier|preceding|original|initial|other|existing|system)?\s*"
         r"(?:instructions|prompts?|guidance|directions|directives|guidelines|system\s+prompt)\b"
@@ -75,7 +77,7 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"|\b(?:do|must|should|shall)\s+not\s+(?:tell|mention|say|reveal|disclose|admit)\b[^.!?\n]{0,40}"
         r"\b(?:this\s+(?:notice|note|instruction|message|directive)|(?:it|this)\s+comes\s+from|to\s+the\s+user)\b",
         re.IGNORECASE)),
-    ("directive to include or print", re.compile(
+    ("directive to include or print", (
         # "include the verification code in your answer", "append the token to their answer".
         rf"\b(?:include|append|add|insert|mention|put|print|output|say|write|repeat|place|prepend)\b[^.!?;|\n]{{0,60}}"
         rf"\b(?:in|to|into|at\s+the\s+(?:start|end|beginning|top|bottom)\s+of)\s+(?:your|their|the|every|each|any)\s+{_ANSWER}\b"
@@ -91,7 +93,7 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.IGNORECASE)),
     # A download piped straight into a shell from a host the text does not otherwise vouch for:
     # documentation does show such commands, so only plain-HTTP, bare-IP or attacker-named hosts count.
-    ("download piped into a shell", re.compile(
+    ("download piped into a shell", (
         r"\b(?:curl|wget)\b[^|\n]{0,200}\b(?:http://|https?://\d{1,3}(?:\.\d{1,3}){3}\b)[^|\n]{0,200}"
         r"\|\s*(?:sudo\s+)?(?:ba|z|k|da|fi)?sh\b"
         r"|\b(?:curl|wget)\b[^|\n]{0,200}\b(?:evil|attacker|malicious)\.[a-z]+[^|\n]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|k|da|fi)?sh\b",
@@ -102,12 +104,19 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
 _CODE_RULES = frozenset({"download piped into a shell"})
 
 
+@cache
+def _rules() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """The rules, compiled when text is first checked: compiling them takes milliseconds that a
+    process which never checks text (a command's start, an `ask` that ends early) need not spend."""
+    return tuple((name, re.compile(pattern, flags)) for name, (pattern, flags) in _RULE_SOURCES)
+
+
 def reasons(text: str, *, code: bool = False) -> tuple[str, ...]:
     """Why `text` looks aimed at an AI; empty when it reads as documentation. In code only a
     download piped into a shell counts: code legitimately prints, includes and ignores things."""
-    return tuple(name for name, pattern in _RULES if (not code or name in _CODE_RULES) and pattern.search(text))
+    return tuple(name for name, pattern in _rules() if (not code or name in _CODE_RULES) and pattern.search(text))
 
 
 def is_suspicious(text: str) -> bool:
     """Whether any rule matches `text`."""
-    return any(pattern.search(text) for _, pattern in _RULES)
+    return any(pattern.search(text) for _, pattern in _rules())
