@@ -478,13 +478,16 @@ _COUNTED = re.compile(r"\b\d[\d,.]*\s+([^\W\d_]+)")
 
 def _lead_fitness(units: Sequence[Unit], answer_type: AnswerTypes, keys: Sequence[KeyTerm],
                   question: str) -> np.ndarray:
-    """How well each unit would read as the first sentence, beyond its relevance: a sentence that
-    only introduces what follows it (ends with a colon) or a release-notes entry ("… #1903") says
-    less on its own; when the question asks for something to name (not yes/no, not why), a
-    sentence naming a concrete value the question does not already hold ("uv was installed into
-    `~/.cargo/bin`") answers it, where one echoing the question's words only describes the topic
-    (a value of the asked kind, when one is asked: `timeout=None` does not say how long);
-    for a how-many question, a number counting the thing asked about ("40 threads") is the answer."""
+    """How well each unit would read as the first sentence, beyond its relevance.
+
+    - A sentence that only introduces what follows it (ends with a colon) or a release-notes entry
+      ("… #1903") says less on its own.
+    - When the question asks for something to name (not yes/no, not why), a sentence naming a
+      concrete value the question does not already hold ("uv was installed into `~/.cargo/bin`")
+      answers it, where one echoing the question's words only describes the topic (a value of
+      the asked kind, when one is asked: `timeout=None` does not say how long).
+    - For a how-many question, a number counting the thing asked about ("40 threads") is the answer.
+    """
     counted_terms = {k.term for k in keys}
     wants_value = asks_for_value(question)
     wants_number = bool({AnswerType.NUMBER, AnswerType.DURATION} & set(answer_type))

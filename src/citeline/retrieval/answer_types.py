@@ -97,8 +97,8 @@ def holds(answer_types: AnswerTypes, text: str) -> bool:
 # A concrete value in code: a code span, an ALL_CAPS name, a call, a flag or a dotted name.
 _LITERAL = re.compile(r"`([^`\n]+)`|\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b|(\b\w+\(\))|(--[a-z][\w-]+)|\b([A-Za-z_]\w+(?:\.\w{2,})+)\b")
 # A question answered by yes or no, or by a reason: no particular value is wanted.
-_NO_VALUE = re.compile(r"(?:^|[,;]\s)\s*(?:why|do|does|did|is|are|was|were|can|could|will|would|should|shall|has|have|had|may|might|must)\b",
-                       re.IGNORECASE)
+_NO_VALUE = re.compile(r"(?:^|[,;]\s)\s*(?:why|do|does|did|is|are|was|were|can|could|will|would|should|shall|has|have|had|"
+                       r"may|might|must)\b", re.IGNORECASE)
 
 
 def asks_for_value(question: str) -> bool:
