@@ -57,9 +57,27 @@ class HnswParams:
     expansion_search: int = 128
 
     def as_json(self) -> dict[str, int]:
-        """The parameters as recorded in a pointer file (a graph built otherwise is rebuilt)."""
+        """The parameters as recorded in a pointer file."""
         return {"connectivity": self.connectivity, "expansion_add": self.expansion_add,
                 "expansion_search": self.expansion_search}
+
+    def can_search(self, recorded: object) -> bool:
+        """Whether a graph built with the `recorded` parameters may serve these ones: the same
+        links per node, built with at least this candidate list (a wider one only makes a better
+        graph). `expansion_search` is a search-time setting, applied to whatever graph is loaded,
+        so it never forces a rebuild."""
+        if not isinstance(recorded, dict):
+            return False
+        connectivity, expansion_add = recorded.get("connectivity"), recorded.get("expansion_add")
+        return (connectivity == self.connectivity and isinstance(expansion_add, int)
+                and expansion_add >= self.expansion_add)
+
+    def apply(self, index: Any) -> Any:
+        """Set the build and search candidate lists on `index` (a usearch graph read back from a
+        file comes with the library's defaults, not the ones it was built with)."""
+        index.expansion_add = self.expansion_add
+        index.expansion_search = self.expansion_search
+        return index
 
 
 def available() -> bool:
@@ -146,7 +164,7 @@ class AnnIndexes:
             return None
         if not isinstance(pointer, dict) or pointer.get("format") != FORMAT or pointer.get("owner") != owner:
             return None
-        if pointer.get("params") != self.params.as_json() or pointer.get("identity") != self._identity():
+        if not self.params.can_search(pointer.get("params")) or pointer.get("identity") != self._identity():
             return None
         return pointer
 
@@ -166,6 +184,7 @@ class AnnIndexes:
             return None
         if index is None or table.ndim != 2 or table.shape != (len(index), 2):
             return None
+        self.params.apply(index)
         return _Graph(int(pointer["version"]), index, table[:, 0].astype(np.int64),
                       table[:, 1].astype(np.uint32), (index_file, keys_file), str(pointer["identity"]))
 
@@ -252,6 +271,7 @@ class AnnIndexes:
         index = Index.restore(str(self.directory / base.files[0]), view=False)
         if index is None:
             return None
+        self.params.apply(index)
         if removed:
             index.remove(np.array(removed, dtype=np.uint64))
         if len(added):
