@@ -42,8 +42,10 @@ def exact_top10(vectors: npt.NDArray[np.float32], queries: npt.NDArray[np.float3
 
 
 def build_and_measure(vectors: npt.NDArray[np.float32], queries: npt.NDArray[np.float32],
-                      truth: list[set[int]], expansion_add: int, threads: int) -> dict[str, Any]:
-    """Build one graph; its wall and CPU seconds, CPU/wall (cores really used), recall@10, search p50."""
+                      truth: list[set[int]], expansion_add: int, threads: int,
+                      expansion_search: list[int]) -> dict[str, Any]:
+    """Build one graph; its wall and CPU seconds, CPU/wall (cores really used), and recall@10 and
+    search p50 per `expansion_search`."""
     from usearch.index import Index
 
     defaults = HnswParams()
@@ -54,17 +56,20 @@ def build_and_measure(vectors: npt.NDArray[np.float32], queries: npt.NDArray[np.
     wall = time.perf_counter() - wall0
     cpu1 = resource.getrusage(resource.RUSAGE_SELF)
     cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
-    found, times = [], []
-    for query in queries:
-        started = time.perf_counter()
-        matches = index.search(query, 10)
-        times.append((time.perf_counter() - started) * 1000)
-        found.append({int(k) for k in matches.keys})
-    hits = sum(len(f & t) for f, t in zip(found, truth, strict=True))
-    return {"expansion_add": expansion_add, "threads": threads, "build_s": round(wall, 1),
-            "build_cpu_s": round(cpu, 1), "cores_used": round(cpu / wall, 2),
-            "recall_at_10": round(hits / (10 * len(truth)), 4),
-            "search_p50_ms": round(float(np.percentile(times, 50)), 3)}
+    row: dict[str, Any] = {"expansion_add": expansion_add, "threads": threads, "build_s": round(wall, 1),
+                           "build_cpu_s": round(cpu, 1), "cores_used": round(cpu / wall, 2)}
+    for ef in expansion_search:
+        index.expansion_search = ef
+        found, times = [], []
+        for query in queries:
+            started = time.perf_counter()
+            matches = index.search(query, 10)
+            times.append((time.perf_counter() - started) * 1000)
+            found.append({int(k) for k in matches.keys})
+        hits = sum(len(f & t) for f, t in zip(found, truth, strict=True))
+        row[f"ef_search_{ef}"] = {"recall_at_10": round(hits / (10 * len(truth)), 4),
+                                  "search_p50_ms": round(float(np.percentile(times, 50)), 3)}
+    return row
 
 
 def main() -> None:
@@ -74,6 +79,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--expansion-add", default="128,64,48")
     parser.add_argument("--threads", default="0", help="comma-separated; 0 = all cores")
+    parser.add_argument("--expansion-search", default=str(HnswParams().expansion_search))
     args = parser.parse_args()
     sets: list[tuple[str, Any, Any]] = []
     if args.size:
@@ -86,12 +92,13 @@ def main() -> None:
         if real is None:
             raise SystemExit(f"no cached real corpus of {args.real} chunks: run bench/real_corpus.py first")
         sets.append((f"real MiniLM {len(real.texts):,}", real.vectors, real.queries))
+    searches = [int(e) for e in args.expansion_search.split(",")]
     out = []
     for label, vectors, queries in sets:
         truth = exact_top10(vectors, queries)
         for threads in (int(t) for t in args.threads.split(",")):
             for ef in (int(e) for e in args.expansion_add.split(",")):
-                row = {"data": label, **build_and_measure(vectors, queries, truth, ef, threads)}
+                row = {"data": label, **build_and_measure(vectors, queries, truth, ef, threads, searches)}
                 print(json.dumps(row), flush=True)
                 out.append(row)
     print(json.dumps(out, indent=1))
