@@ -42,13 +42,15 @@ def targets(r: dict[str, Any]) -> list[tuple[str, str, str, str]]:
             if ratio > 3:
                 hyb, dense, base = (own["citeline hybrid"][q + "_ms"], own["citeline dense"][q + "_ms"],
                                     own["numpy exact"][q + "_ms"])
-                why = (f"hybrid = BM25 statement + exact dense scan + passage rows; here the dense scan alone "
-                       f"took {dense:.1f} ms vs numpy's {base:.1f} ms over the same vectors")
+                why = (f"hybrid = BM25 statement + dense search (HNSW graph from {run.get('ann_min_chunks', 0):,} "
+                       f"chunks, exact below) + passage rows; here the dense search alone took {dense:.1f} ms vs "
+                       f"numpy's {base:.1f} ms over the same vectors")
                 if q == "p50":
                     why += f", BM25 plus assembly ≈ {max(0.0, hyb - dense):.1f} ms"
                 else:
                     why += ("; the tail is the BM25 statement on queries with frequent terms: FTS5 scores "
-                            "every matching row (thousands at 100k) before taking the top 50")
+                            "every matching row (thousands at 100k) before taking the top 50, and a loaded "
+                            "machine deschedules the process for whole time slices")
                 if n < 50_000:
                     why += "; fixed costs dominate next to a ~1 ms numpy scan"
             rows.append((f"hybrid search {q} ≤ 3 × bare numpy exact search, {n:,} chunks ({judged})",
@@ -73,7 +75,8 @@ def targets(r: dict[str, Any]) -> list[tuple[str, str, str, str]]:
                 hybrid, lance = s["citeline hybrid"][q + "_ms"], s["lancedb hybrid"][q + "_ms"]
                 rows.append((f"hybrid search {q} faster than LanceDB hybrid (FTS + vector, RRF), {n:,} chunks ({data})",
                              f"{hybrid:.2f} ms vs {lance:.2f} ms ({hybrid / lance:.2f}×)", _mark(hybrid < lance),
-                             "" if hybrid < lance else "see the query tables: BM25 statement and passage rows"))
+                             "" if hybrid < lance else "the BM25 statement on queries matching thousands of "
+                             "rows; see the query tables and the notes at the top"))
     ag = r["agent"]
     per = ag["overhead_per_step"]
     rows.append((f"agent overhead ≤ 20 ms per step (extractive `ask`, {ag['chunks']:,} chunks)",
@@ -99,6 +102,15 @@ def targets(r: dict[str, Any]) -> list[tuple[str, str, str, str]]:
                  f"torch imported: {cs['imports']['torch_imported']}; {cs['citeline_ask_s']:.2f} s = "
                  f"{cs['ratio']:.0f}× `python -c pass` ({cs['python_pass_s'] * 1000:.0f} ms)",
                  _mark(not cs["imports"]["torch_imported"]), "the ratio has no target; see the import breakdown"))
+    mil = r.get("million")
+    if mil:
+        rows.append((f"{mil['chunks']:,} vectors measured: load, HNSW graph build, memory, latency",
+                     f"load {mil['load_s']:.0f} s, graph build {mil['graph_build_s']:.0f} s, peak RSS "
+                     f"{mil['after_queries']['peak_rss_mib']:.0f} MiB; dense p50/p95 "
+                     f"{mil['systems']['citeline dense']['p50_ms']:.2f}/{mil['systems']['citeline dense']['p95_ms']:.2f} ms "
+                     f"(recall@10 {mil['recall_at_10']}), hybrid p50/p95 "
+                     f"{mil['systems']['citeline hybrid']['p50_ms']:.2f}/{mil['systems']['citeline hybrid']['p95_ms']:.2f} ms",
+                     INFO, mil.get("note", "see the 1M section")))
     rows.append(("memory: peak RSS of ingest / warm `citeline serve`",
                  f"ingest {r['ingest_memory']['peak_rss_mib']:.0f} MiB ({ing['chunks']} chunks); serve "
                  f"{r['serve_memory']['peak_rss_mib']:.0f} MiB peak at {r['serve_memory']['chunks']:,} chunks",
@@ -223,14 +235,41 @@ def embedders_section(r: dict[str, Any]) -> list[str]:
     return lines
 
 
+def million_section(r: dict[str, Any]) -> list[str]:
+    """The 1M-vector measurement (bench/million.py), when the run has one."""
+    mil = r.get("million")
+    if not mil:
+        return []
+    s = mil["systems"]
+    lines = ["", f"## {mil['chunks']:,} vectors", "",
+             f"Synthetic seeded vectors and texts (as in Query), written through `replace_document`, then the "
+             f"HNSW graph `citeline ingest` builds at its end (`prepare_search`), then {mil['queries']} "
+             "interleaved queries." + (f" {mil['note']}" if mil.get("note") else ""), "",
+             "| | value |", "|---|---|",
+             f"| load (rows, FTS5, vectors into SQLite) | {mil['load_s']:.0f} s |",
+             f"| HNSW graph build | {mil['graph_build_s']:.0f} s |",
+             f"| files: database / graph | {mil['files_mib']['database']:.0f} MiB / {mil['files_mib']['graph']:.0f} MiB |",
+             f"| RSS after load / after graph / after queries (peak) | {mil['after_load']['rss_mib']:.0f} / "
+             f"{mil['after_graph']['rss_mib']:.0f} / {mil['after_queries']['rss_mib']:.0f} MiB "
+             f"({mil['after_queries']['peak_rss_mib']:.0f} MiB peak; includes the benchmark's own copy of the "
+             "vectors) |",
+             f"| first dense query of a fresh process (graph memory-mapped) | {mil['fresh_first_dense_ms']:.1f} ms |"]
+    lines += [f"| {name} p50 / p95 | {e['p50_ms']:.2f} / {e['p95_ms']:.2f} ms |" for name, e in s.items()]
+    lines.append(f"| citeline dense recall@10 vs exact | {mil['recall_at_10']} |")
+    return lines
+
+
 def write(r: dict[str, Any], path: Path, plot_dir: Path) -> str:
     images = plots(r, plot_dir)
     rel = plot_dir.relative_to(path.parent) if plot_dir.is_relative_to(path.parent) else plot_dir
     st, m = r["settings"], r["machine"]
+    notes = path.parent / "notes.md"
     lines = [
         "# citeline benchmarks (issue #9)",
         "",
-        "Generated by `make bench` (`bench/run.py`); do not edit by hand."
+        *([notes.read_text(encoding="utf-8").rstrip(), ""] if notes.exists() else []),
+        "Generated by `make bench` (`bench/run.py`) from bench/results/results.json; the notes above "
+        "are hand-written (bench/notes.md); do not edit this file by hand."
         + (" **Quick run: small sizes, not the targets' sizes.**" if r.get("quick") else ""),
         "",
         f"Machine: {m['cpus']} CPUs, Python {m['python']}, {m['platform']}; load average at start "
@@ -364,6 +403,7 @@ def write(r: dict[str, Any], path: Path, plot_dir: Path) -> str:
               f"{sm['first_search_ms']:.0f} ms: model and vector matrix load; then p50 {sm['warm_search_p50_ms']:.0f} "
               "ms over HTTP); the vector matrix alone is chunks × 384 × 4 bytes |"]
 
+    lines += million_section(r)
     lines += embedders_section(r)
 
     lines += ["", "## What changed in citeline (before/after)", "",
@@ -410,3 +450,17 @@ def write(r: dict[str, Any], path: Path, plot_dir: Path) -> str:
     path.write_text(text, encoding="utf-8")
     _ = images
     return text
+
+
+def main() -> None:
+    """Rewrite results.md (and the plots) from a results.json, e.g. after editing bench/notes.md."""
+    import json
+    import sys
+
+    bench = Path(__file__).resolve().parent
+    source = Path(sys.argv[1]) if len(sys.argv) > 1 else bench / "results" / "results.json"
+    write(json.loads(source.read_text(encoding="utf-8")), bench / "results.md", bench / "plots")
+
+
+if __name__ == "__main__":
+    main()

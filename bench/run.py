@@ -53,6 +53,8 @@ def main() -> int:
     parser.add_argument("--cold-runs", type=int, default=4)
     parser.add_argument("--real-chunks", type=int, default=20_000, help="real MiniLM chunks (cached) for the query step")
     parser.add_argument("--million", action="store_true", help="also 1M chunks (hours on a small shared machine)")
+    parser.add_argument("--million-json", type=Path, default=None,
+                        help="a bench/million.py result measured separately, reported as such")
     parser.add_argument("--out", type=Path, default=BENCH_DIR / "results.md")
     parser.add_argument("--json", type=Path, default=BENCH_DIR / "results" / "results.json")
     args = parser.parse_args()
@@ -91,7 +93,10 @@ def main() -> int:
         real = None if args.quick else real_corpus.load_or_build(args.real_chunks)
         out["query"] = query.measure(sizes, settings["queries"], settings["query_seed"], keep_sqlite={largest: kept},
                                      real=real)
-        if args.million:
+        if args.million_json:
+            out["million"] = json.loads(args.million_json.read_text(encoding="utf-8"))
+            out["million"].setdefault("note", f"Measured separately by bench/million.py ({args.million_json.name}).")
+        elif args.million:
             step("1M chunks: load, HNSW graph build, memory, latency (bench/million.py)")
             out["million"] = million.measure(1_000_000, settings["queries"], settings["query_seed"])
             show(out["million"])

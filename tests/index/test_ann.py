@@ -73,6 +73,49 @@ def test_prepared_graph_is_persisted_and_answers_like_the_exact_scan(store: SQLi
     other.close()
 
 
+def test_a_graph_read_back_searches_with_the_configured_candidate_lists(store: SQLiteStore) -> None:
+    store.prepare_search("alice", ann_min_chunks=THRESHOLD)
+    other = SQLiteStore(store.path)
+    query = units(5, 1)[0]
+    assert ids(other, query) == ids(other, query, threshold=0)
+    assert other._ann is not None
+    index = other._ann._graphs["alice"].index
+    # The file does not carry them: usearch restores its own defaults unless they are set again.
+    assert (index.expansion_add, index.expansion_search) == (
+        ann.HnswParams().expansion_add, ann.HnswParams().expansion_search)
+    other.close()
+
+
+@pytest.mark.parametrize(
+    ("params", "reused"),
+    [
+        (ann.HnswParams(expansion_add=ann.HnswParams().expansion_add - 16), True),  # built with more care
+        (ann.HnswParams(expansion_search=ann.HnswParams().expansion_search * 2), True),  # search-time only
+        (ann.HnswParams(expansion_add=ann.HnswParams().expansion_add + 16), False),  # built with less
+        (ann.HnswParams(connectivity=ann.HnswParams().connectivity * 2), False),  # another graph shape
+    ],
+)
+def test_a_graph_built_with_other_parameters_is_used_only_when_as_good(
+    store: SQLiteStore, params: ann.HnswParams, reused: bool
+) -> None:
+    store.prepare_search("alice", ann_min_chunks=THRESHOLD)
+    other = SQLiteStore(store.path)
+    graphs = other._ann_indexes()
+    assert graphs is not None
+    graphs.params = params
+    loaded = graphs._load("alice")
+    assert (loaded is not None) is reused
+    if loaded is not None:
+        assert (loaded.index.expansion_add, loaded.index.expansion_search) == (
+            params.expansion_add, params.expansion_search)
+    query = units(8, 1)[0]
+    assert ids(other, query) == ids(other, query, threshold=0)
+    graphs.wait()
+    assert graph_version(other) == other.corpus_version()
+    assert f'"connectivity": {params.connectivity}' in graphs.pointer_path("alice").read_text()
+    other.close()
+
+
 def test_a_stale_graph_file_is_never_used_as_is(store: SQLiteStore, tmp_path: Path) -> None:
     store.prepare_search("alice", ann_min_chunks=THRESHOLD)
     stale = tmp_path / "stale-ann"

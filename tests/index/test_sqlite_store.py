@@ -87,3 +87,33 @@ def test_an_index_made_before_chunks_carried_blocks_gains_the_column(tmp_path: P
         assert reopened.get_passage("alice", "b", "b-c0") is not None
     finally:
         reopened.close()
+
+
+def _lexical_ids(store: SQLiteStore, owner: str, text: str) -> list[str]:
+    return [h.chunk_id for h in store.search(SearchRequest(owner, text, None, top_k=50))]
+
+
+def test_a_sole_owner_ranks_without_the_owner_check_and_gets_the_same_answer(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    texts = [f"retry policy note {i} " + "backoff " * (i % 5) for i in range(60)]
+    _add(store, "alice", "a", texts, np.stack([_vec(1, i, 0) for i in range(60)]))
+    fast = _lexical_ids(store, "alice", "retry backoff")
+    assert store._sole_owner == (store.corpus_version(), "alice")
+    store._owns_everything = lambda owner: False  # type: ignore[method-assign]
+    assert _lexical_ids(store, "alice", "retry backoff") == fast
+    assert len(fast) == 50
+
+
+def test_a_stale_sole_owner_hint_never_lets_another_owners_rows_in(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    _add(store, "alice", "a", [f"retry policy note {i}" for i in range(5)], np.stack([_vec(1, i, 0) for i in range(5)]))
+    assert _lexical_ids(store, "alice", "retry")  # the hint is taken: alice owns everything
+    _add(store, "bob", "b", ["retry retry retry"], np.stack([_vec(0, 1, 0)]))  # bob's row ranks first
+    # As if bob's write landed between the hint and the ranking statement.
+    store._sole_owner = (store.corpus_version(), "alice")
+    hits = _lexical_ids(store, "alice", "retry")
+    assert hits and all(chunk_id.startswith("a-") for chunk_id in hits)
+    assert len(hits) == 5
+    store._sole_owner = (-1, None)
+    assert _lexical_ids(store, "alice", "retry") == hits
+    assert _lexical_ids(store, "bob", "retry") == ["b-c0"]
