@@ -368,7 +368,9 @@ class AnnIndexes:
         index = graph.index
         if index.expansion_search < count:
             index.expansion_search = count
-        matches = index.search(np.asarray(vector, dtype=np.float32).reshape(-1), count)
+        # One query is one sequential walk: the library's default (threads=0) hands it to a thread
+        # pool, which costs more than the walk at these sizes (10k chunks: 0.52 -> 0.30 ms p50).
+        matches = index.search(np.asarray(vector, dtype=np.float32).reshape(-1), count, threads=1)
         ranked = [int(key) for key in matches.keys]
         return ranked, {key: 1.0 - float(d) for key, d in zip(ranked, matches.distances, strict=True)}
 
