@@ -61,6 +61,8 @@ class TimedEmbedder:
 
     def __init__(self, inner: Any) -> None:
         self.inner, self.name, self.dim, self.seconds, self.calls = inner, inner.name, inner.dim, 0.0, 0
+        # The index checks the embedder's identity: the wrapper is the same model, not a plugin of its own.
+        self.identity = getattr(inner, "identity", None)
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         started = time.perf_counter()

@@ -72,21 +72,21 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="citeline-bench-run-"))
     try:
         corpus = work / "corpus"
-        step("ingest: citeline vs embedding alone vs LlamaIndex IngestionPipeline (real ONNX embedder)")
+        step("ingest: citeline vs embedding alone vs LlamaIndex IngestionPipeline (real ONNX embedder)", out, args.json)
         out["ingest"] = ingest.measure(settings["ingest_chunks"], settings["ingest_seed"], settings["ingest_rounds"],
                                        keep_corpus=corpus)
         show(out["ingest"], skip=("samples_s",))
 
-        step("memory: peak RSS of `citeline ingest` on the same corpus (fresh process)")
+        step("memory: peak RSS of `citeline ingest` on the same corpus (fresh process)", out, args.json)
         home = work / "home"
         out["ingest_memory"] = process.ingest_memory(corpus, home)
         show(out["ingest_memory"])
 
-        step("cold start: `citeline ask` in a fresh process vs `python -c pass`")
+        step("cold start: `citeline ask` in a fresh process vs `python -c pass`", out, args.json)
         out["cold_start"] = process.cold_start(home, settings["cold_runs"])
         show(out["cold_start"])
 
-        step(f"query: hybrid search vs numpy exact, Chroma and LanceDB at {sizes} chunks (synthetic vectors)")
+        step(f"query: hybrid search vs numpy exact, Chroma and LanceDB at {sizes} chunks (synthetic vectors)", out, args.json)
         largest = max(sizes)
         kept = work / f"query-{largest}.sqlite3"
         # Real MiniLM vectors of real text: embedded once (~10+ minutes) and cached in bench/cache/.
@@ -97,24 +97,24 @@ def main() -> int:
             out["million"] = json.loads(args.million_json.read_text(encoding="utf-8"))
             out["million"].setdefault("note", f"Measured separately by bench/million.py ({args.million_json.name}).")
         elif args.million:
-            step("1M chunks: load, HNSW graph build, memory, latency (bench/million.py)")
+            step("1M chunks: load, HNSW graph build, memory, latency (bench/million.py)", out, args.json)
             out["million"] = million.measure(1_000_000, settings["queries"], settings["query_seed"])
             show(out["million"])
 
-        step(f"memory: warm `citeline serve` on the {largest:,}-chunk index")
+        step(f"memory: warm `citeline serve` on the {largest:,}-chunk index", out, args.json)
         out["serve_memory"] = process.serve_memory(kept, query.OWNER, work / "serve-home")
         out["serve_memory"]["chunks"] = largest
         show(out["serve_memory"])
 
-        step(f"agent: extractive `ask` at {settings['agent_chunks']:,} chunks")
+        step(f"agent: extractive `ask` at {settings['agent_chunks']:,} chunks", out, args.json)
         out["agent"] = agent.measure(settings["agent_chunks"], settings["agent_questions"], settings["agent_seed"])
         show(out["agent"], skip=("rows",))
 
-        step("answering: uncached extractive `ask` on the development sets' real corpora")
+        step("answering: uncached extractive `ask` on the development sets' real corpora", out, args.json)
         out["answering"] = answering.measure(per_set=10 if args.quick else 40)
         show(out["answering"])
 
-        step("embedders: remote ingest throughput at concurrency 1/2/4 (loopback server); cross-language retrieval")
+        step("embedders: remote ingest throughput at concurrency 1/2/4 (loopback server); cross-language retrieval", out, args.json)
         out["remote_embed"] = remote_embed.measure(120 if args.quick else 300)
         show(out["remote_embed"])
         out["crosslingual"] = crosslingual.measure()
@@ -130,7 +130,13 @@ def main() -> int:
     return 0
 
 
-def step(title: str) -> None:
+def step(title: str, partial: dict[str, Any] | None = None, path: Path | None = None) -> None:
+    """Announce a step; with `partial` and `path`, first save what the finished steps measured
+    (a crash in a late step must not lose the early ones)."""
+    if partial is not None and path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.with_suffix(".partial.json").write_text(json.dumps(partial, indent=2, default=str) + "\n",
+                                                     encoding="utf-8")
     print(f"\n== {title}", flush=True)
 
 
