@@ -3,6 +3,7 @@ in the embedder and the store, and a description of the machine the numbers come
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import statistics
@@ -95,6 +96,13 @@ class TimedStore:
                 self.seconds += time.perf_counter() - started
 
         return wrapper
+
+
+def report(result: dict[str, Any], path: Path | None) -> None:
+    """Print a benchmark's result and, when asked, write it as JSON to `path`."""
+    print(json.dumps(result, indent=1, default=str))
+    if path is not None:
+        path.write_text(json.dumps(result, indent=2, default=str) + "\n", encoding="utf-8")
 
 
 def machine() -> dict[str, Any]:

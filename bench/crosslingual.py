@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import ROOT
+from common import ROOT, report
 
 sys.path.insert(0, str(ROOT / "src"))
 
@@ -211,9 +211,7 @@ def main() -> int:
         print(json.dumps(measure_one(args.only)))
         return 0
     result = measure()
-    print(json.dumps(result, indent=1))
-    if args.json:
-        args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    report(result, args.json)
     return 0
 
 

@@ -165,39 +165,25 @@ def test_a_multi_part_question_answers_each_part(app: Citeline) -> None:
     assert "2 weeks" in result.answer and "500" in result.answer
 
 
-def test_what_the_question_rules_out_is_not_the_answer(app: Citeline) -> None:
-    result = app.ask("How do I run my TestClient tests on trio instead of asyncio?")
-    assert result.exit_reason == ExitReason.COMPLETED
-    assert 'backend="trio"' in first_sentence(result.answer)
-
-
-def test_the_asking_sentence_decides_the_lead_not_the_scene_before_it(app: Citeline) -> None:
-    result = app.ask("I activated another virtual environment, but uv sync keeps using the project's .venv "
-                     "and prints a warning about VIRTUAL_ENV. How do I make uv use the active environment?")
-    assert result.exit_reason == ExitReason.COMPLETED
-    assert "--active" in first_sentence(result.answer)
-
-
-def test_a_how_many_question_leads_with_the_count_of_what_it_asks_about(app: Citeline) -> None:
-    result = app.ask("How many threads can the default thread pool run at the same time?")
-    assert result.exit_reason == ExitReason.COMPLETED
-    assert "only 40 threads can run at the same time" in first_sentence(result.answer)
-
-
-def test_the_lead_names_what_the_question_asks_for_not_the_topic(app: Citeline) -> None:
+@pytest.mark.parametrize(("question", "lead_holds"), [
+    # What the question rules out ("instead of asyncio") is not the answer.
+    ("How do I run my TestClient tests on trio instead of asyncio?", 'backend="trio"'),
+    # The asking sentence decides the lead, not the scene set before it.
+    ("I activated another virtual environment, but uv sync keeps using the project's .venv and prints a warning "
+     "about VIRTUAL_ENV. How do I make uv use the active environment?", "--active"),
+    # A how-many question leads with the count of what it asks about.
+    ("How many threads can the default thread pool run at the same time?", "only 40 threads can run at the same time"),
     # Both sentences share the question's words; only the second names something the asker lacks.
-    result = app.ask("After users who are not logged in are redirected to my login view, "
-                     "how does that view know which page they were trying to reach?")
-    assert result.exit_reason == ExitReason.COMPLETED
-    assert "`next` query param" in first_sentence(result.answer)
-
-
-def test_a_directory_question_is_answered_by_a_path(app: Citeline) -> None:
+    ("After users who are not logged in are redirected to my login view, "
+     "how does that view know which page they were trying to reach?", "`next` query param"),
     # A directory is named by a path in code, not by a proper noun: the path answers it.
-    result = app.ask("I installed uv years ago, before version 0.5.0. "
-                     "In which directory did the installer put the uv binary back then?")
+    ("I installed uv years ago, before version 0.5.0. "
+     "In which directory did the installer put the uv binary back then?", "~/.cargo/bin"),
+], ids=["ruled-out", "asking-sentence", "how-many", "names-what-is-asked", "directory-is-a-path"])
+def test_the_lead_answers_what_is_asked(app: Citeline, question: str, lead_holds: str) -> None:
+    result = app.ask(question)
     assert result.exit_reason == ExitReason.COMPLETED
-    assert "~/.cargo/bin" in first_sentence(result.answer)
+    assert lead_holds in first_sentence(result.answer)
 
 
 def test_a_lead_keeps_the_sentence_that_completes_it(app: Citeline) -> None:
