@@ -36,3 +36,19 @@ def test_a_plain_question_is_its_own_focus() -> None:
 def test_a_clause_that_is_the_whole_question_is_kept() -> None:
     focus = question_focus("Anything rather than asyncio?")
     assert focus.text == "Anything rather than asyncio?" and not focus.excluded
+
+
+def test_an_abbreviation_or_a_dotted_name_does_not_end_the_asking_sentence() -> None:
+    # "i.e." and "_ssl.c" are not sentence ends: cutting there left a fragment as the focus,
+    # and "How do I …" (a how-to question, answered with code) was lost.
+    question = "How do I make Config look up DEBUG as APP_DEBUG, i.e. namespace my settings under a prefix?"
+    assert question_focus(question).text == question
+    error = "Why does `_ssl.c:1091: The handshake operation timed out` happen through my proxy?"
+    assert question_focus(error).text == error
+
+
+def test_a_misspelt_contrast_still_rules_out_what_follows() -> None:
+    for typed in ("instaed of", "insted of", "rahter than"):
+        focus = question_focus(f"How do I run my tests on trio {typed} asyncio?")
+        assert "asyncio" in focus.excluded, typed
+        assert focus.text == "How do I run my tests on trio?", typed

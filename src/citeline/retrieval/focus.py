@@ -15,12 +15,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from citeline.retrieval.evidence import KeyTerm
-from citeline.text import collapse_ws, stem, terms
+from citeline.text import collapse_ws, segments, stem, terms
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'`(\[]?[A-Za-z])")
-# "instead of X", "rather than X": X runs to the next clause boundary.
+# "instead of X", "rather than X": X runs to the next clause boundary. Questions are typed in a
+# hurry, so "instaed"/"insted" and "rahter" count too (the transposed or dropped letter of a fast typist).
 _CONTRAST = re.compile(
-    r"\b(?:instead\s+of|rather\s+than)\s+"
+    r"\b(?:(?:instead|instaed|insted|intead)\s+of|(?:rather|rahter)\s+th[ae]n)\s+"
     r"([^,;?!]+?)(?=\s*(?:[,;?!]|\.(?:\s|$)|$))",
     re.IGNORECASE,
 )
@@ -46,7 +46,7 @@ def question_focus(question: str) -> Focus:
     """The asking sentences of `question` (those ending in "?", else the last sentence) with any
     "instead of / rather than …" clause taken out."""
     stripped = collapse_ws(question).strip()
-    sentences = [s for s in _SENTENCE_END.split(stripped) if s.strip()]
+    sentences = [span.text for span in segments(stripped) if span.text.strip()]
     asking = [s for s in sentences if s.rstrip().endswith("?")]
     chosen = " ".join(asking) if asking else (sentences[-1] if sentences else stripped)
     ruled_out = [m.group(1) for m in _CONTRAST.finditer(chosen)]
