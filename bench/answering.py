@@ -32,7 +32,17 @@ from citeline.evaluation.qa import load_qa
 from citeline.evaluation.runner import EVAL_EXCLUDES, discover_suite
 from citeline.retrieval.cache import NullCache
 
-DEFAULT_SUITE = Path(__file__).resolve().parents[2] / "shared" / "eval"
+
+def _nearest_suite() -> Path:
+    """`shared/eval` beside the checkout, or beside any folder above it (a git worktree sits deeper)."""
+    here = Path(__file__).resolve().parent
+    for folder in here.parents[1:]:
+        if (folder / "shared" / "eval").is_dir():
+            return folder / "shared" / "eval"
+    return here.parents[1] / "shared" / "eval"
+
+
+DEFAULT_SUITE = _nearest_suite()
 TARGET_P50_MS = 300.0
 
 

@@ -48,6 +48,19 @@ class Embedder(Protocol):
         ...
 
 
+@runtime_checkable
+class CallSizeHint(Protocol):
+    """An embedder that works best when handed many texts per call (a remote one keeps all its
+    connections busy that way). Optional: embedders without it get the ingest default."""
+
+    texts_per_call: int
+
+
+def texts_per_call(embedder: Embedder, default: int) -> int:
+    """How many texts to hand `embedder` per call: its own hint when larger than `default`."""
+    return max(default, embedder.texts_per_call) if isinstance(embedder, CallSizeHint) else default
+
+
 @dataclass(frozen=True)
 class EmbedderIdentity:
     """Which model wrote an index's vectors: what must match before vectors are compared.

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from citeline.errors import ConfigurationError, IngestError
-from citeline.index.embedder import Embedder, EmbedderIdentity, identity_of
+from citeline.index.embedder import Embedder, EmbedderIdentity, identity_of, texts_per_call
 from citeline.index.ingest import embedding_input
 from citeline.index.store import Store
 
@@ -55,7 +55,7 @@ def reindex(store: Store, embedder: Embedder, *, force: bool = False, batch_size
     store.reindex_begin(target)
     resumed, total = store.reindex_status()
     done, embedded = resumed, 0
-    size = batch_size or max(256, int(getattr(embedder, "texts_per_call", 0)))
+    size = batch_size or texts_per_call(embedder, 256)
     if progress is not None:
         progress(done, total)
     for _ in range(_MAX_PASSES):
