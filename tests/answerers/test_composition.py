@@ -110,6 +110,15 @@ Alternatively you might want to redirect users who are not logged in to a differ
 
 When redirecting users, the page you redirect them to will include the URL they originally requested at the `next` query param.
 """,
+    "hooks.md": """# Event hooks
+
+The client lets you register hooks, which it calls every time a particular type of event takes place.
+
+There are currently two event hooks:
+
+* `request` - Called after a request is fully prepared, but before it is sent to the network.
+* `response` - Called after the response has been fetched, but before it is returned to the caller.
+""",
     "zz-notes/tips.md": """# Community tips
 
 Sessions are signed with the secret key, so rotate it when staff leave.
@@ -195,6 +204,21 @@ def test_a_lead_keeps_the_sentence_that_completes_it(app: Citeline) -> None:
     for citation in result.citations:
         passage = app.store.get_passage("local", citation.document_id, citation.chunk_id)
         assert passage is not None and citation.quote in passage.text
+
+
+@pytest.mark.parametrize("question", [
+    "What event hooks are there, and when is each one called?",  # the introduction is a point
+    "How many event hooks are there currently?",  # the introduction is the lead
+])
+def test_a_sentence_introducing_a_list_is_quoted_with_its_items(app: Citeline, question: str) -> None:
+    result = app.ask(question)
+    assert result.exit_reason == ExitReason.COMPLETED
+    lines = [line for line in result.answer.splitlines() if line.strip()]
+    introduction = next(i for i, line in enumerate(lines) if "There are currently two event hooks:" in line)
+    # The items follow their introduction, so the answer never stops at a colon.
+    assert "before it is sent to the network" in lines[introduction + 1]
+    assert "before it is returned to the caller" in lines[introduction + 2]
+    assert AnswerForm.of(result.answer).repeats == 0
 
 
 def test_one_claim_one_source_and_stop(app: Citeline) -> None:

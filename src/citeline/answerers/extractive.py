@@ -388,31 +388,53 @@ class ExtractiveAnswerer(Answerer):
         return picked
 
     def render(self, run: RunState, ranking: Ranking, picked: list[int]) -> FinalAnswer:
-        """The lead sentence, the supporting points (in reading order) and the code example."""
+        """The lead sentence, the supporting points (in reading order) and the code example.
+
+        A sentence that introduces a list ("There are two event hooks:") is quoted with the items
+        it introduces (as many as the word budget allows): the items carry the answer, and a
+        reader should not be left at a colon."""
         units = ranking.units
         chosen: list[int] = []
+        items: dict[int, list[int]] = {}  # an introduction -> the list items quoted under it
         words = 0
         for index in dict.fromkeys(i for i in picked if not units[i].is_code):
             text = unit_text(units[index])
-            if any(_says_same(text, unit_text(units[j])) for j in chosen):
+            if any(index in listed for listed in items.values()) or any(_says_same(text, unit_text(units[j])) for j in chosen):
                 continue
             size = len(text.split())
             is_part = index in ranking.part_picks
             if chosen and (len(chosen) > MAX_POINTS or (words + size > WORD_BUDGET and not is_part)):
                 continue
+            listed: list[int] = []
+            if _INTRODUCES.search(text):
+                for item in _introduced_items(units, index):
+                    item_size = len(unit_text(units[item]).split())
+                    if item in chosen:
+                        continue
+                    if words + size + item_size > WORD_BUDGET and listed:
+                        break
+                    listed.append(item)
+                    size += item_size
             chosen.append(index)
+            items[index] = listed
             words += size
         if not chosen:
             return self._decline(run, key_terms(run.standalone_query or run.question), run.retrieved())
-        lead, points = chosen[0], sorted(chosen[1:], key=lambda i: (units[i].number, units[i].start))
+        listed_anywhere = {i for listed in items.values() for i in listed}
+        lead = chosen[0]
+        points = sorted((i for i in chosen[1:] if i not in listed_anywhere), key=lambda i: (units[i].number, units[i].start))
         lines = [f"{self._lead_text(units[lead], ranking.answer_type)} [{units[lead].number}]"]
         follow = _completion(units, lead)
         if follow is not None:  # one thought stays one paragraph, even when it scored as a point
             points = [i for i in points if i != follow]
             lines[0] += f" {unit_text(units[follow])} [{units[follow].number}]"
-        if points:
+        bullets = [(i, 0) for i in items[lead]]
+        for index in points:
+            bullets.append((index, 0))
+            bullets.extend((i, 1) for i in items.get(index, []))
+        if bullets:
             lines.append("")
-            lines.extend(f"- {unit_text(units[i])} [{units[i].number}]" for i in points)
+            lines.extend(f"{'  ' * depth}- {unit_text(units[i])} [{units[i].number}]" for i, depth in bullets)
         if ranking.code is not None:
             block = units[ranking.code]
             language = block.label if block.label and re.fullmatch(r"[\w+#.-]{1,20}", block.label) else ""
@@ -502,6 +524,19 @@ def _lead_fitness(units: Sequence[Unit], answer_type: AnswerTypes, keys: Sequenc
                                 for m in _COUNTED.finditer(text)):
             fitness[index] *= 1.1
     return fitness
+
+
+def _introduced_items(units: Sequence[Unit], index: int) -> list[int]:
+    """The list items or table rows right after unit `index` in its passage (what it introduces)."""
+    found: list[int] = []
+    block = units[index].block
+    for after in range(index + 1, len(units)):
+        unit = units[after]
+        if unit.number != units[index].number or unit.kind not in ("list_item", "table_row") or unit.block != block + 1:
+            break
+        found.append(after)
+        block = unit.block
+    return found
 
 
 def _completion(units: Sequence[Unit], lead: int) -> int | None:
