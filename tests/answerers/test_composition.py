@@ -119,6 +119,12 @@ There are currently two event hooks:
 * `request` - Called after a request is fully prepared, but before it is sent to the network.
 * `response` - Called after the response has been fetched, but before it is returned to the caller.
 """,
+    "nightly.md": """# Nightly channel
+
+Nightly wheels are useful for trying fixes before a release.
+
+The nightly channel is rebuilt from scratch every night. As such, its packages cannot be pinned by hash.
+""",
     "zz-notes/tips.md": """# Community tips
 
 Sessions are signed with the secret key, so rotate it when staff leave.
@@ -219,6 +225,14 @@ def test_a_sentence_introducing_a_list_is_quoted_with_its_items(app: Citeline, q
     assert "before it is sent to the network" in lines[introduction + 1]
     assert "before it is returned to the caller" in lines[introduction + 2]
     assert AnswerForm.of(result.answer).repeats == 0
+
+
+def test_a_consequence_comes_after_its_premise(app: Citeline) -> None:
+    # "As such, …" is the sentence most like the question, but the reason asked for is the one before it.
+    result = app.ask("Why can't packages from the nightly channel be pinned by hash?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert "rebuilt from scratch every night" in first_sentence(result.answer)
+    assert "As such, its packages cannot be pinned by hash." in result.answer.splitlines()[0]
 
 
 def test_one_claim_one_source_and_stop(app: Citeline) -> None:

@@ -75,7 +75,7 @@ _LEAD_WORDS = 45  # a lead and the sentence that completes it stay within this m
 # 40 tokens. This means that only 40 threads can run at the same time."): the two are one thought.
 _CONTINUES = re.compile(
     r"^(?:in\s+other\s+words|that\s+is|this\s+means|that\s+means|which\s+means|as\s+a\s+result|"
-    r"therefore|consequently|otherwise|thus|hence|in\s+that\s+case|in\s+practice|in\s+practical\s+terms)\b",
+    r"therefore|consequently|otherwise|thus|hence|as\s+such|in\s+that\s+case|in\s+practice|in\s+practical\s+terms)\b",
     re.IGNORECASE)
 
 
@@ -424,8 +424,17 @@ class ExtractiveAnswerer(Answerer):
         lead = chosen[0]
         points = sorted((i for i in chosen[1:] if i not in listed_anywhere), key=lambda i: (units[i].number, units[i].start))
         lines = [f"{self._lead_text(units[lead], ranking.answer_type)} [{units[lead].number}]"]
-        follow = _completion(units, lead)
-        if follow is not None:  # one thought stays one paragraph, even when it scored as a point
+        # One thought stays one paragraph, even when a part of it scored as a point: a lead that
+        # draws a consequence ("As such, we gate on `sys_platform` …") comes after its premise
+        # (the reason a why-question asks for) unless it holds the very value asked for, and a
+        # sentence that completes the lead follows it.
+        asked_value = bool(ranking.answer_type) and holds(ranking.answer_type, units[lead].text)
+        premise = lead - 1 if lead > 0 and not asked_value and _completion(units, lead - 1) == lead else None
+        if premise is not None:
+            points = [i for i in points if i != premise]
+            lines[0] = f"{unit_text(units[premise])} [{units[premise].number}] {lines[0]}"
+        follow = _completion(units, lead) if premise is None else None
+        if follow is not None:
             points = [i for i in points if i != follow]
             lines[0] += f" {unit_text(units[follow])} [{units[follow].number}]"
         bullets = [(i, 0) for i in items[lead]]
