@@ -13,6 +13,7 @@ from citeline.config import (
     RetrievalSettings,
     ServiceSettings,
     Settings,
+    recorded_settings,
     setting_paths,
 )
 
@@ -257,3 +258,20 @@ def test_fingerprint_is_unchanged_by_nesting(tmp_path: Path) -> None:
     # Settings that do not change answers (the service, the runs log, where the index lives) leave it.
     unrelated = Settings(home=tmp_path / "other", api_rate_burst=1, runs_log=False)
     assert settings_fingerprint(unrelated, "extractive") == "be7f72ad749dd983"
+
+
+def test_a_name_that_is_no_setting_is_an_error_naming_the_closest(clean_environment: Path) -> None:
+    with pytest.raises(ValueError, match=r"unknown setting in the keyword arguments: `top_kk` \(did you mean `top_k`\?\)"):
+        Settings(top_kk=3)
+    with pytest.raises(ValueError, match=r"`retrieval\.top_kk` \(did you mean `retrieval\.top_k`\?\)"):
+        Settings(retrieval={"top_kk": 3})
+    # A typo in a file is caught too: otherwise the default would silently stay in force.
+    (clean_environment / "citeline.toml").write_text("[index]\nchunk_token = 100\n")
+    with pytest.raises(ValueError, match=r"citeline\.toml.*`index\.chunk_token` \(did you mean `index\.chunk_tokens`\?\)"):
+        Settings()
+
+
+def test_a_recorded_run_with_a_retired_setting_still_loads(tmp_path: Path) -> None:
+    recorded = {"home": str(tmp_path), "top_k": 3, "retired_knob": 1, "agent": {"max_turns": 4, "gone": True}}
+    settings = recorded_settings(recorded)
+    assert settings.retrieval.top_k == 3 and settings.agent.max_turns == 4

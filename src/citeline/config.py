@@ -16,12 +16,15 @@ grouped, a flat name that keeps working everywhere a setting is given:
 The flat name is the group's flat prefix plus the field name: no prefix for most groups, `runs_`
 for the runs log and `api_` for the service (`CITELINE_RUNS_MAX_MB`, `CITELINE_API_RATE_PER_S`).
 Giving one setting under both names in one source (both variables, or both keys in one file, or
-both arguments) with different values is an error, because neither can be said to win. Code reads
-settings only by their nested path (`settings.index.chunk_tokens`).
+both arguments) with different values is an error, because neither can be said to win. A name
+that is no setting at all (`top_kk = 3`) is an error too, naming the closest setting: a typo
+would otherwise leave the default in force without a word. Code reads settings only by their
+nested path (`settings.index.chunk_tokens`).
 """
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -437,9 +440,10 @@ def fold_flat_names(values: Mapping[str, Any], where: str) -> dict[str, Any]:
     """`values` with every flat name moved into its group, as `{group: {field: value}}`.
 
     A group given as a model counts only its explicitly set fields, so a lower source still fills
-    the rest. Keys that are neither a group nor a flat name are dropped, as unknown keys always were.
-    Raises ValueError naming both spellings when one setting is given twice with different values."""
+    the rest. Raises ValueError naming both spellings when one setting is given twice with
+    different values, and naming the closest setting when a key is no setting at all."""
     flat = _flat_index()
+    _reject_unknown(values, where, flat)
     folded: dict[str, Any] = {}
     for group in Settings.model_fields:
         given = values.get(group)
@@ -461,6 +465,42 @@ def fold_flat_names(values: Mapping[str, Any], where: str) -> dict[str, Any]:
             )
         fields[path.field] = value
     return folded
+
+
+def _reject_unknown(values: Mapping[str, Any], where: str, flat: Mapping[str, SettingPath]) -> None:
+    """Raise ValueError for keys that name no setting (top level or inside a group's table)."""
+    groups = Settings.model_fields
+    unknown = [key for key in values if key not in groups and key not in flat]
+    for group, given in values.items():
+        if group in groups and isinstance(given, Mapping):
+            fields = groups[group].annotation.model_fields  # type: ignore[union-attr]
+            unknown.extend(f"{group}.{name}" for name in given if name not in fields)
+    if not unknown:
+        return
+    names = [*flat, *(path.dotted for path in flat.values())]
+    described = []
+    for key in unknown:
+        close = difflib.get_close_matches(key, names, n=1)
+        described.append(f"`{key}`" + (f" (did you mean `{close[0]}`?)" if close else ""))
+    raise ValueError(f"unknown setting{'s' if len(unknown) > 1 else ''} in {where}: {', '.join(described)}; "
+                     "`citeline doctor` lists every setting")
+
+
+def recorded_settings(recorded: Mapping[str, Any]) -> Settings:
+    """Settings as a runs log recorded them. A log outlives the version that wrote it, so names
+    this version no longer has are left out here (and only here) instead of being an error."""
+    flat = _flat_index()
+    groups = Settings.model_fields
+    kept: dict[str, Any] = {}
+    for key, value in recorded.items():
+        if value is None:
+            continue
+        if key in groups and isinstance(value, Mapping):
+            fields = groups[key].annotation.model_fields  # type: ignore[union-attr]
+            kept[key] = {name: item for name, item in value.items() if name in fields}
+        elif key in groups or key in flat:
+            kept[key] = value
+    return Settings(**kept)
 
 
 class _FoldedSource(PydanticBaseSettingsSource):

@@ -23,7 +23,7 @@ from citeline.agent.graph import AgentGraph
 from citeline.agent.result import AgentResult
 from citeline.agent.runner import RunResources, run_agent
 from citeline.agent.state import RunState
-from citeline.config import Settings
+from citeline.config import recorded_settings
 from citeline.errors import RetrievalError
 from citeline.index.store import Passage
 from citeline.retrieval import SearchOutcome
@@ -225,7 +225,7 @@ class ReplayReport:
 def _execute(run: RecordedRun) -> tuple[AgentResult, ReplayIO]:
     start = run.start or {}
     context = run.context or {}
-    settings = Settings(**{k: v for k, v in dict(start.get("settings") or {}).items() if v is not None})
+    settings = recorded_settings(dict(start.get("settings") or {}))
     io = ReplayIO(run.exchanges)
     answerer = RecordedAnswerer(str(context.get("answerer") or start.get("model") or ""),
                                 str(context.get("answerer_fingerprint") or ""),
