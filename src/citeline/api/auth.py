@@ -4,14 +4,13 @@ doors of the same data ask for the same keys."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from citeline.api.errors import ApiError, error_payload
+from citeline.api.errors import ApiError, error_payload, send_error
 from citeline.api.limits import FailedAuthLimiter, RateLimiter, retry_after
 from citeline.api.users import User, UserRegistry
 from citeline.config import ServiceSettings
@@ -95,8 +94,5 @@ class KeyGuard:
 
 
 async def _send_error(send: Send, exc: ApiError) -> None:
-    body = json.dumps(error_payload("", exc.message, type=exc.type, step=exc.step)).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    headers += [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in exc.headers.items()]
-    await send({"type": "http.response.start", "status": exc.status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
+    await send_error(send, exc.status, error_payload("", exc.message, type=exc.type, step=exc.step),
+                     [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in exc.headers.items()])

@@ -8,7 +8,9 @@ with no stack trace, file path or SQL in it; the full exception goes to the log 
 
 from __future__ import annotations
 
+import json
 import logging
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -18,6 +20,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
+from starlette.types import Send
 
 from citeline.errors import CitelineError, IngestError, StorageError
 
@@ -91,6 +94,16 @@ def error_payload(
         error=ErrorDetail(type=type, message=message, details=details or {}, timestamp=now_iso(),
                           query_id=query_id, step=step)
     ).model_dump(mode="json")
+
+
+async def send_error(send: Send, status: int, payload: dict[str, Any],
+                     headers: Sequence[tuple[bytes, bytes]] = ()) -> None:
+    """Answer an ASGI request with a JSON error body (`error_payload`) from middleware, which
+    has no response object to return."""
+    body = json.dumps(payload).encode()
+    await send({"type": "http.response.start", "status": status, "headers": [
+        (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *headers]})
+    await send({"type": "http.response.body", "body": body})
 
 
 def error_response(

@@ -14,7 +14,7 @@ from typing import Any
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from citeline.api.errors import error_payload
+from citeline.api.errors import error_payload, send_error
 from citeline.text import printable
 
 Clock = Callable[[], float]
@@ -171,15 +171,10 @@ class BodyLimitMiddleware:
 
     async def _reject(self, scope: Scope, send: Send) -> None:
         query_id = str(scope.get("state", {}).get("query_id", ""))
-        body = json.dumps(error_payload(
+        await send_error(send, 413, error_payload(
             query_id, f"request body is larger than the {self.limit}-byte limit", type="validation_error",
             step="validation", details={"limit_bytes": self.limit},
-        )).encode()
-        await send({"type": "http.response.start", "status": 413, "headers": [
-            (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-            (b"x-query-id", query_id.encode()), (b"connection", b"close"),
-        ]})
-        await send({"type": "http.response.body", "body": body})
+        ), [(b"x-query-id", query_id.encode()), (b"connection", b"close")])
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -275,13 +270,10 @@ class UnicodeGuardMiddleware:
                 where = None  # not JSON: FastAPI answers that one
         if where is not None:
             query_id = str(scope.get("state", {}).get("query_id", ""))
-            payload = json.dumps(error_payload(
+            await send_error(send, 400, error_payload(
                 query_id, f"invalid Unicode in `{where}`: a lone surrogate (such as \\ud800) is not text; "
                 "send valid UTF-8", type="validation_error", step="validation", details={"field": where},
-            )).encode()
-            await send({"type": "http.response.start", "status": 400, "headers": [
-                (b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]})
-            await send({"type": "http.response.body", "body": payload})
+            ))
             return
         replayed = False
 

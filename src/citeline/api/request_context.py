@@ -3,7 +3,6 @@ line, and a plain 500 for anything that escaped the handlers."""
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import time
@@ -11,7 +10,7 @@ import uuid
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from citeline.api.errors import error_payload
+from citeline.api.errors import error_payload, send_error
 from citeline.api.service import Service, query_id_var
 
 log = logging.getLogger("citeline.api")
@@ -49,11 +48,8 @@ class RequestContextMiddleware:
         except Exception:  # anything unhandled: logged in full, answered without internals
             log.exception("unhandled error")
             if not started_response:
-                body = json.dumps(error_payload(
-                    query_id, "internal error; the server log has the details under this query_id")).encode()
-                await send_with_id({"type": "http.response.start", "status": 500, "headers": [
-                    (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
-                await send_with_id({"type": "http.response.body", "body": body})
+                await send_error(send_with_id, 500, error_payload(
+                    query_id, "internal error; the server log has the details under this query_id"))
         finally:
             route = scope.get("route")
             path = getattr(route, "path", "unmatched")
