@@ -11,10 +11,11 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from citeline.cli.output import fail
 from citeline.errors import CitelineError, ConfigurationError
 
 # The CLI imports this module at start-up: numpy, sqlite3 and the store load inside commands.
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
     from citeline.index.store import Exported, Store
 
 
-EXIT_USAGE = 2
 db_app = typer.Typer(
     help="Database maintenance: schema upgrades, copying an index between engines. "
     "Exit codes: 0 succeeded, 2 usage/configuration error.",
@@ -35,11 +35,6 @@ StoreOpt = Annotated[
     str | None, typer.Option("--store", help="Store URL (default: the `store` setting / CITELINE_STORE).")
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
-
-
-def _fail(message: str) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(EXIT_USAGE)
 
 
 def _scheme(url: str) -> str:
@@ -66,13 +61,13 @@ def upgrade(store: StoreOpt = None, as_json: JsonOpt = False) -> None:
         try:
             version, applied = migrate(PostgresOptions.from_url(url).conninfo)
         except CitelineError as exc:
-            _fail(str(exc))
+            fail(str(exc))
         message = f"schema at version {version}" + (
             f" (applied {', '.join(map(str, applied))})" if applied else " (already up to date)"
         )
         payload = {"engine": "postgresql", "version": version, "applied": applied}
     else:
-        _fail(f"unknown store URL scheme `{_scheme(url)}`: use `sqlite:PATH` or `postgresql://...`")
+        fail(f"unknown store URL scheme `{_scheme(url)}`: use `sqlite:PATH` or `postgresql://...`")
     if as_json:
         sys.stdout.write(json.dumps(payload) + "\n")
     else:
@@ -154,13 +149,13 @@ def copy(
 ) -> None:
     """Copy an index (documents, chunks, vectors) to another store without re-embedding."""
     if source == target:
-        _fail("--from and --to are the same store")
+        fail("--from and --to are the same store")
     from citeline.index.store import open_store
 
     try:
         store = open_store(target)
     except CitelineError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     try:
         if as_json:
             report = copy_index(source, store)
@@ -178,7 +173,7 @@ def copy(
 
                 report = copy_index(source, store, advance)
     except CitelineError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     finally:
         store.close()
     if as_json:

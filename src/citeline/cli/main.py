@@ -8,19 +8,19 @@ stderr and say how to fix them. Heavy modules are imported inside commands to ke
 from __future__ import annotations
 
 import importlib
-import json
 import os
 import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from citeline.cli.collector import collector_paused
 from citeline.cli.interrupt import sigint_sets
 from citeline.cli.lazy import LazyCommand, lazy_group
+from citeline.cli.output import fail, print_json
 from citeline.errors import CitelineError
 
 if TYPE_CHECKING:
@@ -76,11 +76,6 @@ def _main(
     """Options of `citeline` itself, before the command."""
 
 
-def _fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(code)
-
-
 def _app(**overrides: Any) -> Citeline:
     from citeline.app import Citeline
     from citeline.config import Settings
@@ -88,13 +83,9 @@ def _app(**overrides: Any) -> Citeline:
     try:
         return Citeline(Settings(), **overrides)
     except CitelineError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     except ValueError as exc:  # pydantic validation of env vars / citeline.toml
-        _fail(f"invalid configuration: {exc}")
-
-
-def _print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=None, default=str) + "\n")
+        fail(f"invalid configuration: {exc}")
 
 
 @app.command(epilog=EXIT_CODES_HELP)
@@ -127,9 +118,9 @@ def ingest(
             with ingest_progress() as progress:
                 report = ingest_paths(paths, progress=progress, on_discovered=progress.start, **options)
     except CitelineError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if as_json:
-        _print_json(report.to_dict())
+        print_json(report.to_dict())
     else:
         from citeline.cli.render import print_ingest_report
 
@@ -184,9 +175,9 @@ def ask(
             try:
                 documents, _ = citeline.store.counts(owner or citeline.settings.index.owner)
             except CitelineError as exc:
-                _fail(str(exc))
+                fail(str(exc))
             if documents == 0:
-                _fail("no documents indexed: run `citeline ingest PATH`")
+                fail("no documents indexed: run `citeline ingest PATH`")
         # The agent (LangGraph and what it brings) is needed next: imported here, with the
         # collector paused, rather than at the start of the run.
         importlib.import_module("citeline.agent.runner")
@@ -200,14 +191,14 @@ def ask(
             result = _cancellable(lambda cancelled: citeline.ask(question, model=model, owner=owner,
                                                                  cancelled=cancelled, origin={"via": "cli"}))
     except CitelineError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if result.error is not None:  # the model's own words and the fix, whatever stdout carries
         status = f" (HTTP {result.error.status})" if result.error.status else ""
         typer.echo(f"error: the model failed{status}: {result.error.message}", err=True)
         if result.error.hint:
             typer.echo(f"fix: {result.error.hint}", err=True)
     if as_json and not stream:
-        _print_json(result.model_dump(mode="json"))
+        print_json(result.model_dump(mode="json"))
     elif not as_json and not stream:
         from citeline.cli.render import print_result
 
@@ -227,11 +218,11 @@ def search(
     try:
         outcome = citeline.search(query, top_k=top_k, owner=owner)
     except CitelineError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if as_json:
         from citeline.retrieval import retrieval_payload
 
-        _print_json(retrieval_payload(outcome))
+        print_json(retrieval_payload(outcome))
         return
     from citeline.cli.render import print_passages
 
@@ -246,7 +237,7 @@ def docs_list(owner: OwnerOpt = None, as_json: JsonOpt = False) -> None:
     citeline = _app()
     records = citeline.documents(owner)
     if as_json:
-        _print_json([asdict(r) for r in records])
+        print_json([asdict(r) for r in records])
         return
     from citeline.cli.render import print_documents
 
@@ -269,7 +260,7 @@ def docs_show(
         typer.echo(f"error: no document {document}: see `citeline docs list`", err=True)
         raise typer.Exit(EXIT_NOT_ANSWERED)
     if as_json:
-        _print_json(asdict(record))
+        print_json(asdict(record))
         return
     from citeline.cli.render import print_document
 
@@ -290,7 +281,7 @@ def docs_rm(
     try:
         removed, missing = remove_documents(citeline, targets, owner or citeline.settings.index.owner)
     except CitelineError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     for record in removed:
         typer.echo(f"removed {record.id} {record.source}")
     for target in missing:
@@ -308,7 +299,7 @@ def chat(model: ModelOpt = None, owner: OwnerOpt = None) -> None:
     try:
         code = run_chat(citeline, model=model, owner=owner)
     except CitelineError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     # Leave without interpreter teardown: a cancelled answer can leave a worker thread inside a
     # native library (ONNX Runtime), and tearing that down at exit aborts the process.
     sys.stdout.flush()
@@ -334,7 +325,7 @@ def mcp(
     guard = None
     if http is not None and not no_auth:
         if owner is not None:
-            _fail("--owner applies to stdio or --no-auth: over HTTP each API key's user is the owner")
+            fail("--owner applies to stdio or --no-auth: over HTTP each API key's user is the owner")
         from citeline.api.auth import KeyGuard
 
         guard = KeyGuard.for_store(citeline.store, citeline.settings.service)
@@ -363,27 +354,27 @@ def evaluate(
 
     files, corpora = list(qa_files or []), list(corpus or [])
     if corpora and len(corpora) != len(files):
-        _fail(f"{len(files)} QA file(s) but {len(corpora)} --corpus folder(s): give one --corpus per QA file, "
+        fail(f"{len(files)} QA file(s) but {len(corpora)} --corpus folder(s): give one --corpus per QA file, "
               "in the same order, or none")
     try:
         sets = [EvalSet.of(f, corpora[i] if corpora else None) for i, f in enumerate(files)]
         sets += discover_suite(suite) if suite is not None else []
     except CitelineError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if not sets:
-        _fail("nothing to evaluate: give QA files or --suite DIR (see docs/eval.md)")
+        fail("nothing to evaluate: give QA files or --suite DIR (see docs/eval.md)")
     # The caches are off so that every question is really answered and latency means something.
     citeline = _app(cache=NullCache())
     try:
         reports = run_sets(citeline, sets, model=model, details=details)
     except CitelineError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     from citeline.cli.render import eval_table_markdown, print_eval
 
     if out is not None:
         out.write_text(eval_table_markdown(reports), encoding="utf-8")
     if as_json:
-        _print_json(next(iter(reports.values())) if len(reports) == 1 else reports)
+        print_json(next(iter(reports.values())) if len(reports) == 1 else reports)
     else:
         print_eval(reports)
 

@@ -10,9 +10,11 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+from citeline.cli.output import fail, print_json
 
 if TYPE_CHECKING:
     from citeline.app import Citeline
@@ -31,11 +33,6 @@ AllOwnersOpt = Annotated[bool, typer.Option("--all-owners", help="Runs of every 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 
 
-def _fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(code)
-
-
 def _open() -> tuple[Citeline, RunLog]:
     from citeline.app import Citeline
     from citeline.config import Settings
@@ -44,10 +41,10 @@ def _open() -> tuple[Citeline, RunLog]:
     try:
         citeline = Citeline(Settings())
     except (CitelineError, ValueError) as exc:
-        _fail(f"invalid configuration: {exc}")
+        fail(f"invalid configuration: {exc}")
     runs = citeline.runs
     if runs is None:
-        _fail("the runs log is off: set CITELINE_RUNS_LOG=true to record runs")
+        fail("the runs log is off: set CITELINE_RUNS_LOG=true to record runs")
     return citeline, runs
 
 
@@ -65,11 +62,7 @@ def _filter(citeline: Citeline, owner: str | None, all_owners: bool, session: st
                          status=status, via=via, since=parse_when(since) if since else None,
                          until=parse_when(until, end_of_day=True) if until else None)
     except ValueError as exc:
-        _fail(str(exc))
-
-
-def _print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, default=str) + "\n")
+        fail(str(exc))
 
 
 def _one_line(text: str, limit: int = 80) -> str:
@@ -99,7 +92,7 @@ def logs(
     where = _filter(citeline, owner, all_owners, session, exit_reason, status, via, since, until)
     found = runs.summaries(where, limit=limit)
     if as_json:
-        _print_json([run.to_dict() for run in found])
+        print_json([run.to_dict() for run in found])
         return
     if not found:
         typer.echo("no recorded runs" + ("" if all_owners else f" of owner `{where.owner}` (--all-owners: every owner)"))
@@ -117,10 +110,10 @@ def _find(runs: RunLog, run_id: str, owner: str | None) -> RecordedRun:
     try:
         run = runs.find(run_id)
     except LookupError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if run is None or (owner is not None and run.owner != owner):
         # Another owner's run is reported exactly like a missing one.
-        _fail(f"no recorded run {run_id}" + ("" if owner is None else f" of owner `{owner}`")
+        fail(f"no recorded run {run_id}" + ("" if owner is None else f" of owner `{owner}`")
               + ": see `citeline logs` (or --all-owners)")
     return run
 
@@ -139,7 +132,7 @@ def show(
     run = _find(runs, run_id, _owner(citeline, owner or parent.get("owner"),
                                      all_owners or bool(parent.get("all_owners"))))
     if as_json:
-        _print_json({"run_id": run.run_id, "records": run.records})
+        print_json({"run_id": run.run_id, "records": run.records})
         return
     from citeline.cli.run_trace import render_run
 
@@ -192,9 +185,9 @@ def replay(
     try:
         report = replay_run(run, runs)
     except ValueError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if as_json:
-        _print_json(report.to_dict())
+        print_json(report.to_dict())
     else:
         steps = f"{report.steps_replayed} of {report.steps_recorded} recorded steps"
         if report.note:
@@ -223,11 +216,11 @@ def _replay_live(citeline: Citeline, run: RecordedRun, *, as_json: bool) -> None
                               model=start.get("model"), history=list(start.get("history") or []),
                               origin={"via": "replay"})
     except CitelineError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     current = result.model_dump(mode="json")
     changed = differences(run.result or {}, current)
     if as_json:
-        _print_json({"run_id": run.run_id, "identical": not changed, "differences": changed, "result": current})
+        print_json({"run_id": run.run_id, "identical": not changed, "differences": changed, "result": current})
     elif changed:
         typer.echo(f"run {run.run_id} asked again with today's index and model ({result.model}): it differs")
         for line in changed:

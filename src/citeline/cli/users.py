@@ -6,20 +6,17 @@ import json
 import sys
 from dataclasses import asdict
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+from citeline.cli.output import fail
 
 if TYPE_CHECKING:
     from citeline.api.users import UserRegistry
     from citeline.app import Citeline
 
 users_app = typer.Typer(help="Users and API keys of `citeline serve`.", no_args_is_help=True)
-
-
-def _fail(message: str, code: int = 2) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(code)
 
 
 def _registry() -> tuple[Citeline, UserRegistry]:
@@ -32,7 +29,7 @@ def _registry() -> tuple[Citeline, UserRegistry]:
         citeline = Citeline(Settings())
         return citeline, UserRegistry(citeline.store)
     except (CitelineError, ValueError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
 
 
 @users_app.command("add")
@@ -47,7 +44,7 @@ def add(
     try:
         user, key = registry.add(name, admin=admin)
     except (CitelineError, ValueError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
     typer.echo(f"created user {user.name} (id {user.id}){' as admin' if admin else ''}; its API key, shown only "
                "once, is on the next line")
     typer.echo(key)
