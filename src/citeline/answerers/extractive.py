@@ -388,59 +388,22 @@ class ExtractiveAnswerer(Answerer):
         return picked
 
     def render(self, run: RunState, ranking: Ranking, picked: list[int]) -> FinalAnswer:
-        """The lead sentence, the supporting points (in reading order) and the code example.
-
-        A sentence that introduces a list ("There are two event hooks:") is quoted with the items
-        it introduces (as many as the word budget allows): the items carry the answer, and a
-        reader should not be left at a colon."""
+        """The lead paragraph, the supporting points (in reading order) and the code example."""
         units = ranking.units
-        chosen: list[int] = []
-        items: dict[int, list[int]] = {}  # an introduction -> the list items quoted under it
-        words = 0
-        for index in dict.fromkeys(i for i in picked if not units[i].is_code):
-            text = unit_text(units[index])
-            if any(index in listed for listed in items.values()) or any(_says_same(text, unit_text(units[j])) for j in chosen):
-                continue
-            size = len(text.split())
-            is_part = index in ranking.part_picks
-            if chosen and (len(chosen) > MAX_POINTS or (words + size > WORD_BUDGET and not is_part)):
-                continue
-            listed: list[int] = []
-            if _INTRODUCES.search(text):
-                for item in _introduced_items(units, index):
-                    item_size = len(unit_text(units[item]).split())
-                    if item in chosen:
-                        continue
-                    if words + size + item_size > WORD_BUDGET and listed:
-                        break
-                    listed.append(item)
-                    size += item_size
-            chosen.append(index)
-            items[index] = listed
-            words += size
+        chosen, items = _fit_to_budget(units, picked, ranking.part_picks)
         if not chosen:
             return self._decline(run, key_terms(run.standalone_query or run.question), run.retrieved())
-        listed_anywhere = {i for listed in items.values() for i in listed}
         lead = chosen[0]
-        points = sorted((i for i in chosen[1:] if i not in listed_anywhere), key=lambda i: (units[i].number, units[i].start))
-        lines = [f"{self._lead_text(units[lead], ranking.answer_type)} [{units[lead].number}]"]
-        # One thought stays one paragraph, even when a part of it scored as a point: a lead that
-        # draws a consequence ("As such, we gate on `sys_platform` …") comes after its premise
-        # (the reason a why-question asks for) unless it holds the very value asked for, and a
-        # sentence that completes the lead follows it.
-        asked_value = bool(ranking.answer_type) and holds(ranking.answer_type, units[lead].text)
-        premise = lead - 1 if lead > 0 and not asked_value and _completion(units, lead - 1) == lead else None
-        if premise is not None:
-            points = [i for i in points if i != premise]
-            lines[0] = f"{unit_text(units[premise])} [{units[premise].number}] {lines[0]}"
-        follow = _completion(units, lead) if premise is None else None
-        if follow is not None:
-            points = [i for i in points if i != follow]
-            lines[0] += f" {unit_text(units[follow])} [{units[follow].number}]"
+        paragraph, used = _lead_paragraph(units, lead, self._lead_text(units[lead], ranking.answer_type),
+                                          ranking.answer_type)
+        listed = {i for under in items.values() for i in under}
+        points = sorted((i for i in chosen[1:] if i not in listed and i not in used),
+                        key=lambda i: (units[i].number, units[i].start))
         bullets = [(i, 0) for i in items[lead]]
         for index in points:
             bullets.append((index, 0))
-            bullets.extend((i, 1) for i in items.get(index, []))
+            bullets.extend((i, 1) for i in items[index])
+        lines = [paragraph]
         if bullets:
             lines.append("")
             lines.extend(f"{'  ' * depth}- {unit_text(units[i])} [{units[i].number}]" for i, depth in bullets)
@@ -533,6 +496,58 @@ def _lead_fitness(units: Sequence[Unit], answer_type: AnswerTypes, keys: Sequenc
                                 for m in _COUNTED.finditer(text)):
             fitness[index] *= 1.1
     return fitness
+
+
+def _fit_to_budget(units: Sequence[Unit], picked: Sequence[int],
+                   part_picks: Sequence[int]) -> tuple[list[int], dict[int, list[int]]]:
+    """The picked prose units that make the answer (lead first), and under each the list items it
+    introduces.
+
+    A unit saying what an earlier one says is left out, and points stop at MAX_POINTS or the word
+    budget (a part of a multi-part question is answered even past it). A sentence that introduces
+    a list ("There are two event hooks:") brings the items after it, as many as the budget allows
+    but at least one: the items carry the answer, and a reader should not be left at a colon."""
+    chosen: list[int] = []
+    items: dict[int, list[int]] = {}
+    words = 0
+    for index in dict.fromkeys(i for i in picked if not units[i].is_code):
+        text = unit_text(units[index])
+        if any(index in under for under in items.values()) or any(_says_same(text, unit_text(units[j])) for j in chosen):
+            continue
+        size = len(text.split())
+        if chosen and (len(chosen) > MAX_POINTS or (words + size > WORD_BUDGET and index not in part_picks)):
+            continue
+        under: list[int] = []
+        for item in _introduced_items(units, index) if _INTRODUCES.search(text) else []:
+            item_size = len(unit_text(units[item]).split())
+            if item in chosen:
+                continue
+            if under and words + size + item_size > WORD_BUDGET:
+                break
+            under.append(item)
+            size += item_size
+        chosen.append(index)
+        items[index] = under
+        words += size
+    return chosen, items
+
+
+def _lead_paragraph(units: Sequence[Unit], lead: int, lead_text: str, answer_type: AnswerTypes) -> tuple[str, set[int]]:
+    """The answer's first paragraph and the units it quotes besides the lead.
+
+    One thought stays one paragraph, even when a part of it scored as a point: a lead that draws a
+    consequence ("As such, we gate on `sys_platform` …") comes after its premise (the reason a
+    why-question asks for) unless it holds the very value asked for, and a sentence that completes
+    the lead ("This means that …") follows it."""
+    paragraph = f"{lead_text} [{units[lead].number}]"
+    holds_value = bool(answer_type) and holds(answer_type, units[lead].text)
+    if lead > 0 and not holds_value and _completion(units, lead - 1) == lead:
+        premise = units[lead - 1]
+        return f"{unit_text(premise)} [{premise.number}] {paragraph}", {lead - 1}
+    follow = _completion(units, lead)
+    if follow is not None:
+        return f"{paragraph} {unit_text(units[follow])} [{units[follow].number}]", {follow}
+    return paragraph, set()
 
 
 def _introduced_items(units: Sequence[Unit], index: int) -> list[int]:
