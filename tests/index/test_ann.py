@@ -211,32 +211,3 @@ def test_a_word_in_too_many_chunks_does_not_rank_when_a_rarer_one_remains(tmp_pa
     assert set(lexical("widget gizmo")) == {f"w-{common}", f"w-{common + 1}"}  # only the rare word ranks
     assert len(lexical("widget")) == 50  # alone, the common word still finds its chunks
     engine.close()
-
-
-def test_a_graph_grown_past_the_large_size_is_rebuilt_wider(store: SQLiteStore) -> None:
-    graphs = store._ann_indexes()
-    assert graphs is not None
-    graphs.params = ann.HnswParams(large_graph=250)  # the fixture's 200 rows are below it
-    store.prepare_search("alice", ann_min_chunks=THRESHOLD)
-    narrow = ann.HnswParams().expansion_add
-    assert f'"expansion_add": {narrow}' in graphs.pointer_path("alice").read_text()
-    # A reader that calls 200 rows large does not take the narrow graph.
-    other = SQLiteStore(store.path)
-    other_graphs = other._ann_indexes()
-    assert other_graphs is not None
-    other_graphs.params = ann.HnswParams(large_graph=150)
-    assert other_graphs._load("alice") is None
-    other.close()
-    built: list[str] = []
-    build = graphs.build
-    graphs.build = lambda owner: (built.append(owner), build(owner))[1]  # type: ignore[method-assign]
-    probe = units(44, 100)
-    put(store, "d9", probe)  # 300 rows now: a patch (small enough otherwise) would keep the narrow graph
-    assert ids(store, probe[5])[0] == "d9-5"
-    graphs.wait()
-    assert built == ["alice"]
-    assert graph_version(store) == store.corpus_version()
-    wide = ann.HnswParams().large_expansion_add
-    assert f'"expansion_add": {wide}' in graphs.pointer_path("alice").read_text()
-    assert store._ann_indexes()._graphs["alice"].index.expansion_add == wide  # type: ignore[union-attr]
-    assert ids(store, probe[5]) == ids(store, probe[5], threshold=0)

@@ -27,7 +27,7 @@ import threading
 import uuid
 import zlib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -56,24 +56,16 @@ class HnswParams:
     (`expansion_add`) and searching (`expansion_search`, raised to the result count when
     smaller). Chosen with bench/ann_params.py: building costs about linearly in `expansion_add`
     (100k synthetic chunks: 124 CPU s at 128, 53 at 64) and searching a few hundred
-    microseconds more per query at a wider `expansion_search`. Recall@10 against exact search:
-    1.0 on 100k synthetic chunks at 64/128; on 20k real MiniLM chunks 0.988-0.991 at 64/128
-    (the parallel build is not deterministic), 0.994 at 64/192, 0.9955 at 64/256, 0.998 at
-    128/128; 48 fell to 0.985 at 48/128. At 1M synthetic chunks 64 is not enough (0.955 at
-    64/256, 0.973 at 64/1024: the graph, not the search, limits it) while 128 gives 1.0, so graphs
-    of more than `large_graph` vectors are built with `large_expansion_add` (see `for_size`)."""
+    microseconds more per query at a wider `expansion_search`. Recall@10 against exact search at
+    `expansion_search` 256: at `expansion_add` 64 it was 1.0 on 100k synthetic chunks but
+    0.9885-0.9955 on two corpora of 20k real MiniLM chunks (under 0.99 in one build of three: the
+    parallel build is not deterministic) and 0.955 on 1M synthetic chunks, where the graph, not
+    the search, limits it (0.973 at 64/1024); at 128 it is 0.9955-0.998 on the real chunks and
+    0.999-1.0 on 1M. Recall is worth the build time: one width for every size."""
 
     connectivity: int = 16
-    expansion_add: int = 64
+    expansion_add: int = 128
     expansion_search: int = 256
-    large_graph: int = 100_000
-    large_expansion_add: int = 128
-
-    def for_size(self, count: int) -> HnswParams:
-        """The parameters a graph of `count` vectors is built and checked with."""
-        if count > self.large_graph and self.large_expansion_add > self.expansion_add:
-            return replace(self, expansion_add=self.large_expansion_add)
-        return self
 
     def as_json(self) -> dict[str, int]:
         """The parameters as recorded in a pointer file."""
@@ -184,7 +176,7 @@ class AnnIndexes:
         if not isinstance(pointer, dict) or pointer.get("format") != FORMAT or pointer.get("owner") != owner:
             return None
         count = pointer.get("count")
-        if not isinstance(count, int) or not self.params.for_size(count).can_search(pointer.get("params")):
+        if not isinstance(count, int) or not self.params.can_search(pointer.get("params")):
             return None
         if pointer.get("identity") != self._identity():
             return None
@@ -206,7 +198,7 @@ class AnnIndexes:
             return None
         if index is None or table.ndim != 2 or table.shape != (len(index), 2):
             return None
-        self.params.for_size(len(index)).apply(index)
+        self.params.apply(index)
         return _Graph(int(pointer["version"]), index, table[:, 0].astype(np.int64),
                       table[:, 1].astype(np.uint32), (index_file, keys_file), str(pointer["identity"]))
 
@@ -230,7 +222,7 @@ class AnnIndexes:
             self._fsync_write(self.directory / graph.files[1], lambda p: np.save(p, table, allow_pickle=False))
         pointer = {
             "format": FORMAT, "owner": owner, "version": graph.version, "count": len(graph.rowids),
-            "index": graph.files[0], "keys": graph.files[1], "params": self.params.for_size(len(graph.rowids)).as_json(),
+            "index": graph.files[0], "keys": graph.files[1], "params": self.params.as_json(),
             "identity": graph.identity,
         }
         tmp = self.directory / f".{self._stem(owner)}.{uuid.uuid4().hex}.tmp"
@@ -257,10 +249,10 @@ class AnnIndexes:
         if head < len(keys):
             index.add(keys[head:].astype(np.uint64), matrix[head:], threads=self.threads)
 
-    def _new_index(self, dim: int, count: int) -> Any:
+    def _new_index(self, dim: int) -> Any:
         from usearch.index import Index
 
-        params = self.params.for_size(count)
+        params = self.params
         # Inner product on unit vectors is the cosine similarity the exact scan computes.
         return Index(ndim=dim, metric="ip", dtype="f32", connectivity=params.connectivity,
                      expansion_add=params.expansion_add, expansion_search=params.expansion_search)
@@ -276,7 +268,7 @@ class AnnIndexes:
             return None
         identity = self._identity()
         matrix = self._vectors(owner, rows.rowids, rows.keys)
-        index = self._new_index(matrix.shape[1], len(rows.rowids))
+        index = self._new_index(matrix.shape[1])
         self._add(index, rows.rowids, matrix)
         graph = _Graph(rows.version, index, rows.rowids, rows.keys, self._files(owner), identity)
         self._publish(owner, graph, write_data=True)
@@ -292,8 +284,6 @@ class AnnIndexes:
         added = np.array([rowid for rowid, key in new.items() if old.get(rowid) != key], dtype=np.int64)
         if len(removed) + len(added) > max(_PATCH_MIN, _PATCH_SHARE * len(base.rowids)):
             return None
-        if self.params.for_size(len(rows.rowids)).expansion_add > self.params.for_size(len(base.rowids)).expansion_add:
-            return None  # grown past the size that needs a wider build: patching would keep the narrow one
         if not removed and not len(added):
             graph = _Graph(rows.version, base.index, rows.rowids, rows.keys, base.files, base.identity)
             self._publish(owner, graph, write_data=False)
@@ -304,7 +294,7 @@ class AnnIndexes:
         index = Index.restore(str(self.directory / base.files[0]), view=False)
         if index is None:
             return None
-        self.params.for_size(len(rows.rowids)).apply(index)
+        self.params.apply(index)
         if removed:
             index.remove(np.array(removed, dtype=np.uint64))
         if len(added):
