@@ -55,7 +55,8 @@ def ingest_memory(corpus: Path, home: Path) -> dict[str, Any]:
 
 
 def import_breakdown(home: Path) -> dict[str, Any]:
-    question = "How do I validate the custom token?"
+    # A question never asked before: a cached answer would skip the agent and hide its imports.
+    question = f"How do I validate the custom token? (imports {time.time_ns()})"
     proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "citeline.cli.main", "ask", question],
                           env=_env(CITELINE_HOME=str(home)), capture_output=True, text=True)
     if proc.returncode not in (0, 1):
