@@ -24,7 +24,7 @@ from mcp_types import ToolAnnotations
 from starlette.types import ASGIApp
 
 from citeline.app import Citeline
-from citeline.text import escape_controls
+from citeline.text import EscapeControlsFilter
 from citeline.version import version
 
 log = logging.getLogger("citeline.mcp")
@@ -107,20 +107,11 @@ def build_server(app: Citeline, owner: str | None = None, *, guard: HttpGuard | 
     return server
 
 
-class _EscapeControls(logging.Filter):
-    """Client-chosen text in log arguments cannot start a forged log line."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if isinstance(record.args, tuple):
-            record.args = tuple(escape_controls(a) if isinstance(a, str) else a for a in record.args)
-        return True
-
-
 def serve(app: Citeline, *, http: str | None = None, owner: str | None = None,
           guard: HttpGuard | None = None) -> None:
     """Run over stdio, or over streamable HTTP on `HOST:PORT` (behind `guard` when given)."""
     handler = logging.StreamHandler(sys.stderr)
-    handler.addFilter(_EscapeControls())
+    handler.addFilter(EscapeControlsFilter())
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", handlers=[handler])
     if http is None:
         build_server(app, owner).run("stdio")

@@ -6,6 +6,7 @@ and the extractive answerer must agree on what counts as the same term.
 
 from __future__ import annotations
 
+import logging
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -93,6 +94,19 @@ def escape_controls(text: str) -> str:
     """Control characters written as escapes (`\\n`, `\\x1b`, `\\u2028`): for log fields, where
     a newline in a request path must not start a forged log line."""
     return _CONTROL.sub(lambda match: match.group(0).encode("unicode_escape").decode("ascii"), text)
+
+
+class EscapeControlsFilter(logging.Filter):
+    """Writes control characters in a record's string arguments as escapes: a `%0A` in a request
+    path (or any client-chosen text) cannot start a forged line in the log."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Escape control characters in the record's string arguments; the record is always kept."""
+        if isinstance(record.args, tuple):
+            record.args = tuple(escape_controls(a) if isinstance(a, str) else a for a in record.args)
+        elif isinstance(record.args, dict):
+            record.args = {k: escape_controls(v) if isinstance(v, str) else v for k, v in record.args.items()}
+        return True
 
 
 def collapse_ws(text: str) -> str:

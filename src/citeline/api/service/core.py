@@ -28,7 +28,7 @@ from citeline.api.users import User, UserRegistry
 from citeline.app import Citeline
 from citeline.config import ServiceSettings
 from citeline.errors import CitelineError
-from citeline.text import escape_controls, printable
+from citeline.text import EscapeControlsFilter, printable
 
 log = logging.getLogger("citeline.api")
 query_id_var: contextvars.ContextVar[str] = contextvars.ContextVar("citeline_query_id", default="-")
@@ -45,19 +45,6 @@ class QueryIdFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         """Stamp the record with the query id of the request being served ("-" outside one)."""
         record.query_id = query_id_var.get()
-        return True
-
-
-class EscapeControlsFilter(logging.Filter):
-    """Writes control characters in a record's string arguments as escapes: a `%0A` in a request
-    path (or any client-chosen text) cannot start a forged line in the log."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        """Escape control characters in the record's string arguments; the record is always kept."""
-        if isinstance(record.args, tuple):
-            record.args = tuple(escape_controls(a) if isinstance(a, str) else a for a in record.args)
-        elif isinstance(record.args, dict):
-            record.args = {k: escape_controls(v) if isinstance(v, str) else v for k, v in record.args.items()}
         return True
 
 

@@ -1,0 +1,23 @@
+"""Text helpers shared by every layer: what reaches a terminal or a log line."""
+
+from __future__ import annotations
+
+import logging
+
+from citeline.text import EscapeControlsFilter, escape_controls, printable
+
+
+def test_controls_are_escaped_in_log_fields_and_blanked_for_display() -> None:
+    hostile = "/healthz\n2031-01-01 INFO admin logged in\x1b[2J\u202e"
+    assert "\n" not in escape_controls(hostile) and "\\n2031" in escape_controls(hostile)
+    assert "\\x1b" in escape_controls(hostile) and "\\u202e" in escape_controls(hostile)
+    assert printable(hostile) == "/healthz 2031-01-01 INFO admin logged in [2J"
+
+
+def test_the_log_filter_escapes_every_string_argument_and_keeps_the_record() -> None:
+    record = logging.LogRecord("t", logging.INFO, __file__, 1, "%s %d", ("a\nb", 3), None)
+    assert EscapeControlsFilter().filter(record) is True
+    assert record.getMessage() == "a\\nb 3"
+    named = logging.LogRecord("t", logging.INFO, __file__, 1, "%(path)s", ({"path": "x\ry"},), None)
+    EscapeControlsFilter().filter(named)
+    assert named.getMessage() == "x\\ry"
