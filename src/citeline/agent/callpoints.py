@@ -23,7 +23,6 @@ from citeline.agent.exits import ExitReason
 from citeline.agent.result import TraceEntry
 from citeline.agent.state import RunState
 from citeline.agent.tools import InvalidToolCall, PassageSource, run_tool
-from citeline.documents.models import ChunkBlock
 from citeline.errors import CitelineError
 from citeline.index.store import Passage
 from citeline.retrieval import SearchOutcome
@@ -147,27 +146,14 @@ _PLAN = _codec(lambda d: {"plan": d.value, **_effects_json(d.effects)},
 _STOP = _codec(lambda reason: {"stop": reason.value if reason else None},
                lambda data: ExitReason(data["stop"]) if data.get("stop") else None)
 _TOOL = _codec(lambda output: {"output": output}, lambda data: dict(data["output"]))
-def passage_json(passage: Passage) -> Json:
-    """A passage as JSON, its blocks in their compact list form."""
-    data = asdict(passage)
-    data["blocks"] = [block.to_json() for block in passage.blocks]
-    return data
-
-
-def passage_from(data: Json) -> Passage:
-    """The passage `passage_json` wrote down."""
-    fields = {key: value for key, value in data.items() if key != "blocks"}
-    return Passage(**fields, blocks=tuple(ChunkBlock.from_json(b) for b in data.get("blocks") or []))
-
-
 _SEARCH = _codec(
-    lambda outcome: {"passages": [passage_json(p) for p in outcome.passages], "cached": outcome.cached,
+    lambda outcome: {"passages": [p.to_json() for p in outcome.passages], "cached": outcome.cached,
                      "elapsed_ms": outcome.elapsed_ms},
-    lambda data: SearchOutcome(str(data.get("query", "")), [passage_from(p) for p in data["passages"]],
+    lambda data: SearchOutcome(str(data.get("query", "")), [Passage.from_json(p) for p in data["passages"]],
                                float(data.get("elapsed_ms", 0.0)), cached=bool(data.get("cached"))),
 )
-_OPEN = _codec(lambda passage: {"passage": passage_json(passage) if passage is not None else None},
-               lambda data: passage_from(data["passage"]) if data.get("passage") else None)
+_OPEN = _codec(lambda passage: {"passage": passage.to_json() if passage is not None else None},
+               lambda data: Passage.from_json(data["passage"]) if data.get("passage") else None)
 
 
 def decision_request(run: RunState) -> Json:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -67,6 +67,18 @@ class Passage:
     def flagged(self) -> bool:
         """Whether the passage carries text aimed at an AI (flagged when it was ingested)."""
         return any(block.flags for block in self.blocks)
+
+    def to_json(self) -> dict[str, Any]:
+        """The passage as JSON (for caches and run records), its blocks in their compact list form."""
+        data = asdict(self)
+        data["blocks"] = [block.to_json() for block in self.blocks]
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Passage:
+        """The passage `to_json` wrote down."""
+        fields = {key: value for key, value in data.items() if key != "blocks"}
+        return cls(**fields, blocks=tuple(ChunkBlock.from_json(block) for block in data.get("blocks") or []))
 
 
 @dataclass(frozen=True)

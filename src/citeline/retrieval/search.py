@@ -6,13 +6,12 @@ import hashlib
 import json
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from citeline.config import Settings
-from citeline.documents.models import ChunkBlock
 from citeline.errors import CitelineError, RetrievalError
 from citeline.index.embedder import Embedder, check_identity, embed_queries
 from citeline.index.store import Passage, SearchRequest, Store
@@ -82,7 +81,7 @@ class Retriever:
         if self.cache is not None and not with_vector:
             hit = self.cache.get("retrieval", key)
             if hit is not None:
-                passages = [_passage(item) for item in json.loads(hit)]
+                passages = [Passage.from_json(item) for item in json.loads(hit)]
                 return SearchOutcome(query, passages, (time.perf_counter() - started) * 1000, cached=True)
         self.check_embedder()
         try:
@@ -99,7 +98,7 @@ class Retriever:
         except Exception as exc:  # an engine bug must still end as RETRIEVAL_ERROR, not a crash
             raise RetrievalError(f"search failed: {exc.__class__.__name__}") from exc
         if self.cache is not None and passages:  # empty results are never cached
-            self.cache.put("retrieval", key, json.dumps([_cached(p) for p in passages]))
+            self.cache.put("retrieval", key, json.dumps([p.to_json() for p in passages]))
         return SearchOutcome(
             query, passages, (time.perf_counter() - started) * 1000,
             query_vector=np.round(vector, 6).tolist() if with_vector else [],
@@ -132,16 +131,3 @@ def retrieval_payload(outcome: SearchOutcome) -> dict[str, Any]:
         "retrievalTime": round(outcome.elapsed_ms, 3),
         "queryEmbedding": outcome.query_vector,
     }
-
-
-def _cached(passage: Passage) -> dict[str, Any]:
-    """A passage as the retrieval cache stores it (blocks in their compact list form)."""
-    item = asdict(passage)
-    item["blocks"] = [block.to_json() for block in passage.blocks]
-    return item
-
-
-def _passage(item: dict[str, Any]) -> Passage:
-    """A passage read back from the retrieval cache."""
-    blocks = tuple(ChunkBlock.from_json(block) for block in item.pop("blocks", []) or [])
-    return Passage(**item, blocks=blocks)
