@@ -240,3 +240,13 @@ def cl100k_encoding() -> Any:
     finally:
         openai_public.load_tiktoken_bpe = original
     return tiktoken.Encoding(**definition)
+
+
+def truncate_tokens(text: str, limit: int) -> tuple[str, bool]:
+    """The longest prefix of `text` within `limit` cl100k_base tokens, and whether it was cut."""
+    encoding = cl100k_encoding()
+    tokens = encoding.encode(text, disallowed_special=())
+    if len(tokens) <= limit:
+        return text, False
+    cut: str = encoding.decode(tokens[:limit])
+    return cut, True

@@ -25,15 +25,6 @@ def count_tokens(text: str) -> int:
     return len(_encoding().encode(text, disallowed_special=()))
 
 
-def truncate_tokens(text: str, limit: int) -> tuple[str, bool]:
-    """The longest prefix of `text` within `limit` cl100k_base tokens, and whether it was cut."""
-    encoding = _encoding()
-    tokens = encoding.encode(text, disallowed_special=())
-    if len(tokens) <= limit:
-        return text, False
-    return encoding.decode(tokens[:limit]), True
-
-
 def total_budget(settings: Settings) -> int:
     """Tokens one model call may use in all: system, evidence, history and the response reserve."""
     agent = settings.agent

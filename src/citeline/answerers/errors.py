@@ -6,12 +6,11 @@ anything a server echoes back.
 
 from __future__ import annotations
 
-import email.utils
 import re
-import time
 from typing import Any
 
 from citeline.agent.actions import ProviderError
+from citeline.retry import retry_after_seconds
 
 _CONTEXT = re.compile(r"context[ _-]?(length|window)|maximum context|too many tokens|prompt is too long|"
                       r"exceed(s|ed)? .{0,40}(context|tokens)", re.IGNORECASE)
@@ -23,26 +22,6 @@ _CAPABILITY_VERDICT = re.compile(
     re.IGNORECASE,
 )
 MESSAGE_CHARS = 240
-
-
-def retry_after_seconds(headers: Any) -> float | None:
-    """Seconds from `retry-after-ms` or `Retry-After` (delta seconds or an HTTP date)."""
-    if headers is None:
-        return None
-    milliseconds = headers.get("retry-after-ms")
-    if milliseconds:
-        try:
-            return max(0.0, float(milliseconds) / 1000)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value) if value else None
-        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
 
 
 def _server_message(exc: Any, secret: str | None) -> str:

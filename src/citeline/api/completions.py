@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from citeline.agent.context import count_tokens, truncate_tokens
+from citeline.agent.context import count_tokens
 from citeline.agent.result import AgentResult
 from citeline.api import models as m
+from citeline.text import truncate_tokens
 
 
 def sources_section(result: AgentResult) -> str:

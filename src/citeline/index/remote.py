@@ -27,7 +27,6 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from email.utils import parsedate_to_datetime
 from typing import Any
 
 import httpx
@@ -36,6 +35,8 @@ import numpy as np
 from citeline.config import Settings
 from citeline.errors import ConfigurationError, RetrievalError
 from citeline.index.embedder import EmbedderIdentity, Vectors, register_embedder_family
+from citeline.retry import retry_after_seconds
+from citeline.text import truncate_tokens
 
 OPENAI_URL = "https://api.openai.com/v1"
 # Input limits of common embedding models, in the model's own tokens (first prefix that matches).
@@ -174,15 +175,10 @@ class RemoteEmbedder:
         are never tokenised)."""
         if len(text.encode("utf-8")) <= self.max_input_tokens:
             return text
-        from citeline.text import cl100k_encoding
-
-        encoding = cl100k_encoding()
-        tokens = encoding.encode(text, disallowed_special=())
-        if len(tokens) <= self.max_input_tokens:
-            return text
-        with self._lock:
-            self.stats.truncated += 1
-        cut: str = encoding.decode(tokens[: self.max_input_tokens])
+        cut, truncated = truncate_tokens(text, self.max_input_tokens)
+        if truncated:
+            with self._lock:
+                self.stats.truncated += 1
         return cut
 
     def _request(self, batch: list[str]) -> Vectors:
@@ -206,7 +202,7 @@ class RemoteEmbedder:
                 if response.status_code not in _RETRYABLE:
                     raise self._refused(response)
                 failure = f"HTTP {response.status_code}{_server_message(response)}"
-                wait = _retry_after(response)
+                wait = retry_after_seconds(response.headers, cap=_RETRY_AFTER_CAP_S)
             if attempt >= self.retries:
                 raise RetrievalError(
                     f"the embeddings server at {self.base_url} failed {attempt + 1} time(s) in a row: {failure}",
@@ -286,21 +282,6 @@ def _server_message(response: httpx.Response) -> str:
         text = response.text
     text = " ".join(text.split())[:300]
     return f": {text}" if text else ""
-
-
-def _retry_after(response: httpx.Response) -> float | None:
-    """Seconds the server asked to wait (Retry-After as seconds or an HTTP date), capped."""
-    raw = response.headers.get("retry-after")
-    if not raw:
-        return None
-    try:
-        seconds = float(raw)
-    except ValueError:
-        try:
-            seconds = parsedate_to_datetime(raw).timestamp() - time.time()
-        except (TypeError, ValueError):
-            return None
-    return min(max(seconds, 0.0), _RETRY_AFTER_CAP_S)
 
 
 def from_settings(model: str, settings: Settings) -> RemoteEmbedder:

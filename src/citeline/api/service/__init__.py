@@ -11,7 +11,6 @@ of the routers in `citeline.api.routes`.
 from citeline.api.service.core import (
     DEFAULT_MODEL_ID,
     UPLOAD_SCHEME,
-    EscapeControlsFilter,
     QueryIdFilter,
     RunHandle,
     RunPlan,
@@ -20,6 +19,7 @@ from citeline.api.service.core import (
     query_id_var,
     sanitize_filename,
 )
+from citeline.text import EscapeControlsFilter
 
 __all__ = [
     "DEFAULT_MODEL_ID",
