@@ -114,30 +114,69 @@ class EmbedderMismatchError(ConfigurationError):
         self.configured = configured
 
 
+@runtime_checkable
+class KnowsIdentity(Protocol):
+    """An embedder that says which provider and model it is (the built-ins do). Optional: a plugin
+    without it is identified by its name and dimension."""
+
+    @property
+    def identity(self) -> EmbedderIdentity:
+        """Provider, model and dimension of the vectors it writes."""
+        ...
+
+
 def identity_of(embedder: Embedder) -> EmbedderIdentity:
-    """An embedder's identity: its own `identity` attribute, or (for plugins that have none) its
-    name and dimension."""
-    identity = getattr(embedder, "identity", None)
-    if isinstance(identity, EmbedderIdentity):
-        return identity
+    """An embedder's identity: its own, or (for plugins that have none) its name and dimension."""
+    if isinstance(embedder, KnowsIdentity):
+        return embedder.identity
     return EmbedderIdentity("plugin", embedder.name, int(embedder.dim), embedder.name)
 
 
 def check_identity(recorded: EmbedderIdentity | None, embedder: Embedder) -> EmbedderIdentity:
     """The embedder's identity; EmbedderMismatchError when the index recorded another one."""
     configured = identity_of(embedder)
-    if recorded is not None and not recorded.same_as(configured):
-        raise EmbedderMismatchError(recorded, configured)
+    refuse_other(recorded, configured)
     return configured
 
 
+def refuse_other(recorded: EmbedderIdentity | None, writing: EmbedderIdentity) -> None:
+    """EmbedderMismatchError when an index that recorded one embedder is given another's vectors."""
+    if recorded is not None and not recorded.same_as(writing):
+        raise EmbedderMismatchError(recorded, writing)
+
+
+def stored_identity(has_vectors: bool, stored: str | None) -> EmbedderIdentity | None:
+    """The identity an engine recorded (`stored`, its JSON): MiniLM's for an index written before
+    identities were recorded; None while the index holds no vectors (any embedder may fill it)."""
+    if not has_vectors:
+        return None
+    return EmbedderIdentity.from_json(stored) if stored else MINILM_IDENTITY
+
+
+def check_reindex_target(stored: str | None, target: EmbedderIdentity) -> None:
+    """ConfigurationError unless the reindex recorded in the index (`stored`, its JSON) is to `target`."""
+    if stored is None or not EmbedderIdentity.from_json(stored).same_as(target):
+        raise ConfigurationError(
+            "another `citeline reindex` with a different embedder took over this index",
+            hint="let that one finish, or run `citeline reindex` again with the embedder you want",
+        )
+
+
+@runtime_checkable
+class EmbedsQueries(Protocol):
+    """An asymmetric embedder: queries are embedded differently from documents (e5 wants
+    "query: " before a question and "passage: " before a document). Optional."""
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        """One unit-length float32 row per query, in order."""
+        ...
+
+
 def embed_queries(embedder: Embedder, texts: Sequence[str]) -> Vectors:
-    """Vectors for search queries. Asymmetric models (e5 wants "query: " before a question and
-    "passage: " before a document) provide `embed_queries`; for the others a query is a text."""
-    method = getattr(embedder, "embed_queries", None)
-    if callable(method):
-        vectors: Vectors = method(texts)
-        return vectors
+    """Vectors for search queries: the embedder's own query form when it has one, else a query
+    is embedded like any text."""
+    if isinstance(embedder, EmbedsQueries):
+        return embedder.embed_queries(texts)
     return embedder.embed(texts)
 
 

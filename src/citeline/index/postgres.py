@@ -27,7 +27,7 @@ import numpy.typing as npt
 
 from citeline.documents.models import Chunk
 from citeline.errors import ConfigurationError, RetrievalError, StorageError
-from citeline.index.embedder import MINILM_IDENTITY, EmbedderIdentity, EmbedderMismatchError
+from citeline.index.embedder import EmbedderIdentity, check_reindex_target, refuse_other, stored_identity
 from citeline.index.pg_migrations import import_driver, migrate
 from citeline.index.ranking import assemble_passages, query_phrases, reciprocal_rank_fusion, trim_lexical
 from citeline.index.store import (
@@ -528,16 +528,13 @@ class PostgresStore(Store):
             "SELECT EXISTS (SELECT 1 FROM chunks), (SELECT value FROM citeline_index WHERE key = 'embedder')"
         ).fetchone()
         assert row is not None
-        if not row[0]:
-            return None
-        return EmbedderIdentity.from_json(row[1]) if row[1] else MINILM_IDENTITY
+        return stored_identity(bool(row[0]), row[1])
 
     def _claim_embedder(self, conn: psycopg.Connection[Any], embedder: EmbedderIdentity) -> None:
         """Inside a write: refuse another embedder's vectors, or record this one as the index's
         (an empty index takes the new embedder's vector width)."""
         recorded = self._recorded_embedder(conn)
-        if recorded is not None and not recorded.same_as(embedder):
-            raise EmbedderMismatchError(recorded, embedder)
+        refuse_other(recorded, embedder)
         if recorded is None and self._vector_dim(conn, fresh=True) != embedder.dim:
             # No chunks: the column (and its HNSW index) is rebuilt empty at the new width.
             conn.execute(f"ALTER TABLE chunks ALTER COLUMN embedding TYPE vector({int(embedder.dim)})")
@@ -550,11 +547,7 @@ class PostgresStore(Store):
     @staticmethod
     def _check_reindex_target(conn: psycopg.Connection[Any], target: EmbedderIdentity, lock: str) -> None:
         row = conn.execute(f"SELECT value FROM citeline_index WHERE key = 'reindex_target' FOR {lock}").fetchone()
-        if row is None or not EmbedderIdentity.from_json(row[0]).same_as(target):
-            raise ConfigurationError(
-                "another `citeline reindex` with a different embedder took over this index",
-                hint="let that one finish, or run `citeline reindex` again with the embedder you want",
-            )
+        check_reindex_target(row[0] if row else None, target)
 
     def embedder_identity(self) -> EmbedderIdentity | None:
         with self._conn() as conn:

@@ -27,7 +27,7 @@ import numpy.typing as npt
 from citeline.documents.models import Chunk
 from citeline.errors import ConfigurationError, IngestError, RetrievalError, StorageError
 from citeline.index import ann
-from citeline.index.embedder import MINILM_IDENTITY, EmbedderIdentity, EmbedderMismatchError
+from citeline.index.embedder import EmbedderIdentity, check_reindex_target, refuse_other, stored_identity
 from citeline.index.private import private_file
 from citeline.index.ranking import (
     COMMON_ROWS,
@@ -797,29 +797,21 @@ def _top(
 
 
 def _recorded_embedder(conn: sqlite3.Connection) -> EmbedderIdentity | None:
-    """The identity recorded in `meta`; MiniLM's for an index written before identities were
-    recorded; None while the index holds no vectors (any embedder may fill it)."""
-    if conn.execute("SELECT NOT EXISTS (SELECT 1 FROM chunks)").fetchone()[0]:
-        return None
+    """The identity recorded in `meta` (see `stored_identity`)."""
+    has_vectors = bool(conn.execute("SELECT EXISTS (SELECT 1 FROM chunks)").fetchone()[0])
     row = conn.execute("SELECT value FROM meta WHERE key = 'embedder'").fetchone()
-    return EmbedderIdentity.from_json(row[0]) if row else MINILM_IDENTITY
+    return stored_identity(has_vectors, row[0] if row else None)
 
 
 def _claim_embedder(conn: sqlite3.Connection, embedder: EmbedderIdentity) -> None:
     """Inside a write: refuse another embedder's vectors, or record this one as the index's."""
-    recorded = _recorded_embedder(conn)
-    if recorded is not None and not recorded.same_as(embedder):
-        raise EmbedderMismatchError(recorded, embedder)
+    refuse_other(_recorded_embedder(conn), embedder)
     conn.execute("INSERT OR REPLACE INTO meta VALUES ('embedder', ?)", (embedder.to_json(),))
 
 
 def _check_reindex_target(conn: sqlite3.Connection, target: EmbedderIdentity) -> None:
     row = conn.execute("SELECT value FROM meta WHERE key = 'reindex_target'").fetchone()
-    if row is None or not EmbedderIdentity.from_json(row[0]).same_as(target):
-        raise ConfigurationError(
-            "another `citeline reindex` with a different embedder took over this index",
-            hint="let that one finish, or run `citeline reindex` again with the embedder you want",
-        )
+    check_reindex_target(row[0] if row else None, target)
 
 
 def _enable_wal(conn: sqlite3.Connection, attempts: int = 40) -> None:
