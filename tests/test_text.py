@@ -21,3 +21,14 @@ def test_the_log_filter_escapes_every_string_argument_and_keeps_the_record() -> 
     named = logging.LogRecord("t", logging.INFO, __file__, 1, "%(path)s", ({"path": "x\ry"},), None)
     EscapeControlsFilter().filter(named)
     assert named.getMessage() == "x\\ry"
+
+
+def test_a_token_cut_fits_the_limit_and_never_splits_a_character() -> None:
+    from citeline.text import cl100k_encoding, truncate_tokens
+
+    text = "Überprüfung der Zertifikate 🔒🔒🔒 " * 40
+    for limit in (0, 1, 7, 50):
+        cut, truncated = truncate_tokens(text, limit)
+        assert truncated and text.startswith(cut) and "\ufffd" not in cut
+        assert len(cl100k_encoding().encode(cut)) <= limit
+    assert truncate_tokens("short", 10) == ("short", False)

@@ -243,10 +243,11 @@ def cl100k_encoding() -> Any:
 
 
 def truncate_tokens(text: str, limit: int) -> tuple[str, bool]:
-    """The longest prefix of `text` within `limit` cl100k_base tokens, and whether it was cut."""
+    """The longest prefix of `text` within `limit` cl100k_base tokens, and whether it was cut. A
+    character whose bytes the cut splits is left out whole (never a replacement character)."""
     encoding = cl100k_encoding()
     tokens = encoding.encode(text, disallowed_special=())
     if len(tokens) <= limit:
         return text, False
-    cut: str = encoding.decode(tokens[:limit])
+    cut: str = encoding.decode_bytes(tokens[: max(0, limit)]).decode("utf-8", errors="ignore")
     return cut, True

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from citeline.agent.context import count_tokens
 from citeline.answerers.injection import redact_instructions
 from citeline.errors import ContextOverflowError
+from citeline.text import truncate_tokens
 
 if TYPE_CHECKING:
     from citeline.agent.state import RunState
@@ -33,19 +34,6 @@ SNIPPET_CHARS = 160
 
 _TAGS = r"passages?|search_results|result|question|history|system|instructions?|documents?"
 _TAG_LOOKALIKE = re.compile(rf"<(\s*/?\s*)(?=(?:{_TAGS})\b)", re.IGNORECASE)
-
-
-# --- token counting -----------------------------------------------------------------------
-def truncate_tokens(text: str, limit: int) -> str:
-    """The longest prefix of `text` (cut at a character) that fits `limit` tokens."""
-    if limit <= 0:
-        return ""
-    tokens = count_tokens(text)
-    while tokens > limit and text:
-        # Shrink in proportion, then a little more: converges in a few steps on real text.
-        text = text[: max(0, int(len(text) * limit / tokens * 0.95))]
-        tokens = count_tokens(text)
-    return text
 
 
 # --- budgets ------------------------------------------------------------------------------
@@ -208,7 +196,7 @@ def _fit_evidence(evidence: Sequence[Passage], room: int, chars: int) -> tuple[s
         if used + cost > room:
             left = room - used - count_tokens(render_passage(number, passage, "")) - 2
             if not blocks and left >= MIN_EVIDENCE_TOKENS:  # the first passage is cut rather than lost
-                cut = truncate_tokens(passage_body(passage, chars), left) + " …"
+                cut = truncate_tokens(passage_body(passage, chars), left)[0] + " …"
                 block = render_passage(number, passage, cut)
                 blocks.append(block)
                 used += count_tokens(block) + 1
