@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 import time
 import urllib.request
 from collections.abc import Iterable
@@ -65,3 +66,36 @@ def start_embedding_server(log: Path, *args: str) -> tuple[str, subprocess.Popen
                                    stdout=out, stderr=subprocess.STDOUT, env=env, cwd=repo)
     wait_until_serving(f"http://127.0.0.1:{port}/health", process, timeout_s=60, log=log)
     return f"http://127.0.0.1:{port}/v1", process
+
+
+def run_cli(*args: str, env: dict[str, str], timeout_s: float = 180, **kwargs: object) -> subprocess.CompletedProcess[str]:
+    """`citeline ARGS` in a fresh process with `env`, output captured (never raises on its exit code)."""
+    done: subprocess.CompletedProcess[str] = subprocess.run(  # type: ignore[call-overload]
+        [sys.executable, "-m", "citeline.cli.main", *args], env=env, capture_output=True, text=True,
+        timeout=timeout_s, check=False, **kwargs)
+    return done
+
+
+def add_user(name: str, env: dict[str, str]) -> str:
+    """`citeline users add NAME`; returns the new user's API key."""
+    added = run_cli("users", "add", name, env=env)
+    assert added.returncode == 0, added.stderr
+    return added.stdout.strip().splitlines()[-1]
+
+
+def start_serve(log: Path, env: dict[str, str], *args: str, timeout_s: float = 90) -> tuple[str, subprocess.Popen[bytes]]:
+    """Start `citeline serve` on a free loopback port (output to `log`) and wait until it answers;
+    returns its base URL and the process (stop it with `stop`)."""
+    port = free_port()
+    with log.open("wb") as handle:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "citeline.cli.main", "serve", "--host", "127.0.0.1", "--port", str(port), *args],
+            env=env, stdout=handle, stderr=subprocess.STDOUT,
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_serving(f"{url}/healthz", process, timeout_s=timeout_s, log=log)
+    except BaseException:
+        stop([process])
+        raise
+    return url, process

@@ -41,23 +41,12 @@ from citeline.retrieval.cache import MemoryCache
 from tests.api.conftest import HASH_EMBEDDER, bearer, make_service
 from tests.conftest import DOCS, write_corpus
 from tests.ingest_support import cli_env
-from tests.servers import free_port, stop, wait_until_serving
+from tests.servers import add_user, free_port, run_cli, start_serve, stop
 
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 # --- live servers ------------------------------------------------------------------------------
-def _cli(*args: str, env: dict[str, str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "citeline.cli.main", *args], env=env, capture_output=True,
-                          text=True, timeout=180, check=False, **kwargs)
-
-
-def _add_user(name: str, env: dict[str, str]) -> str:
-    added = _cli("users", "add", name, env=env)
-    assert added.returncode == 0, added.stderr
-    return added.stdout.strip().splitlines()[-1]
-
-
 @dataclass
 class Live:
     url: str
@@ -74,31 +63,15 @@ class Live:
         return self.log.read_text(errors="replace")
 
 
-def _start_serve(home: Path, log: Path, env: dict[str, str], *args: str) -> tuple[str, subprocess.Popen[bytes]]:
-    port = free_port()
-    handle = log.open("wb")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "citeline.cli.main", "serve", "--host", "127.0.0.1", "--port", str(port), *args],
-        env=env, stdout=handle, stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_serving(f"{url}/healthz", process, timeout_s=90, log=log)
-    except BaseException:
-        stop([process])
-        raise
-    return url, process
-
-
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
     root = tmp_path_factory.mktemp("security")
     home = root / "home"
     env = cli_env(home, CITELINE_API_MAX_SESSION_MESSAGES="4", CITELINE_API_STORAGE_QUOTA_BYTES="1000000",
                   CITELINE_API_RATE_PER_S="1000", CITELINE_API_RATE_BURST="1000", CITELINE_EMBED_THREADS="1")
-    keys = {name: _add_user(name, env) for name in ("alice", "bob")}
+    keys = {name: add_user(name, env) for name in ("alice", "bob")}
     log = root / "serve.log"
-    url, process = _start_serve(home, log, env)
+    url, process = start_serve(log, env)
     try:
         yield Live(url, env, home, log, process, keys)
     finally:
@@ -297,7 +270,7 @@ def test_a_two_million_paragraph_docx_is_refused_quickly(live: Live) -> None:
 def test_cli_ingest_on_a_full_disk_says_so_in_one_line(tmp_path: Path) -> None:
     home = tmp_path / "home"
     env = cli_env(home)
-    first = _cli("ingest", "--json", str(write_corpus(tmp_path / "docs")), env=env)
+    first = run_cli("ingest", "--json", str(write_corpus(tmp_path / "docs")), env=env)
     assert first.returncode == 0, first.stderr
     big = tmp_path / "big"
     big.mkdir()
@@ -345,11 +318,11 @@ def full_disk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
     home = root / "home"
     db = home / "index.sqlite3"
     env = cli_env(home, CITELINE_STORE=f"sqlite:{db}")
-    ingested = _cli("ingest", "--json", str(write_corpus(root / "docs")), env=env)
+    ingested = run_cli("ingest", "--json", str(write_corpus(root / "docs")), env=env)
     assert ingested.returncode == 0, ingested.stderr
     size = _fill_to_the_cap(db)
     capped = {**env, "CITELINE_STORE": f"sqlite:{db}?max_bytes={size}"}
-    url, process = _start_serve(home, root / "serve.log", capped, "--no-auth")
+    url, process = start_serve(root / "serve.log", capped, "--no-auth")
     try:
         yield Live(url, capped, home, root / "serve.log", process, {})
     finally:
@@ -446,7 +419,7 @@ def test_index_home_is_private_and_an_old_home_is_tightened(tmp_path: Path) -> N
     home = tmp_path / "fresh" / "home"
     old_umask = os.umask(0o022)
     try:
-        made = _cli("ingest", "--json", str(corpus), env=cli_env(home))
+        made = run_cli("ingest", "--json", str(corpus), env=cli_env(home))
         assert made.returncode == 0, made.stderr
         assert _mode(home) == 0o700
         files = [p for p in home.iterdir() if p.name.startswith("index.sqlite3")]
@@ -455,7 +428,7 @@ def test_index_home_is_private_and_an_old_home_is_tightened(tmp_path: Path) -> N
         # A home made before: world-readable, tightened on the next command, with a note.
         home.chmod(0o755)
         (home / "index.sqlite3").chmod(0o644)
-        again = _cli("docs", "list", "--json", env=cli_env(home))
+        again = run_cli("docs", "list", "--json", env=cli_env(home))
         assert again.returncode == 0, again.stderr
         assert _mode(home) == 0o700 and _mode(home / "index.sqlite3") == 0o600
         assert "tightened the permissions" in again.stderr and "0755 to 0700" in again.stderr

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +20,7 @@ import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page, Playwright, Request, sync_playwright
 
 from tests.conftest import DOCS, write_corpus, write_script
-from tests.servers import free_port, stop, wait_until_serving
+from tests.servers import add_user, start_serve, stop
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -66,11 +65,6 @@ class Server:
         return httpx.request(method, f"{self.url}{path}", headers=self.headers(user), timeout=120, **kwargs)
 
 
-def cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "citeline.cli.main", *args], env=env, capture_output=True,
-                          text=True, timeout=120, check=False)
-
-
 @pytest.fixture(scope="session")
 def chromium() -> str:
     path = chromium_path()
@@ -93,21 +87,11 @@ def server(tmp_path_factory: pytest.TempPathFactory, chromium: str) -> Iterator[
            "CITELINE_API_RATE_PER_S": "1000", "CITELINE_API_RATE_BURST": "1000",
            # the sign-in test tries wrong keys on purpose; the shared server must not lock out the others
            "CITELINE_API_AUTH_FAILURES_PER_MINUTE": "1000"}
-    keys: dict[str, str] = {}
-    for name in ("alice", "bob", "carol", "dave", "erin"):
-        added = cli("users", "add", name, env=env)
-        assert added.returncode == 0, added.stderr
-        keys[name] = added.stdout.strip().splitlines()[-1]
+    keys = {name: add_user(name, env) for name in ("alice", "bob", "carol", "dave", "erin")}
     log = root / "server.log"
-    port = free_port()
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "citeline.cli.main", "serve", "--host", "127.0.0.1", "--port", str(port)],
-            env=env, stdout=out, stderr=subprocess.STDOUT,
-        )
-    live = Server(f"http://127.0.0.1:{port}", keys, log, slow, process)
+    url, process = start_serve(log, env, timeout_s=60)
+    live = Server(url, keys, log, slow, process)
     try:
-        wait_until_serving(f"{live.url}/healthz", process, timeout_s=60, log=log)
         # Alice's documents go in through the API, so tests of asking do not depend on the upload test.
         corpus = write_corpus(root / "alice-docs", {**DOCS, "banner.md": SCRIPT_DOC})
         files = [("files", (p.name, p.read_bytes(), "text/plain")) for p in sorted(corpus.iterdir())]

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.servers import free_port, stop, wait_until_serving
-from tests.web.conftest import Watch, ask, cli, open_page, screenshot
+from tests.servers import free_port, run_cli, stop, wait_until_serving
+from tests.web.conftest import Watch, ask, open_page, screenshot
 
 GUIDE = """# Backups
 
@@ -31,7 +31,7 @@ def local(tmp_path_factory: pytest.TempPathFactory, chromium: str) -> Iterator[t
     (docs / "backups.md").write_text(GUIDE)
     env = {**os.environ, "CITELINE_HOME": str(root / "home"), "CITELINE_MODEL": "extractive",
            "CITELINE_EMBED_THREADS": "1"}
-    indexed = cli("ingest", str(docs), env=env)
+    indexed = run_cli("ingest", str(docs), env=env)
     assert indexed.returncode == 0, indexed.stderr
     port = free_port()
     log = root / "server.log"
