@@ -390,7 +390,7 @@ class ExtractiveAnswerer(Answerer):
     def render(self, run: RunState, ranking: Ranking, picked: list[int]) -> FinalAnswer:
         """The lead paragraph, the supporting points (in reading order) and the code example."""
         units = ranking.units
-        chosen, items = _fit_to_budget(units, picked, ranking.part_picks)
+        chosen, items = _fit_to_budget(units, picked, ranking.part_picks, ranking.code)
         if not chosen:
             return self._decline(run, key_terms(run.standalone_query or run.question), run.retrieved())
         lead = chosen[0]
@@ -498,18 +498,22 @@ def _lead_fitness(units: Sequence[Unit], answer_type: AnswerTypes, keys: Sequenc
     return fitness
 
 
-def _fit_to_budget(units: Sequence[Unit], picked: Sequence[int],
-                   part_picks: Sequence[int]) -> tuple[list[int], dict[int, list[int]]]:
+def _fit_to_budget(units: Sequence[Unit], picked: Sequence[int], part_picks: Sequence[int],
+                   code: int | None = None) -> tuple[list[int], dict[int, list[int]]]:
     """The picked prose units that make the answer (lead first), and under each the list items it
     introduces.
 
     A unit saying what an earlier one says is left out, and points stop at MAX_POINTS or the word
     budget (a part of a multi-part question is answered even past it). A sentence that introduces
     a list ("There are two event hooks:") brings the items after it, as many as the budget allows
-    but at least one: the items carry the answer, and a reader should not be left at a colon."""
+    but at least one: the items carry the answer, and a reader should not be left at a colon. A
+    point that introduces anything else ("For example, to set headers on every request:") and
+    names no value of its own is left out unless what it introduces is the code example shown."""
     chosen: list[int] = []
     items: dict[int, list[int]] = {}
     words = 0
+    # The prose right before the code example shown, which introduces it.
+    shown_intro = next((i for i in range(code - 1, -1, -1) if not units[i].is_code), None) if code is not None else None
     for index in dict.fromkeys(i for i in picked if not units[i].is_code):
         text = unit_text(units[index])
         if any(index in under for under in items.values()) or any(_says_same(text, unit_text(units[j])) for j in chosen):
@@ -526,6 +530,8 @@ def _fit_to_budget(units: Sequence[Unit], picked: Sequence[int],
                 break
             under.append(item)
             size += item_size
+        if chosen and not under and _INTRODUCES.search(text) and not new_values(text, "") and index != shown_intro:
+            continue  # "For example, to set headers on every request:" without its example says nothing
         chosen.append(index)
         items[index] = under
         words += size

@@ -1,0 +1,36 @@
+"""Which picked units make the answer: what a point introduces must be in the answer too."""
+
+from __future__ import annotations
+
+from citeline.answerers.extractive import _fit_to_budget
+from citeline.retrieval.units import Unit
+
+
+def _units() -> list[Unit]:
+    texts = [
+        ("sentence", "The client sends the default headers with every request."),
+        ("sentence", "For example, to set headers on every request:"),
+        ("code", "client = Client(headers={'x-app': 'demo'})"),
+        ("sentence", "Headers passed on one request are merged with the client's:"),
+        ("code", "client.get('/', headers={'x-one': '1'})"),
+        ("sentence", "Pass them with the `headers` argument:"),
+        ("code", "Client(headers=...)"),
+    ]
+    return [Unit(1, kind, text, 0, len(text), block) for block, (kind, text) in enumerate(texts)]
+
+
+def test_a_point_that_only_introduces_an_example_not_shown_is_left_out() -> None:
+    chosen, _ = _fit_to_budget(_units(), [0, 1, 3, 5], part_picks=[])
+    # "For example, to set headers on every request:" promises code the answer does not show, and
+    # says nothing itself; a point naming a value (`headers`) still says something.
+    assert chosen == [0, 5]
+
+
+def test_the_introduction_of_the_example_shown_stays() -> None:
+    chosen, _ = _fit_to_budget(_units(), [0, 1, 3, 5], part_picks=[], code=2)
+    assert chosen == [0, 1, 5]
+
+
+def test_a_lead_that_introduces_is_never_left_out() -> None:
+    chosen, _ = _fit_to_budget(_units(), [1, 0], part_picks=[])
+    assert chosen == [1, 0]
