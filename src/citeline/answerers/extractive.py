@@ -521,8 +521,9 @@ def _fit_to_budget(units: Sequence[Unit], picked: Sequence[int], part_picks: Seq
         size = len(text.split())
         if chosen and (len(chosen) > MAX_POINTS or (words + size > WORD_BUDGET and index not in part_picks)):
             continue
+        introduces = bool(_INTRODUCES.search(text))
         under: list[int] = []
-        for item in _introduced_items(units, index) if _INTRODUCES.search(text) else []:
+        for item in _introduced_items(units, index) if introduces else []:
             item_size = len(unit_text(units[item]).split())
             if item in chosen:
                 continue
@@ -530,7 +531,7 @@ def _fit_to_budget(units: Sequence[Unit], picked: Sequence[int], part_picks: Seq
                 break
             under.append(item)
             size += item_size
-        if chosen and not under and _INTRODUCES.search(text) and not new_values(text, "") and index != shown_intro:
+        if chosen and introduces and not under and not new_values(text, "") and index != shown_intro:
             continue  # "For example, to set headers on every request:" without its example says nothing
         chosen.append(index)
         items[index] = under

@@ -83,12 +83,11 @@ class HnswParams:
         return (connectivity == self.connectivity and isinstance(expansion_add, int)
                 and expansion_add >= self.expansion_add)
 
-    def apply(self, index: Any) -> Any:
+    def apply(self, index: Any) -> None:
         """Set the build and search candidate lists on `index` (a usearch graph read back from a
         file comes with the library's defaults, not the ones it was built with)."""
         index.expansion_add = self.expansion_add
         index.expansion_search = self.expansion_search
-        return index
 
 
 def available() -> bool:
@@ -175,10 +174,7 @@ class AnnIndexes:
             return None
         if not isinstance(pointer, dict) or pointer.get("format") != FORMAT or pointer.get("owner") != owner:
             return None
-        count = pointer.get("count")
-        if not isinstance(count, int) or not self.params.can_search(pointer.get("params")):
-            return None
-        if pointer.get("identity") != self._identity():
+        if not self.params.can_search(pointer.get("params")) or pointer.get("identity") != self._identity():
             return None
         return pointer
 
@@ -252,10 +248,9 @@ class AnnIndexes:
     def _new_index(self, dim: int) -> Any:
         from usearch.index import Index
 
-        params = self.params
         # Inner product on unit vectors is the cosine similarity the exact scan computes.
-        return Index(ndim=dim, metric="ip", dtype="f32", connectivity=params.connectivity,
-                     expansion_add=params.expansion_add, expansion_search=params.expansion_search)
+        return Index(ndim=dim, metric="ip", dtype="f32", connectivity=self.params.connectivity,
+                     expansion_add=self.params.expansion_add, expansion_search=self.params.expansion_search)
 
     def _files(self, owner: str) -> tuple[str, str]:
         name = f"{self._stem(owner)}-{uuid.uuid4().hex}"
