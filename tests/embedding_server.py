@@ -41,6 +41,9 @@ class _State:
         self.longest_tokens = 0
         self.last_longest_tokens = 0
         self.embedder = get_embedder("minilm-onnx", batch_size=32, threads=args.threads)
+        # Load the model before /health answers, so no request pays the load and a test's client
+        # timeout measures only what the test staged (a stall), not a cold start on a busy machine.
+        self.embedder.embed(["warm-up"])
         from tokenizers import Tokenizer
 
         from citeline.index.minilm import _package_dir

@@ -37,6 +37,7 @@ from citeline.documents.registry import Loader, loader_for
 from citeline.errors import IngestError
 
 _HEADER = struct.Struct(">Q")
+_START_TIMEOUT_S = 120.0
 
 
 @dataclass(frozen=True)
@@ -146,6 +147,15 @@ class ParseWorker:
             [sys.executable, "-m", "citeline.documents.worker", str(self.memory_mb)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
         )
+        # Wait for the worker's "ready" before any file's clock starts: its start-up (an
+        # interpreter and the parsers' imports, seconds on a loaded machine) is not the file's doing.
+        assert self._proc.stdout is not None
+        try:
+            self._read_reply(self._proc.stdout, time.monotonic() + _START_TIMEOUT_S)
+        except (TimeoutError, EOFError, OSError):
+            code = self.close()
+            raise IngestError(f"the parser worker did not start ({_describe_exit(code)})",
+                              hint="check that `python -m citeline.documents.worker` runs") from None
         return self._proc
 
     @staticmethod
@@ -263,6 +273,9 @@ def main() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (memory_mb << 20, memory_mb << 20))
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # a stray print() in a library must not corrupt the protocol
+    ready = pickle.dumps(("ready",))
+    stdout.write(_HEADER.pack(len(ready)) + ready)
+    stdout.flush()
     while True:
         header = _read_exact(stdin, _HEADER.size)
         if header is None:
