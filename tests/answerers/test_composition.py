@@ -102,6 +102,14 @@ Changing the installation directory only affects where the uv binary is installe
 
 Prior to 0.5.0, uv was installed into `~/.cargo/bin`.
 """,
+    "certificates.md": """# TLS certificates
+
+By default, uv uses bundled Mozilla root certificates for TLS verification.
+
+In some cases, you may want to use the platform's native certificate store instead — for example, if you're relying on a corporate trust root (e.g., for a mandatory proxy) that's included in your system's certificate store.
+
+To use system certificates, pass the `--system-certs` flag.
+""",
     "auth.md": """# Authentication
 
 ## Redirects
@@ -194,7 +202,11 @@ def test_a_multi_part_question_answers_each_part(app: Citeline) -> None:
     # A directory is named by a path in code, not by a proper noun: the path answers it.
     ("I installed uv years ago, before version 0.5.0. "
      "In which directory did the installer put the uv binary back then?", "~/.cargo/bin"),
-], ids=["ruled-out", "asking-sentence", "how-many", "names-what-is-asked", "directory-is-a-path"])
+    # "e.g." names nothing to do: the sentence passing a flag is the how-to answer.
+    ("Behind a corporate TLS-intercepting proxy whose root certificate is in the operating system's trust store, "
+     "how do I make uv trust it?", "--system-certs"),
+], ids=["ruled-out", "asking-sentence", "how-many", "names-what-is-asked", "directory-is-a-path",
+        "how-to-names-something-to-do"])
 def test_the_lead_answers_what_is_asked(app: Citeline, question: str, lead_holds: str) -> None:
     result = app.ask(question)
     assert result.exit_reason == ExitReason.COMPLETED

@@ -19,6 +19,10 @@ def test_value_questions_and_the_values_that_answer_them() -> None:
     assert holds(expected_types("How many retries are made?"), "Requests are retried 3 times.")
     assert holds(expected_types("Which environment variable sets the cache dir?"), "Set `UV_CACHE_DIR` to move it.")
     assert holds(expected_types("When was the bridge built?"), "It was opened in 1939.")
+    # A dotted name has a word on each side: an abbreviation or a version number names nothing.
+    name = expected_types("Which attribute holds the client's address?")
+    assert holds(name, "It is exposed as request.client.")
+    assert not holds(name, "Use the native store (e.g., for a proxy) on Python 3.14.")
 
 
 def test_explanations_ask_for_no_value() -> None:
