@@ -110,6 +110,19 @@ In some cases, you may want to use the platform's native certificate store inste
 
 To use system certificates, pass the `--system-certs` flag.
 """,
+    "cookies.md": """# Cookies
+
+Starlette provides a `set_cookie` method to allow you to set cookies on the response object.
+
+* `partitioned` - A bool that indicates to user agents that these cross-site cookies should only be available in the same top-level context that the cookie was first set in. Only available for Python 3.14+, otherwise an error will be raised.
+""",
+    "release-notes.md": """# Release notes
+
+## 0.38.0
+
+* Add `partitioned` attribute to `Response.set_cookie` #2501.
+* Allow `Request.form()` as a context manager #1903.
+""",
     "auth.md": """# Authentication
 
 ## Redirects
@@ -203,10 +216,13 @@ def test_a_multi_part_question_answers_each_part(app: Citeline) -> None:
     ("I installed uv years ago, before version 0.5.0. "
      "In which directory did the installer put the uv binary back then?", "~/.cargo/bin"),
     # "e.g." names nothing to do: the sentence passing a flag is the how-to answer.
+    # A release-notes entry ("Add `x` to `y` #2501.") records a change; it is not an instruction.
+    ("can i set a partitioned cookie with set_cookie on python 3.12 or do i need a newer pyhton",
+     "`partitioned` - A bool"),
     ("Behind a corporate TLS-intercepting proxy whose root certificate is in the operating system's trust store, "
      "how do I make uv trust it?", "--system-certs"),
 ], ids=["ruled-out", "asking-sentence", "how-many", "names-what-is-asked", "directory-is-a-path",
-        "how-to-names-something-to-do"])
+        "not-a-changelog-entry", "how-to-names-something-to-do"])
 def test_the_lead_answers_what_is_asked(app: Citeline, question: str, lead_holds: str) -> None:
     result = app.ask(question)
     assert result.exit_reason == ExitReason.COMPLETED

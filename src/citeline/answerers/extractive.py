@@ -307,7 +307,9 @@ class ExtractiveAnswerer(Answerer):
         kind of value — the best one close to it that holds such a value. A how-to question
         asking for no particular value wants something to do: a command, option or call."""
         def fits(text: str) -> bool:
-            return holds(answer_type, text) if answer_type or not how_to else tells_how(text)
+            if answer_type or not how_to:
+                return holds(answer_type, text)
+            return tells_how(text) and not _CHANGELOG_ENTRY.search(text)
 
         best = max(prose, key=lambda i: overall[i])
         if fits(units[best].text):
