@@ -229,6 +229,14 @@ def test_the_lead_answers_what_is_asked(app: Citeline, question: str, lead_holds
     assert lead_holds in first_sentence(result.answer)
 
 
+def test_a_multi_part_question_leads_with_its_first_parts_answer(app: Citeline) -> None:
+    # The first part asks yes or no, so the lead states the behaviour; the how-to part gets a point.
+    result = app.ask("In a project, does uv use the active virtual environment, and what do I pass to make uv respect it?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert "ignores the active virtual environment by default" in first_sentence(result.answer)
+    assert "--active" in result.answer
+
+
 def test_a_lead_keeps_the_sentence_that_completes_it(app: Citeline) -> None:
     result = app.ask("What is the default thread pool size?")
     assert result.exit_reason == ExitReason.COMPLETED

@@ -252,7 +252,10 @@ class ExtractiveAnswerer(Answerer):
         answer_type = expected_types(parts[0] if len(parts) > 1 else focus.text)
         prose = [i for i, u in enumerate(units) if not u.is_code]
         fitness = _lead_fitness(units, answer_type, wanted, focus.text)
-        lead = self._lead(units, overall * fitness, prose, answer_type, how_to)
+        # Likewise whether the lead should be something to do: "Is that a known limitation, and
+        # what should I write instead?" leads with the limitation, the how-to part gets its point.
+        lead = self._lead(units, overall * fitness, prose, answer_type,
+                          asks_how_to(parts[0]) if len(parts) > 1 else how_to)
         part_picks: list[int] = []
         insufficiencies: list[dict[str, Any]] = []
         if len(parts) > 1:
