@@ -235,6 +235,8 @@ def test_a_multi_part_question_leads_with_its_first_parts_answer(app: Citeline) 
     assert result.exit_reason == ExitReason.COMPLETED
     assert "ignores the active virtual environment by default" in first_sentence(result.answer)
     assert "--active" in result.answer
+    # "it" in the second part is the environment asked about: no other flag is passed off as the answer.
+    assert "--system-certs" not in result.answer
 
 
 def test_a_lead_keeps_the_sentence_that_completes_it(app: Citeline) -> None:

@@ -70,6 +70,7 @@ _COSINE_SHARE = 0.65
 # A supporting point scores at least this share of the lead's relevance (0.65-0.85 tried: lower
 # adds answers on every set and words to every answer; this keeps the median near 40 words).
 _POINT_FLOOR = 0.75
+_PART_CONTEXT = 0.3  # share of a part's sentence score that comes from the whole question
 _LEAD_WORDS = 45  # a lead and the sentence that completes it stay within this many words
 # A sentence that starts like this only restates or completes the one before it ("The pool holds
 # 40 tokens. This means that only 40 threads can run at the same time."): the two are one thought.
@@ -267,6 +268,9 @@ class ExtractiveAnswerer(Answerer):
                                             "queries_tried": run.queries_tried})
                     continue
                 part_scores = score(unit_vecs.similarity(part_vec), lexical(focus.keep(part_keys)))
+                # A part leans on the rest of the question ("… and what do I pass to make uv respect
+                # it?"): part of its score is the whole question's, so "it" stays what was asked about.
+                part_scores = (1 - _PART_CONTEXT) * part_scores + _PART_CONTEXT * overall
                 part_type = expected_types(part)
                 best = self._lead(units, part_scores * _lead_fitness(units, part_type, part_keys, part), prose, part_type,
                                   asks_how_to(part))
