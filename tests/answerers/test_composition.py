@@ -123,6 +123,10 @@ Starlette provides a `set_cookie` method to allow you to set cookies on the resp
 * Add `partitioned` attribute to `Response.set_cookie` #2501.
 * Allow `Request.form()` as a context manager #1903.
 """,
+    "bridges.md": """# Bridges
+
+Between Emmerich and Cleves the Emmerich Rhine Bridge, the longest suspension bridge in Germany, crosses the 400 m wide river.
+""",
     "auth.md": """# Authentication
 
 ## Redirects
@@ -289,6 +293,15 @@ def test_a_near_miss_question_is_declined_with_the_searches_tried(app: Citeline)
     assert len(tried) >= 2 and any(q != result.question for q in tried)
     assert "Searches tried:" in result.answer
     assert not result.citations
+
+
+def test_evidence_speaking_of_the_opposite_is_declined_and_says_so(app: Citeline) -> None:
+    result = app.ask("Which is the shortest suspension bridge in Germany?")
+    assert result.exit_reason == ExitReason.INSUFFICIENT_CONTEXT and not result.citations
+    assert "says “longest” where the question asks “shortest”" in result.insufficiencies[0].missing
+    # Asked the way the documents put it, the same evidence answers.
+    answered = app.ask("Which is the longest suspension bridge in Germany?")
+    assert answered.exit_reason == ExitReason.COMPLETED and "Emmerich Rhine Bridge" in answered.answer
 
 
 @pytest.mark.parametrize("question", [

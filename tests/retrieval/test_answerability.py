@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from citeline.evaluation.fit import leave_one_corpus_out, select_features
+from citeline.evaluation.fit import leave_one_corpus_out, outcome, select_features
 from citeline.retrieval.answerability import FEATURES, AnswerabilityModel, fit, shipped_model
 
 
@@ -62,3 +62,13 @@ def test_the_shipped_model_is_fitted_on_known_signals_and_reports_its_held_out_f
     assert set(model.features) <= set(FEATURES)
     held_out = model.provenance["leave_one_corpus_out"]
     assert set(held_out) == set(model.provenance["sets"]) and len(held_out) >= 4
+
+
+def test_a_lead_speaking_of_the_opposite_is_declined_under_any_gate_but_not_without_one() -> None:
+    # Recorded with the gate off: answered, but its lead says "longest" where "shortest" was asked.
+    opposite = _row(False, 0.9, 0.0)
+    opposite["decision"]["opposite"] = ["shortest", "longest"]  # type: ignore[index]
+    rows = [opposite, _row(True, 0.9, 0.0)]
+    model = fit([{"coverage_passage": c} for c in (0.9, 0.8, 0.1, 0.2)], [1, 1, 0, 0], features=["coverage_passage"])
+    assert outcome(rows, model)["unanswerable_declined"] == 1.0 and outcome(rows, model)["answerable_declined"] == 0.0
+    assert outcome(rows, None)["unanswerable_declined"] == 0.0  # no gate: answered whenever evidence is found

@@ -52,6 +52,7 @@ from citeline.retrieval.evidence import (
     vocabulary,
 )
 from citeline.retrieval.focus import question_focus
+from citeline.retrieval.opposites import opposed
 from citeline.retrieval.units import Unit, evidence_units, item_sentences
 from citeline.text import collapse_ws, content_terms, fold, stem
 
@@ -98,6 +99,7 @@ class Ranking:
     code: int | None = None  # the code block a how-to answer shows
     features: dict[str, float] = field(default_factory=dict)
     cosine: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    opposite: tuple[str, str] | None = None  # (asked word, the lead's opposite of it), see `opposed`
 
 
 class ExtractiveAnswerer(Answerer):
@@ -279,6 +281,14 @@ class ExtractiveAnswerer(Answerer):
         code = self._code_block(units, overall, lead) if how_to else None
         ranking = Ranking(units, overall, part_picks, insufficiencies, lead, answer_type, code, cosine=cosine)
         ranking.features = self._features(keys, asked_keys, pool, pool_coverage, ranking, lexical(keys))
+        # The closest sentence speaking of the opposite ("the longest bridge" for "the shortest")
+        # shows the answer is not there, whatever the other signals say.
+        ranking.opposite = opposed(focus.text, units[lead].text)
+        if ranking.opposite is not None and self.settings.answerer.answerability != "off":
+            asked, said = ranking.opposite
+            decision = {"answer": False, "opposite": [asked, said], "features": ranking.features}
+            return self._decline(run, keys, pool, decision,
+                                 said=f"the closest passage says “{said}” where the question asks “{asked}”")
         answer, probability = self._answerable(ranking)
         if not answer:
             decision = {"answer": False, "probability": probability, "features": ranking.features}
@@ -422,7 +432,9 @@ class ExtractiveAnswerer(Answerer):
             lines.extend(["", f"```{language}", block.text, "```", f"[{block.number}]"])
         answer = "\n".join(lines)
         run.event("token", text=answer)  # streamed whole; the validated `final` event stays authoritative
-        decision = {"answer": True, "features": ranking.features}
+        decision: dict[str, Any] = {"answer": True, "features": ranking.features}
+        if ranking.opposite is not None:  # answered only because the gate is off: recorded for fitting
+            decision["opposite"] = list(ranking.opposite)
         return FinalAnswer(answer, ranking.insufficiencies, decision)
 
     @staticmethod
@@ -442,17 +454,18 @@ class ExtractiveAnswerer(Answerer):
         return f"{unit.label} - {collapse_ws(holding)}" if unit.label not in holding else collapse_ws(holding)
 
     def _decline(self, run: RunState, keys: Sequence[KeyTerm], pool: Sequence[Passage],
-                 decision: dict[str, Any] | None = None) -> FinalAnswer:
-        """The canned decline, saying which of the question's terms the documents lack and what
-        the nearest passages were about."""
+                 decision: dict[str, Any] | None = None, said: str | None = None) -> FinalAnswer:
+        """The canned decline, saying why (`said`, else which of the question's terms the documents
+        lack) and what the nearest passages were about."""
         vocab: set[str] = set().union(*(vocabulary(passage_text(p)) for p in pool)) if pool else set()
         missing = [k.term for k in keys if not present(k.term, vocab)]
         nearest = list(dict.fromkeys(
             f"{p.document_name}{' › ' + p.section.split(' > ')[-1] if p.section else ''}"
             for p in sorted(pool, key=lambda p: -p.score)[:2]
         ))
-        said = (f"the documents do not mention: {', '.join(missing)}" if missing
-                else "no passage answers the question directly")
+        if said is None:
+            said = (f"the documents do not mention: {', '.join(missing)}" if missing
+                    else "no passage answers the question directly")
         if nearest:
             said += f"; nearest: {'; '.join(nearest)}"
         return FinalAnswer(DECLINE_MESSAGE, [{"section": "answer", "missing": said,

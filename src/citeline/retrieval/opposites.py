@@ -1,0 +1,59 @@
+"""Whether the best evidence says the opposite of what a question asks.
+
+Asked for the *shortest* bridge, documents that only name the *longest* one do not answer, however
+many words the two share; the sentence that matches best is then the best proof that the answer is
+not there. The test is the question's own wording against the sentence: a graded or directional
+word of the question is absent from the sentence, and its opposite is present. The pairs are
+English opposites of degree, direction, change and time (the words a question varies to ask
+something else), and `un-`/`non-` negations of a question word; nothing about a particular corpus.
+Words that name an event in time ("before", "start", "add") are left out: "what runs after
+yield?" is often answered by a sentence saying what runs before.
+"""
+
+from __future__ import annotations
+
+import re
+
+_PAIRS = """
+longest shortest; longer shorter; long short; largest smallest; larger smaller; large small; big small;
+biggest smallest; highest lowest; higher lower; high low; most least; more less; more fewer; most fewest;
+maximum minimum; max min; earliest latest; earlier later; oldest newest; older newer; ancient modern;
+increase decrease; increased decreased; increases decreases; increasing decreasing; rise fall; rose fell;
+strong weak; stronger weaker; strongest weakest; fast slow; faster slower; fastest slowest; upper lower;
+north south; east west; northern southern; eastern western; northwest southeast; northeast southwest;
+upstream downstream; deep shallow; wide narrow; wider narrower; warm cold; hot cold; wet dry; heavy light;
+rich poor; major minor; former current
+"""
+
+_OPPOSITES: dict[str, frozenset[str]] = {}
+for _pair in _PAIRS.split(";"):
+    _a, _b = _pair.split()
+    _OPPOSITES[_a] = _OPPOSITES.get(_a, frozenset()) | {_b}
+    _OPPOSITES[_b] = _OPPOSITES.get(_b, frozenset()) | {_a}
+
+_NEGATIONS = ("un", "non")  # "unsafe" / "safe"; longer negating prefixes ("in-", "dis-") misread "input", "display"
+_WORD = re.compile(r"[a-z]+")
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text.casefold()))
+
+
+def opposed(question: str, sentence: str) -> tuple[str, str] | None:
+    """(the question's word, the sentence's opposite of it) when `sentence` speaks of the opposite
+    of what `question` asks, else None. A question word the sentence also holds, even in a longer
+    form ("warm" in "warmer"), or a question that names both opposites itself, is never a contradiction."""
+    asked, said = _words(question), _words(sentence)
+    for word in sorted(asked - said):
+        if any(other.startswith(word) for other in said):
+            continue
+        opposites = _OPPOSITES.get(word, frozenset())
+        if not opposites & asked and (found := sorted(opposites & said)):
+            return word, found[0]
+        for prefix in _NEGATIONS:
+            base = word.removeprefix(prefix)
+            if base != word and len(base) > 3 and base in said:
+                return word, base
+            if len(word) > 3 and prefix + word in said:
+                return word, prefix + word
+    return None

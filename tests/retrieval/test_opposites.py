@@ -1,0 +1,34 @@
+"""A sentence speaking of the opposite of what a question asks."""
+
+import pytest
+
+from citeline.retrieval.opposites import opposed
+
+
+@pytest.mark.parametrize(("question", "sentence", "expected"), [
+    ("What is the name of the shortest suspension bridge in Germany?",
+     "The Emmerich Rhine Bridge, the longest suspension bridge in Germany, crosses the river.", ("shortest", "longest")),
+    ("What is the minimum number of connections?", "The maximum number of connections is 100.", ("minimum", "maximum")),
+    ("Where does the southern branch flow?", "The northern branch flows into the sea.", ("southern", "northern")),
+    # A negation of the asked word.
+    ("Which settings are unsafe to change at run time?", "These settings are safe to change at run time.",
+     ("unsafe", "safe")),
+])
+def test_the_opposite_of_an_asked_word(question: str, sentence: str, expected: tuple[str, str]) -> None:
+    assert opposed(question, sentence) == expected
+
+
+@pytest.mark.parametrize(("question", "sentence"), [
+    # The sentence holds the asked word too: it may well answer.
+    ("What is the longest bridge?", "The longest bridge is long, the shortest is short."),
+    # A longer form of the asked word is the same word ("warm" / "warmer").
+    ("Where does the warm water go?", "The cold water does not mix with the warmer water."),
+    # A question naming both sides asks about both.
+    ("Where does the cold water meet the warm water?", "The cold water flows near the surface."),
+    # Words of events in time are not opposites to decline on: "after yield" is explained with "before".
+    ("When does the code after yield run?", "Code before yield runs at startup, the rest at shutdown."),
+    # "input" is not a negation of "put"; nor is a word without an opposite a contradiction.
+    ("What input does the parser take?", "Put the file in the folder."),
+])
+def test_no_contradiction(question: str, sentence: str) -> None:
+    assert opposed(question, sentence) is None
