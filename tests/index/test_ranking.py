@@ -42,8 +42,25 @@ def test_trim_lexical_drops_near_zero_matches() -> None:
 
 def test_common_single_words_are_dropped_only_when_a_rarer_phrase_remains() -> None:
     counts = {("the", "pool"): 5000, ("pool",): 5000, ("timeout",): 12, ("config",): 2500}
-    rows = lambda words: counts[tuple(words)]  # noqa: E731
+    rows = lambda words, cap: min(counts[tuple(words)], cap + 1)  # noqa: E731
     assert drop_common([["pool"], ["timeout"], ["config"]], rows) == [["timeout"]]
-    assert drop_common([["pool"], ["config"]], rows) == [["pool"], ["config"]]  # nothing rarer: keep all
+    assert drop_common([["pool"], ["config"]], rows) == [["config"]]  # nothing below the cut: the rarest
+    assert drop_common([["config"], ["pool"]], rows) == [["config"]]
     assert drop_common([["the", "pool"], ["timeout"]], rows) == [["the", "pool"], ["timeout"]]
     assert fts5_match("ignored", [["timeout"]]) == '"timeout"'
+
+
+def test_when_every_word_is_common_only_the_rarest_is_counted_far_enough_to_find_it() -> None:
+    counts = {"data": 500_000, "value": 100_000, "model": 40_000}
+    asked: list[tuple[str, int]] = []
+
+    def rows(words: list[str], cap: int) -> int:
+        asked.append((words[0], cap))
+        return min(counts[words[0]], cap + 1)
+
+    assert drop_common([["data"], ["value"], ["model"]], rows, limit=2000) == [["model"]]
+    # Counted up to the cut, then to 4x, 16x, 64x the cut: never past 4x the rarest one's count.
+    assert sorted({cap for _, cap in asked}) == [2000, 8000, 32000, 128000]
+    assert drop_common([["data"], ["value"]], rows, limit=2000) == [["value"]]
+    assert drop_common([["value"], ["value"]], rows, limit=2000) == [["value"]]  # the first on ties
+    assert drop_common([], rows) == []

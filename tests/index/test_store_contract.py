@@ -343,6 +343,45 @@ def test_top_k_and_candidate_pool_are_respected(store: Store) -> None:
     assert len(search(store, "common", None, top_k=50)) == 12
 
 
+def lower_common_cut(store: Store, rows: int) -> None:
+    """Make a word "common" (left out of BM25 when a rarer one remains) above `rows` rows, so a
+    small store shows what a large one does. PostgreSQL reads row counts from its statistics."""
+    from citeline.index.sqlite import SQLiteStore
+
+    if isinstance(store, SQLiteStore):
+        store.common_rows = rows
+        return
+    from citeline.index.postgres import PostgresStore, _CommonLexemes
+
+    assert isinstance(store, PostgresStore)
+    with store._conn() as conn:
+        conn.execute("ANALYZE chunks")
+    store._common = _CommonLexemes()
+    store._common.MAX_ROWS = rows
+
+
+def test_when_every_query_word_is_common_only_the_rarest_is_ranked(store: Store) -> None:
+    texts = ([f"widget w{i}" for i in range(8)] + [f"gizmo g{i}" for i in range(4)]
+             + ["widget gizmo both", "widget flange"] + [f"filler f{i}" for i in range(16)])
+    add(store, "d", texts, slots=list(range(20, 20 + len(texts))))
+    widget = {f"d-c{i}" for i in [*range(8), 12, 13]}  # 10 rows
+    gizmo = {"d-c8", "d-c9", "d-c10", "d-c11", "d-c12"}  # 5 rows
+
+    def lexical(text: str) -> set[str]:
+        return {p.chunk_id for p in search(store, text, None, top_k=50)}
+
+    # (Each word is in under half the rows: BM25 scores a word in more near zero, and drops it.)
+    assert lexical("widget gizmo") == widget | gizmo  # below the cut: every match is ranked
+    lower_common_cut(store, 3)
+    # Both words are above the cut: only the rarer one's rows are ranked, not all 14 matches.
+    assert lexical("widget gizmo") == gizmo
+    assert lexical("gizmo widget") == gizmo
+    assert lexical("widget flange") == {"d-c13"}  # a word below the cut remains: as before
+    assert lexical("widget") == widget  # a single word is kept however common
+    # Hybrid search still finds a chunk of the word left out through its vector.
+    assert "d-c3" in {p.chunk_id for p in search(store, "widget gizmo", basis(23), top_k=10)}
+
+
 # --- corpus version and key/value ----------------------------------------------------------
 
 

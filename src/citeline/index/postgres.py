@@ -109,8 +109,9 @@ class _CommonLexemes:
     ts_rank_cd costs ~10 µs per matching row, so a word found in 10% of 100k chunks adds
     ~100 ms to every query containing it, while separating passages hardly at all (BM25 would
     give it an IDF near zero). Such single words are left out of the lexical query when rarer
-    words remain. Small corpora are unaffected: the cut is an absolute row count, and without
-    statistics (before the first ANALYZE / autovacuum) nothing is cut.
+    words remain, and when none remains only the rarest of them is ranked. Small corpora are
+    unaffected: the cut is an absolute row count, and without statistics (before the first
+    ANALYZE / autovacuum) nothing is cut.
     """
 
     MAX_ROWS = 2000
@@ -119,9 +120,10 @@ class _CommonLexemes:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._loaded_at = -float("inf")
-        self._common: frozenset[str] = frozenset()
+        self._common: dict[str, float] = {}
 
-    def get(self, conn: psycopg.Connection[Any]) -> frozenset[str]:
+    def get(self, conn: psycopg.Connection[Any]) -> dict[str, float]:
+        """The common lexemes, each with its estimated number of rows."""
         now = time.monotonic()
         with self._lock:
             if now - self._loaded_at < self.TTL_S:
@@ -132,11 +134,11 @@ class _CommonLexemes:
             " AND s.tablename = 'chunks' AND s.attname = 'tsv'"
             " WHERE c.oid = 'chunks'::regclass"
         ).fetchone()
-        common: frozenset[str] = frozenset()
+        common: dict[str, float] = {}
         if row and row[0] and row[1] and row[2] > 0:
             # The frequency array has 3 extra trailing entries (min, max, null share): zip stops early.
             pairs = zip(row[0], row[1], strict=False)
-            common = frozenset(lexeme for lexeme, share in pairs if share * row[2] > self.MAX_ROWS)
+            common = {lexeme: share * row[2] for lexeme, share in pairs if share * row[2] > self.MAX_ROWS}
         with self._lock:
             self._common, self._loaded_at = common, now
         return common
@@ -383,9 +385,9 @@ class PostgresStore(Store):
         return " AND ".join(clauses), params, bool(request.filters)
 
     def _phrases(self, conn: psycopg.Connection[Any], text: str) -> list[str]:
-        """The query's phrases, minus single words too common to be worth ranking (if any remain)."""
+        """The query's phrases, minus single words too common to be worth ranking (if none remains: the rarest)."""
         phrases = [" ".join(words) for words in query_phrases(text)]
-        common = self._common.get(conn) if phrases else frozenset()
+        common = self._common.get(conn) if phrases else {}
         if not common:
             return phrases
         rows = conn.execute(
@@ -394,9 +396,14 @@ class PostgresStore(Store):
             (phrases,),
         ).fetchall()
         # Multi-word phrases stay: their adjacency makes them selective even when each word is not.
-        kept = [phrase for phrase, (lexemes,) in zip(phrases, rows, strict=True)
-                if len(lexemes) != 1 or lexemes[0] not in common]
-        return kept or phrases
+        pairs = [(phrase, lexemes) for phrase, (lexemes,) in zip(phrases, rows, strict=True)]
+        kept = [phrase for phrase, lexemes in pairs if len(lexemes) != 1 or lexemes[0] not in common]
+        if kept:
+            return kept
+        # Every phrase is one common lexeme. Ranking them all made ts_rank_cd score tens of
+        # thousands of rows on a large corpus (the p95 tail); only the rarest (by the statistics'
+        # estimate, the first on ties) is ranked, as in the SQLite engine (ranking.drop_common).
+        return [min(pairs, key=lambda pair: common[pair[1][0]])[0]]
 
     @staticmethod
     def _tsquery(phrases: Sequence[str]) -> str:

@@ -119,6 +119,9 @@ def storage_error(exc: sqlite3.Error, path: Path) -> StorageError:
 class SQLiteStore(Store):
     """`sqlite:PATH` — WAL mode, one connection per thread, writes in IMMEDIATE transactions."""
 
+    # A single query word matching more rows than this is left out of BM25 (ranking.drop_common).
+    common_rows = COMMON_ROWS
+
     def __init__(self, path: Path, *, max_bytes: int = 0, clock: Callable[[], float] = time.time) -> None:
         self.path = path
         # Stamps `created_at`/`updated_at`: a test passes a fake clock to tell two writes apart.
@@ -134,7 +137,7 @@ class SQLiteStore(Store):
         self._ann: ann.AnnIndexes | None = None
         self._ann_checked = False
         self._sizes: dict[str, tuple[int, int]] = {}  # owner -> (corpus version, chunks)
-        self._phrase_counts: dict[str, int] = {}
+        self._phrase_counts: dict[tuple[str, int], int] = {}  # (phrase, cap) -> rows, up to cap + 1
         self._phrase_counts_version = -1
         self._sole_owner: tuple[int, str | None] = (-1, None)  # (corpus version, the only owner or None)
         conn = self._conn()
@@ -405,11 +408,11 @@ class SQLiteStore(Store):
             params.extend([f'$."{key}"', value if isinstance(value, int | float) else str(value)])
         return " AND ".join(clauses), params
 
-    def _phrase_rows(self, words: list[str]) -> int:
-        """Rows matching one phrase, counted up to COMMON_ROWS + 1 (a doclist walk, no ranking);
-        remembered per corpus version, so frequent words cost one count per version."""
+    def _phrase_rows(self, words: list[str], cap: int) -> int:
+        """Rows matching one phrase, counted up to `cap` + 1 (a doclist walk, no ranking);
+        remembered per corpus version, so frequent words cost one count per version and cap."""
         version = self.corpus_version()
-        key = " ".join(words)
+        key = (" ".join(words), cap)
         with self._matrix_lock:
             if self._phrase_counts_version != version:
                 self._phrase_counts.clear()
@@ -419,7 +422,7 @@ class SQLiteStore(Store):
             return cached
         row = self._conn().execute(
             "SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)",
-            (fts5_phrase(words), COMMON_ROWS + 1),
+            (fts5_phrase(words), cap + 1),
         ).fetchone()
         count = int(row[0])
         with self._matrix_lock:
@@ -431,7 +434,7 @@ class SQLiteStore(Store):
     def _lexical(self, request: SearchRequest, limit: int) -> list[int]:
         phrases = query_phrases(request.text)
         if len(phrases) > 1:
-            phrases = drop_common(phrases, self._phrase_rows)
+            phrases = drop_common(phrases, self._phrase_rows, self.common_rows)
         match = fts5_match(request.text, phrases)
         if match is None:
             return []
