@@ -82,15 +82,24 @@ def measure(db: Path, rounds: int, hybrid: bool) -> dict[str, Any]:
     }
     if hybrid:
         store._matrix(OWNER)  # the exact-search matrix, built once
-        fused, times = [], []
+        fused, dense, times = [], [], []
+        chunk_ids = dict(store._conn().execute("SELECT rowid, chunk_id FROM chunks"))
         for i in range(len(texts)):
             ms, passages = timed_ms(lambda j=i: store.search(request(j, vector=True)))  # type: ignore[misc]
             times.append(ms)
             fused.append([p.chunk_id for p in passages])
+            dense.append([chunk_ids[r] for r in store._dense(request(i, vector=True), 10, None)[0]])
         out["hybrid_exact_dense"] = p50_p95(times)
         out["hybrid_top10"] = fused
+        # How much of the dense top 10 the fused top 10 keeps (bench/results.md's measure for
+        # hybrid rankings: synthetic queries have no relevance labels).
+        out["hybrid_dense_top10_overlap"] = round(float(np.mean(
+            [len(set(f) & set(d)) / 10 for f, d in zip(fused, dense, strict=True)])), 3)
     store.close()
     return out
+
+
+KEYS = ("lexical_cold", "lexical_warm", "hybrid_exact_dense", "hybrid_dense_top10_overlap")
 
 
 def compare(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
@@ -107,8 +116,8 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
 
     return {
         name: {
-            "before": {k: before.get(k) for k in ("lexical_cold", "lexical_warm", "hybrid_exact_dense")},
-            "after": {k: after.get(k) for k in ("lexical_cold", "lexical_warm", "hybrid_exact_dense")},
+            "before": {k: before.get(k) for k in KEYS},
+            "after": {k: after.get(k) for k in KEYS},
         }
         for name in ("latency",)
     } | {

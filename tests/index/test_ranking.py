@@ -44,8 +44,9 @@ def test_common_single_words_are_dropped_only_when_a_rarer_phrase_remains() -> N
     counts = {("the", "pool"): 5000, ("pool",): 5000, ("timeout",): 12, ("config",): 2500}
     rows = lambda words, cap: min(counts[tuple(words)], cap + 1)  # noqa: E731
     assert drop_common([["pool"], ["timeout"], ["config"]], rows) == [["timeout"]]
-    assert drop_common([["pool"], ["config"]], rows) == [["config"]]  # nothing below the cut: the rarest
-    assert drop_common([["config"], ["pool"]], rows) == [["config"]]
+    # Nothing below the cut: the rarest words, as many as match at most 4x the cut together.
+    assert drop_common([["pool"], ["config"]], rows) == [["pool"], ["config"]]  # 7,500 rows
+    assert drop_common([["pool"], ["config"]], rows, limit=1500) == [["config"]]
     assert drop_common([["the", "pool"], ["timeout"]], rows) == [["the", "pool"], ["timeout"]]
     assert fts5_match("ignored", [["timeout"]]) == '"timeout"'
 
@@ -60,7 +61,11 @@ def test_when_every_word_is_common_only_the_rarest_is_counted_far_enough_to_find
 
     assert drop_common([["data"], ["value"], ["model"]], rows, limit=2000) == [["model"]]
     # Counted up to the cut, then to 4x, 16x, 64x the cut: never past 4x the rarest one's count.
+    # Only the rarest is ranked: with the next one they would match more than 4x the cut.
     assert sorted({cap for _, cap in asked}) == [2000, 8000, 32000, 128000]
     assert drop_common([["data"], ["value"]], rows, limit=2000) == [["value"]]
+    assert drop_common([["data"], ["model"]], rows, limit=10_000) == [["model"]]  # 40,000 = 4x the cut
+    assert drop_common([["value"], ["data"], ["model"]], rows, limit=35_000) == [["value"], ["model"]]
     assert drop_common([["value"], ["value"]], rows, limit=2000) == [["value"]]  # the first on ties
     assert drop_common([], rows) == []
+    assert drop_common([["value"], ["model"]], rows, limit=0) == [["model"]]

@@ -360,9 +360,10 @@ def lower_common_cut(store: Store, rows: int) -> None:
     store._common.MAX_ROWS = rows
 
 
-def test_when_every_query_word_is_common_only_the_rarest_is_ranked(store: Store) -> None:
+def test_when_every_query_word_is_common_only_the_rarest_are_ranked(store: Store) -> None:
     texts = ([f"widget w{i}" for i in range(8)] + [f"gizmo g{i}" for i in range(4)]
-             + ["widget gizmo both", "widget flange"] + [f"filler f{i}" for i in range(16)])
+             + ["widget gizmo both", "widget flange"] + [f"doohickey k{i}" for i in range(4)]
+             + [f"filler f{i}" for i in range(16)])
     add(store, "d", texts, slots=list(range(20, 20 + len(texts))))
     widget = {f"d-c{i}" for i in [*range(8), 12, 13]}  # 10 rows
     gizmo = {"d-c8", "d-c9", "d-c10", "d-c11", "d-c12"}  # 5 rows
@@ -373,9 +374,11 @@ def test_when_every_query_word_is_common_only_the_rarest_is_ranked(store: Store)
     # (Each word is in under half the rows: BM25 scores a word in more near zero, and drops it.)
     assert lexical("widget gizmo") == widget | gizmo  # below the cut: every match is ranked
     lower_common_cut(store, 3)
-    # Both words are above the cut: only the rarer one's rows are ranked, not all 14 matches.
+    # Both words are above the cut: only the rarer one's 5 rows are ranked, not all 14 matches.
     assert lexical("widget gizmo") == gizmo
     assert lexical("gizmo widget") == gizmo
+    # The rarest ones are ranked while they match at most 4x the cut together: 5 + 4 rows, not 19.
+    assert lexical("widget doohickey gizmo") == gizmo | {"d-c14", "d-c15", "d-c16", "d-c17"}
     assert lexical("widget flange") == {"d-c13"}  # a word below the cut remains: as before
     assert lexical("widget") == widget  # a single word is kept however common
     # Hybrid search still finds a chunk of the word left out through its vector.

@@ -29,7 +29,14 @@ from citeline.documents.models import Chunk
 from citeline.errors import ConfigurationError, RetrievalError, StorageError
 from citeline.index.embedder import EmbedderIdentity, check_reindex_target, refuse_other, stored_identity
 from citeline.index.pg_migrations import import_driver, migrate
-from citeline.index.ranking import assemble_passages, query_phrases, reciprocal_rank_fusion, trim_lexical
+from citeline.index.ranking import (
+    RARE_ROWS_FACTOR,
+    assemble_passages,
+    query_phrases,
+    rarest,
+    reciprocal_rank_fusion,
+    trim_lexical,
+)
 from citeline.index.store import (
     DocumentRecord,
     Passage,
@@ -400,10 +407,11 @@ class PostgresStore(Store):
         kept = [phrase for phrase, lexemes in pairs if len(lexemes) != 1 or lexemes[0] not in common]
         if kept:
             return kept
-        # Every phrase is one common lexeme. Ranking them all made ts_rank_cd score tens of
-        # thousands of rows on a large corpus (the p95 tail); only the rarest (by the statistics'
-        # estimate, the first on ties) is ranked, as in the SQLite engine (ranking.drop_common).
-        return [min(pairs, key=lambda pair: common[pair[1][0]])[0]]
+        # Every phrase is one common lexeme. Ranking them all made ts_rank_cd score hundreds of
+        # thousands of rows on a large corpus (the p95 tail); only the rarest are ranked (by the
+        # statistics' estimates), as in the SQLite engine (ranking.drop_common).
+        estimates = [common[lexemes[0]] for _, lexemes in pairs]
+        return [phrases[i] for i in rarest(estimates, RARE_ROWS_FACTOR * self._common.MAX_ROWS)]
 
     @staticmethod
     def _tsquery(phrases: Sequence[str]) -> str:

@@ -58,35 +58,46 @@ def fts5_match(text: str, phrases: Sequence[Sequence[str]] | None = None) -> str
 # third of 100k chunks made a query 5x slower than its p50, and BM25 gives such a word an IDF near
 # zero. The PostgreSQL engine drops the same words (from its planner statistics).
 COMMON_ROWS = 2000
+# When every word of a query is above the cut, its rarest words are still ranked, as many as
+# match at most this many times the cut together (and always the rarest one): see drop_common.
+RARE_ROWS_FACTOR = 4
 
 
 def drop_common(phrases: Sequence[list[str]], rows: Callable[[list[str], int], int],
                 limit: int = COMMON_ROWS) -> list[list[str]]:
     """The phrases minus single words matching more than `limit` rows, when a rarer phrase remains;
-    when none remains, the rarest word alone.
+    when none remains, the rarest words (`rarest`).
 
     `rows(phrase, cap)` counts matching rows, and may stop counting past `cap`. Multi-word phrases
     stay: adjacency makes them selective even when each word is not."""
     kept = [words for words in phrases if len(words) > 1 or rows(words, limit) <= limit]
     if kept or not phrases:
         return kept
-    # Every phrase is a single word above the cut. Ranking them all made FTS5 score tens of
-    # thousands of rows at 1M chunks (hybrid p95 20x its p50); keeping only the rarest bounds the
-    # work by the smallest row count, and the words left out have an IDF near zero anyway.
-    return [rarest(phrases, rows, limit)]
-
-
-def rarest(phrases: Sequence[list[str]], rows: Callable[[list[str], int], int], limit: int) -> list[str]:
-    """The phrase matching the fewest rows (the first on ties), all of them known to match more
-    than `limit`. Counts are capped at 4x, 16x, ... `limit` until one falls below the cap, so no
-    phrase is counted much past the rarest one's count."""
-    cap = max(limit, 1)
-    while True:
+    # Every phrase is a single word above the cut. Ranking them all made FTS5 score hundreds of
+    # thousands of rows at 1M chunks (hybrid p95 20x its p50). Only the rarest are ranked, so the
+    # rows scored are at most the budget or the rarest word's own count; the most common words
+    # left out have an IDF near zero anyway, and dense search still runs beside this in hybrid.
+    budget = RARE_ROWS_FACTOR * limit
+    cap = max(budget, 1)
+    counts = [rows(words, cap) for words in phrases]
+    while min(counts) > cap:  # no phrase within the budget: count further to find the rarest
         cap *= 4
         counts = [rows(words, cap) for words in phrases]
-        best = min(range(len(phrases)), key=counts.__getitem__)
-        if counts[best] <= cap:  # below the cap a count is exact, and every other count is larger
-            return list(phrases[best])
+    return [phrases[i] for i in rarest(counts, budget)]
+
+
+def rarest(counts: Sequence[float], budget: float) -> list[int]:
+    """Indexes (in query order) of the rarest phrases whose row counts add up to at most `budget`,
+    and always of the rarest one (the first on ties). A count may be a capped one if the cap is
+    at least `budget` and above the rarest count."""
+    order = sorted(range(len(counts)), key=counts.__getitem__)
+    chosen, total = [order[0]], counts[order[0]]
+    for i in order[1:]:
+        total += counts[i]
+        if total > budget:
+            break
+        chosen.append(i)
+    return sorted(chosen)
 
 
 LEXICAL_FLOOR = 0.05
