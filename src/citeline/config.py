@@ -241,6 +241,23 @@ class AnswererSettings(SettingsGroup):
         "calibrated model over corpus-independent signals), `coverage` (key-term coverage against "
         "answer_threshold only) or `off` (always answer when there is evidence; for fitting the model).",
     )
+    lead: Literal["model", "rules"] = Field(
+        default="model",
+        description="How the extractive answerer chooses the sentence an answer leads with: `model` (the "
+        "shipped model over per-sentence signals, fitted leave-one-corpus-out) or `rules` (relevance and the "
+        "hand-written value rules only; also the fallback when no model ships).",
+    )
+    lead_model: Path | None = Field(
+        default=None,
+        description="A lead model file to use instead of the shipped one (written by "
+        "`python -m citeline.evaluation.fit`; leave-one-corpus-out fitting answers each set with a model "
+        "fitted on the others).",
+    )
+    record_signals: bool = Field(
+        default=False,
+        description="Record every candidate sentence's lead signals and text in the answer's decision "
+        "record (large; for fitting the lead model with `python -m citeline.evaluation.fit`).",
+    )
     openai_base_url: str | None = Field(default=None, description="Base URL of an OpenAI-compatible API.")
     openai_api_key: str | None = Field(
         default=None, description="API key for the `openai` provider (OPENAI_API_KEY also works)."

@@ -40,7 +40,7 @@ from citeline.retrieval.answer_types import (
     new_values,
     tells_how,
 )
-from citeline.retrieval.answerability import shipped_model
+from citeline.retrieval.answerability import AnswerabilityModel, shipped_model
 from citeline.retrieval.evidence import (
     Coverage,
     KeyTerm,
@@ -52,6 +52,7 @@ from citeline.retrieval.evidence import (
     vocabulary,
 )
 from citeline.retrieval.focus import question_focus
+from citeline.retrieval.lead import LEAD_SIGNALS, lead_model_from, lead_shares, shipped_lead_model
 from citeline.retrieval.opposites import opposed
 from citeline.retrieval.units import Unit, evidence_units, item_sentences
 from citeline.text import collapse_ws, content_terms, fold, stem
@@ -100,6 +101,15 @@ class Ranking:
     features: dict[str, float] = field(default_factory=dict)
     cosine: np.ndarray = field(default_factory=lambda: np.zeros(0))
     opposite: tuple[str, str] | None = None  # (asked word, the lead's opposite of it), see `opposed`
+    recorded: list[dict[str, Any]] | None = None  # each prose unit's lead signals, when recording for fitting
+    preference: np.ndarray = field(default_factory=lambda: np.zeros(0))  # what the lead was chosen by
+
+    def record(self) -> dict[str, Any]:
+        """What the answer-or-decline decision rests on, as recorded in the run."""
+        record: dict[str, Any] = {"features": self.features}
+        if self.recorded is not None:
+            record["units"] = self.recorded
+        return record
 
 
 class ExtractiveAnswerer(Answerer):
@@ -193,6 +203,13 @@ class ExtractiveAnswerer(Answerer):
         probability = model.probability(ranking.features)
         return probability >= model.threshold, round(probability, 4)
 
+    def _lead_model(self) -> AnswerabilityModel | None:
+        """The model that picks the lead sentence, or None to pick it by the hand-written rules."""
+        chosen = self.settings.answerer
+        if chosen.lead != "model":
+            return None
+        return lead_model_from(chosen.lead_model) if chosen.lead_model else shipped_lead_model()
+
     # --- ranking -------------------------------------------------------------------------
     def rank(self, run: RunState) -> Ranking | FinalAnswer:
         """The evidence's units scored against the question, or a decline."""
@@ -257,8 +274,17 @@ class ExtractiveAnswerer(Answerer):
         fitness = _lead_fitness(units, answer_type, wanted, focus.text)
         # Likewise whether the lead should be something to do: "Is that a known limitation, and
         # what should I write instead?" leads with the limitation, the how-to part gets its point.
-        lead = self._lead(units, overall * fitness, prose, answer_type,
-                          asks_how_to(parts[0]) if len(parts) > 1 else how_to)
+        lead_how_to = asks_how_to(parts[0]) if len(parts) > 1 else how_to
+        lead_scores = overall * fitness
+        lead = self._lead(units, lead_scores, prose, answer_type, lead_how_to)
+        signals = _lead_signals(units, overall, cosine, question_lexical, lexical(asked_keys), novelty, fitness,
+                                lead, answer_type, wanted, focus.text, lead_how_to)
+        # The rules' pick is one of the model's signals: it learns when the other signals should overrule it.
+        lead_model = self._lead_model()
+        if lead_model is not None:
+            lead_scores = _spread(lead_shares(lead_model, {name: signals[name][prose] for name in LEAD_SIGNALS}),
+                                  prose, len(units))
+            lead = max(prose, key=lambda i: lead_scores[i])
         part_picks: list[int] = []
         insufficiencies: list[dict[str, Any]] = []
         if len(parts) > 1:
@@ -279,19 +305,24 @@ class ExtractiveAnswerer(Answerer):
                 if best not in part_picks:
                     part_picks.append(best)
         code = self._code_block(units, overall, lead) if how_to else None
-        ranking = Ranking(units, overall, part_picks, insufficiencies, lead, answer_type, code, cosine=cosine)
+        ranking = Ranking(units, overall, part_picks, insufficiencies, lead, answer_type, code, cosine=cosine,
+                          preference=lead_scores)
         ranking.features = self._features(keys, asked_keys, pool, pool_coverage, ranking, lexical(keys))
+        ranking.features["lead_probability"] = round(float(lead_scores[lead]), 4) if lead_model else 0.0
+        if self.settings.answerer.record_signals:
+            ranking.recorded = [{"text": units[i].text, "signals": {k: round(float(v[i]), 4) for k, v in signals.items()}}
+                                for i in prose]
         # The closest sentence speaking of the opposite ("the longest bridge" for "the shortest")
         # shows the answer is not there, whatever the other signals say.
         ranking.opposite = opposed(focus.text, units[lead].text)
         if ranking.opposite is not None and self.settings.answerer.answerability != "off":
             asked, said = ranking.opposite
-            decision = {"answer": False, "opposite": [asked, said], "features": ranking.features}
+            decision = {"answer": False, "opposite": [asked, said], **ranking.record()}
             return self._decline(run, keys, pool, decision,
                                  said=f"the closest passage says “{said}” where the question asks “{asked}”")
         answer, probability = self._answerable(ranking)
         if not answer:
-            decision = {"answer": False, "probability": probability, "features": ranking.features}
+            decision = {"answer": False, "probability": probability, **ranking.record()}
             return self._decline(run, keys, pool, decision)
         return ranking
 
@@ -399,7 +430,9 @@ class ExtractiveAnswerer(Answerer):
         # A point must be nearly as relevant as the lead: a reader wants the answer, then only
         # what adds to it, not every sentence that shares a word with the question.
         floor = max(0.3, _POINT_FLOOR * float(overall[ranking.lead]))
-        for index in np.argsort(-overall, kind="stable"):
+        # Points are offered in the order the lead was chosen by (the lead model's, when one ships).
+        preference = ranking.preference if len(ranking.preference) == len(overall) else overall
+        for index in np.argsort(-preference, kind="stable"):
             if len(picked) > MAX_POINTS:
                 break
             if int(index) not in picked and not ranking.units[int(index)].is_code and overall[index] >= floor:
@@ -432,7 +465,7 @@ class ExtractiveAnswerer(Answerer):
             lines.extend(["", f"```{language}", block.text, "```", f"[{block.number}]"])
         answer = "\n".join(lines)
         run.event("token", text=answer)  # streamed whole; the validated `final` event stays authoritative
-        decision: dict[str, Any] = {"answer": True, "features": ranking.features}
+        decision: dict[str, Any] = {"answer": True, **ranking.record()}
         if ranking.opposite is not None:  # answered only because the gate is off: recorded for fitting
             decision["opposite"] = list(ranking.opposite)
         return FinalAnswer(answer, ranking.insufficiencies, decision)
@@ -518,6 +551,57 @@ def _lead_fitness(units: Sequence[Unit], answer_type: AnswerTypes, keys: Sequenc
                                 for m in _COUNTED.finditer(text)):
             fitness[index] *= 1.1
     return fitness
+
+
+def _spread(values: np.ndarray, where: Sequence[int], size: int) -> np.ndarray:
+    """An array of `size` zeros with `values` put at the positions `where`."""
+    spread = np.zeros(size)
+    spread[list(where)] = values
+    return spread
+
+
+def _lead_signals(units: Sequence[Unit], overall: np.ndarray, cosine: np.ndarray, lexical: np.ndarray,
+                  focus_lexical: np.ndarray, novelty: np.ndarray, fitness: np.ndarray, rules_lead: int,
+                  answer_type: AnswerTypes, keys: Sequence[KeyTerm], question: str, how_to: bool) -> dict[str, np.ndarray]:
+    """Each unit's lead signals (`citeline.retrieval.lead.LEAD_SIGNALS`), one array per signal."""
+    count = len(units)
+    prose = [i for i, u in enumerate(units) if not u.is_code]
+    best = max((float(overall[i]) for i in prose), default=0.0) or 1.0
+    order = np.empty(count)
+    for place, index in enumerate(sorted(range(count), key=lambda i: (units[i].is_code, -overall[i]))):
+        order[index] = place
+    counted_terms = {k.term for k in keys}
+    wants_value = asks_for_value(question)
+    wants_number = bool({AnswerType.NUMBER, AnswerType.DURATION} & set(answer_type))
+
+    def each(rule: Any) -> np.ndarray:
+        return np.array([float(rule(u)) for u in units])
+
+    signals = {
+        "relevance": overall,
+        "relative": overall / best,
+        "rank": 1.0 / (1.0 + order),
+        "cosine": cosine,
+        "lexical": lexical,
+        "focus": focus_lexical,
+        "novelty": novelty,
+        "type_held": each(lambda u: bool(answer_type) and holds(answer_type, u.text)),
+        "new_value": each(lambda u: wants_value and bool(new_values(u.text, question))),
+        "counted": each(lambda u: wants_number and any(
+            stem(fold(m.group(1))) in counted_terms or fold(m.group(1)) in counted_terms
+            for m in _COUNTED.finditer(u.text))),
+        "instruction": each(lambda u: how_to and tells_how(u.text)),
+        "introduces": each(lambda u: bool(_INTRODUCES.search(u.text.strip()))),
+        "changelog": each(lambda u: bool(_CHANGELOG_ENTRY.search(u.text.strip()))),
+        "first": each(lambda u: u.first_in_block),
+        "item": each(lambda u: u.kind in ("list_item", "table_row")),
+        "passage": each(lambda u: 1.0 / u.number),
+        "words": each(lambda u: np.log1p(len(u.text.split()))),
+        "fitness": np.log(fitness),
+        "rules": np.array([float(i == rules_lead) for i in range(count)]),
+    }
+    assert tuple(signals) == LEAD_SIGNALS
+    return signals
 
 
 def _fit_to_budget(units: Sequence[Unit], picked: Sequence[int], part_picks: Sequence[int],

@@ -1,13 +1,18 @@
-"""Fit the answerability model, and report it honestly: leave-one-corpus-out.
+"""Fit the two small models of the extractive answerer, and report them honestly: leave-one-corpus-out.
 
-    python -m citeline.evaluation.fit --suite ../shared/eval          # run, fit, write the model
+    python -m citeline.evaluation.fit --suite ../shared/eval          # run, fit, write both models
     python -m citeline.evaluation.fit --from-details DIR              # refit from an earlier run
 
-Every QA set is answered once with the gate off (`answerability = "off"`), recording each
-question's signals and whether its answer was right. For each set, a model fitted on the *other*
-sets then decides which of this set's questions to answer: those held-out figures are what a new
-corpus can expect, and they are printed and written to `docs/answerability.md`. The shipped model
-(`retrieval/answerability.json`) is finally fitted on all sets together.
+1. The **lead model** (`retrieval/lead.json`) picks the sentence an answer leads with. Every QA
+   set is answered once with the hand-written lead rules and the gate off, recording each
+   candidate sentence's signals; a sentence is a positive example when it holds a gold answer.
+2. Every set is answered again with a lead model fitted on the *other* sets only, still with the
+   gate off, recording each question's answerability signals and whether its answer was right.
+3. The **answerability model** (`retrieval/answerability.json`) decides answer or decline. For each
+   set, a model fitted on the other sets decides which of its questions to answer.
+
+Those held-out figures are what a new corpus can expect: they are printed and written to
+`docs/answerability.md`. The shipped models are finally fitted on all sets together.
 """
 
 from __future__ import annotations
@@ -22,26 +27,81 @@ from pathlib import Path
 from typing import Any
 
 from citeline.retrieval.answerability import FEATURES, MODEL_FILE, AnswerabilityModel, fit
+from citeline.retrieval.lead import LEAD_MODEL_FILE, LEAD_SIGNALS, Question, fit_ranker, lead_shares
 
 Row = dict[str, Any]
 
 
-def collect(suite: Path, details: Path) -> dict[str, list[Row]]:
-    """Answer every question of every set in `suite` with the gate off; per-question rows."""
+def collect(suite: Path, details: Path, home: Path, lead_models: Mapping[str, Path] | None = None) -> dict[str, list[Row]]:
+    """Answer every question of every set in `suite` with the gate off; per-question rows.
+
+    Without `lead_models` the lead is chosen by the hand-written rules and every candidate
+    sentence's lead signals are recorded; with them, each set is answered with its own lead model."""
     from citeline.app import Citeline
     from citeline.config import AnswererSettings, IndexSettings, Settings
     from citeline.evaluation.runner import discover_suite, run_sets
     from citeline.retrieval.cache import NullCache
 
-    sets = discover_suite(suite)
-    with tempfile.TemporaryDirectory(prefix="citeline-fit-") as home:
-        settings = Settings(index=IndexSettings(home=Path(home)), answerer=AnswererSettings(answerability="off"))
-        app = Citeline(settings, cache=NullCache())
+    details.mkdir(parents=True, exist_ok=True)
+    for eval_set in discover_suite(suite):
+        answerer = (AnswererSettings(answerability="off", lead="model", lead_model=lead_models[eval_set.name])
+                    if lead_models else AnswererSettings(answerability="off", lead="rules", record_signals=True))
+        app = Citeline(Settings(index=IndexSettings(home=home), answerer=answerer), cache=NullCache())
         try:
-            run_sets(app, sets, details=details)
+            run_sets(app, [eval_set], details=details / f"{eval_set.name}.jsonl")
         finally:
             app.close()
     return load_details(details)
+
+
+def normalise(text: str) -> str:
+    """As the QA sets' scoring rules say: casefold, collapse whitespace, drop ` and *."""
+    from citeline.evaluation.runner import normalise as scoring_normalise
+
+    return scoring_normalise(text)
+
+
+def lead_examples(by_set: Mapping[str, Sequence[Row]]) -> tuple[list[Question], list[str]]:
+    """Every answerable question that has a candidate sentence holding a gold answer: its candidates'
+    signals and which of them hold one, and the set each question comes from."""
+    questions: list[Question] = []
+    groups: list[str] = []
+    for name, rows in by_set.items():
+        for row in rows:
+            units = (row.get("decision") or {}).get("units") or []
+            gold = [normalise(g) for g in row.get("gold") or []]
+            marks = [int(any(g in normalise(u["text"]) for g in gold)) for u in units]
+            if row["answerable"] and any(marks):
+                questions.append(([u["signals"] for u in units], marks))
+                groups.append(name)
+    return questions, groups
+
+
+def fit_lead(by_set: Mapping[str, Sequence[Row]], **extra: Any) -> AnswerabilityModel:
+    """The lead model fitted on every answerable question of `by_set` (each set weighing the same)."""
+    questions, groups = lead_examples(by_set)
+    return fit_ranker(questions, groups, **extra)
+
+
+def lead_top1(rows: Sequence[Row], model: AnswerabilityModel | None) -> float:
+    """Share of the set's answerable questions whose best sentence by `model` holds a gold answer
+    (None: the best by relevance alone)."""
+    answerable = [r for r in rows if r["answerable"]]
+    right = 0
+    for row in answerable:
+        units = (row.get("decision") or {}).get("units") or []
+        if not units:
+            continue
+        columns = {name: [u["signals"][name] for u in units] for name in LEAD_SIGNALS}
+        scores = lead_shares(model, columns) if model else columns["relevance"]
+        best = units[max(range(len(units)), key=lambda i: scores[i])]
+        right += any(normalise(g) in normalise(best["text"]) for g in row.get("gold") or [])
+    return round(right / len(answerable), 4) if answerable else 0.0
+
+
+def lead_leave_one_corpus_out(by_set: Mapping[str, Sequence[Row]]) -> dict[str, AnswerabilityModel]:
+    """For each set, the lead model fitted on the other sets."""
+    return {held_out: fit_lead({n: r for n, r in by_set.items() if n != held_out}) for held_out in by_set}
 
 
 def load_details(folder: Path) -> dict[str, list[Row]]:
@@ -150,12 +210,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     source.add_argument("--suite", type=Path, help="folder of NAME-qa.jsonl files with their corpora")
     source.add_argument("--from-details", type=Path, help="per-question rows of an earlier --suite run")
     parser.add_argument("--details", type=Path, default=Path("docs/answerability-details"),
-                        help="where --suite writes its per-question rows")
+                        help="where --suite writes its per-question rows (the lead pass under lead/)")
+    parser.add_argument("--lead-model", type=Path, default=LEAD_MODEL_FILE, help="where to write the lead model")
     parser.add_argument("--model", type=Path, default=MODEL_FILE, help="where to write the fitted model")
     parser.add_argument("--doc", type=Path, default=Path("docs/answerability.md"),
                         help="where to write the held-out report")
     args = parser.parse_args(argv)
-    by_set = load_details(args.from_details) if args.from_details else collect(args.suite, args.details)
+    if args.from_details:
+        lead_rows, by_set = load_details(args.from_details / "lead"), load_details(args.from_details)
+        lead_folds = lead_leave_one_corpus_out(lead_rows)
+    else:
+        with tempfile.TemporaryDirectory(prefix="citeline-fit-") as home:
+            lead_rows = collect(args.suite, args.details / "lead", Path(home))
+            lead_folds = lead_leave_one_corpus_out(lead_rows)
+            fold_files = {}
+            for name, fold in lead_folds.items():
+                fold_files[name] = Path(home) / f"lead-without-{name}.json"
+                fold_files[name].write_text(fold.to_json(), encoding="utf-8")
+            by_set = collect(args.suite, args.details, Path(home), fold_files)
+    lead_report = {name: {"relevance_top1": lead_top1(rows, None), "model_top1": lead_top1(rows, lead_folds[name])}
+                   for name, rows in lead_rows.items()}
+    lead_model = fit_lead(lead_rows, provenance={
+        "fitted": datetime.now(UTC).strftime("%Y-%m-%d"), "sets": sorted(lead_rows),
+        "questions": len(lead_examples(lead_rows)[1]), "leave_one_corpus_out": lead_report})
+    args.lead_model.write_text(lead_model.to_json(), encoding="utf-8")
     features = select_features(by_set)
     held_out = leave_one_corpus_out(by_set, features)
     everything = leave_one_corpus_out(by_set, FEATURES)
@@ -167,6 +245,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     })
     args.model.write_text(model.to_json(), encoding="utf-8")
     report = table(held_out)
+    lead_table = "\n".join(["| held-out set | relevance top-1 | lead model top-1 |", "|---|---|---|"] + [
+        f"| {name} | {f['relevance_top1']:.3f} | {f['model_top1']:.3f} |" for name, f in lead_report.items()])
     weights = "\n".join(f"| {name} | {weight:+.3f} |" for name, weight in zip(features, model.weights, strict=True))
     args.doc.parent.mkdir(parents=True, exist_ok=True)
     args.doc.write_text(
@@ -186,8 +266,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"With no gate at all (answer whenever evidence is found):\n\n{table(ungated)}\n\n"
         f"The shipped model is fitted on all {len(by_set)} sets ({questions} questions, every set weighing the "
         "same), "
-        f"threshold {model.threshold}. Standardised weights:\n\n| signal | weight |\n|---|---|\n{weights}\n",
+        f"threshold {model.threshold}. Standardised weights:\n\n| signal | weight |\n|---|---|\n{weights}\n\n"
+        "## The lead sentence\n\n"
+        "The answers above lead with the sentence the lead model ranks first (`citeline.retrieval.lead`); each "
+        "set was answered with a lead model fitted on the other sets. Share of answerable questions whose "
+        "top-ranked candidate sentence holds a gold answer, on the held-out set, by relevance alone and by "
+        f"the lead model:\n\n{lead_table}\n",
         encoding="utf-8")
+    print(lead_table)
+    print()
     print(report)
     print(f"\nmodel written to {args.model}; report to {args.doc}")
     return 0

@@ -170,7 +170,8 @@ class _Tally:
             correct = result.exit_reason == ExitReason.INSUFFICIENT_CONTEXT
             count["unanswerable_declined"] += correct
             count["distractor"] += not declined and any(_contains(result.answer, d) for d in item.distractors)
-        return {"id": item.id, "answerable": item.answerable, "exit_reason": result.exit_reason.value,
+        return {"id": item.id, "answerable": item.answerable, "gold": list(item.answers),
+                "exit_reason": result.exit_reason.value,
                 "correct": correct, "lead": lead, "strict": strict, "retrieval_hit": hit, "answer": result.answer,
                 "cited": sorted(cited), "markup": form.markup, "words": form.words, "canaries": leaked,
                 "torn_code": form.torn_code, "repeats": form.repeats, "run_together": form.run_together,

@@ -38,6 +38,7 @@ FEATURES: tuple[str, ...] = (
     "coverage_focus",  # like coverage_passage, over the asking sentence's terms only
     "lead_coverage",  # weighted share of key terms in the sentence the answer would lead with
     "lead_type",  # 1 when that sentence holds the kind of value asked for (or none is asked)
+    "lead_probability",  # the lead model's probability that that sentence holds the answer (0 without one)
 )
 
 MODEL_FILE = Path(__file__).with_name("answerability.json")

@@ -1,0 +1,77 @@
+"""The lead model: which candidate sentence an answer leads with, fitted on sentences that hold gold answers."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from citeline.evaluation.fit import fit_lead, lead_examples, lead_leave_one_corpus_out, lead_top1
+from citeline.retrieval.lead import LEAD_SIGNALS, fit_ranker, lead_shares, shipped_lead_model
+
+
+def _unit(text: str, **signals: float) -> dict[str, object]:
+    return {"text": text, "signals": dict.fromkeys(LEAD_SIGNALS, 0.0) | signals}
+
+
+def _question(rng: random.Random, gold: str) -> dict[str, object]:
+    """A topic sentence that resembles the question most, and a less similar one holding the value."""
+    topic = _unit("The middleware provides signed cookie-based sessions.",
+                  relevance=rng.uniform(0.7, 0.9), type_held=0.0)
+    value = _unit(f"The cookie lasts {gold}.", relevance=rng.uniform(0.5, 0.65), type_held=1.0)
+    filler = _unit("Other settings are described below.", relevance=rng.uniform(0.1, 0.3), type_held=0.0)
+    units = [topic, value, filler]
+    rng.shuffle(units)
+    return {"answerable": True, "gold": [gold], "decision": {"units": units}}
+
+
+def _corpus(seed: int) -> list[dict[str, object]]:
+    rng = random.Random(seed)
+    return [_question(rng, f"{n} weeks") for n in range(2, 30)]
+
+
+def test_shares_are_a_softmax_over_one_questions_candidates() -> None:
+    candidates = [{"relevance": 0.9, "type_held": 0.0}, {"relevance": 0.6, "type_held": 1.0},
+                  {"relevance": 0.2, "type_held": 0.0}]
+    model = fit_ranker([(candidates, [0, 1, 0])] * 5, ["a"] * 5, features=["relevance", "type_held"], l2=1.0)
+    shares = lead_shares(model, {name: [c[name] for c in candidates] for name in ("relevance", "type_held")})
+    assert abs(float(shares.sum()) - 1.0) < 1e-9
+    assert int(np.argmax(shares)) == 1  # the candidate that held the answer in training
+
+
+def test_every_corpus_weighs_the_same_whatever_its_size() -> None:
+    # A large corpus whose answers are the most relevant sentences must not outvote a small one
+    # whose answers hold the asked value.
+    relevant = ([{"relevance": 0.9, "type_held": 0.0}, {"relevance": 0.5, "type_held": 1.0}], [1, 0])
+    typed = ([{"relevance": 0.9, "type_held": 0.0}, {"relevance": 0.5, "type_held": 1.0}], [0, 1])
+    questions = [relevant] * 50 + [typed] * 10
+    plain = fit_ranker(questions, ["big"] * 60, features=["relevance", "type_held"], l2=1.0)
+    grouped = fit_ranker(questions, ["big"] * 50 + ["small"] * 10, features=["relevance", "type_held"], l2=1.0)
+    columns = {"relevance": [0.9, 0.5], "type_held": [0.0, 1.0]}
+    assert lead_shares(grouped, columns)[1] > lead_shares(plain, columns)[1]
+
+
+def test_a_question_with_a_sentence_holding_a_gold_answer_is_a_training_example() -> None:
+    by_set = {"a": _corpus(1)}
+    by_set["a"].append({"answerable": True, "gold": ["absent"], "decision": {"units": [_unit("nothing here")]}})
+    by_set["a"].append({"answerable": False, "gold": [], "decision": {"units": [_unit("nothing")]}})
+    questions, groups = lead_examples(by_set)
+    assert len(questions) == 28 and set(groups) == {"a"}  # a question with no such sentence teaches nothing
+    assert all(sum(marks) == 1 and len(marks) == 3 for _, marks in questions)
+
+
+def test_the_lead_model_learns_what_holds_the_answer_not_what_resembles_the_question() -> None:
+    by_set = {"a": _corpus(1), "b": _corpus(2), "c": _corpus(3)}
+    folds = lead_leave_one_corpus_out(by_set)
+    for name, rows in by_set.items():
+        assert lead_top1(rows, None) == 0.0  # relevance alone leads with the topic sentence
+        assert lead_top1(rows, folds[name]) == 1.0  # held out: the value sentence
+    assert fit_lead(by_set).weights[list(LEAD_SIGNALS).index("type_held")] > 0
+
+
+def test_the_shipped_lead_model_uses_known_signals_and_reports_held_out_figures() -> None:
+    model = shipped_lead_model()
+    assert model is not None
+    assert set(model.features) == set(LEAD_SIGNALS)
+    held_out = model.provenance["leave_one_corpus_out"]
+    assert set(held_out) == set(model.provenance["sets"]) and len(held_out) >= 4
