@@ -547,10 +547,14 @@ def _lead_fitness(units: Sequence[Unit], answer_type: AnswerTypes, keys: Sequenc
             fitness[index] *= 0.85
         if wants_value and holds(answer_type, text) and new_values(text, question):
             fitness[index] *= 1.2
-        if wants_number and any(stem(fold(m.group(1))) in counted_terms or fold(m.group(1)) in counted_terms
-                                for m in _COUNTED.finditer(text)):
+        if wants_number and _counts(text, counted_terms):
             fitness[index] *= 1.1
     return fitness
+
+
+def _counts(text: str, terms: set[str]) -> bool:
+    """Whether a number in `text` counts one of `terms` ("40 threads" for "how many threads")."""
+    return any(stem(fold(m.group(1))) in terms or fold(m.group(1)) in terms for m in _COUNTED.finditer(text))
 
 
 def _spread(values: np.ndarray, where: Sequence[int], size: int) -> np.ndarray:
@@ -587,9 +591,7 @@ def _lead_signals(units: Sequence[Unit], overall: np.ndarray, cosine: np.ndarray
         "novelty": novelty,
         "type_held": each(lambda u: bool(answer_type) and holds(answer_type, u.text)),
         "new_value": each(lambda u: wants_value and bool(new_values(u.text, question))),
-        "counted": each(lambda u: wants_number and any(
-            stem(fold(m.group(1))) in counted_terms or fold(m.group(1)) in counted_terms
-            for m in _COUNTED.finditer(u.text))),
+        "counted": each(lambda u: wants_number and _counts(u.text, counted_terms)),
         "instruction": each(lambda u: how_to and tells_how(u.text)),
         "introduces": each(lambda u: bool(_INTRODUCES.search(u.text.strip()))),
         "changelog": each(lambda u: bool(_CHANGELOG_ENTRY.search(u.text.strip()))),
