@@ -24,6 +24,7 @@ from mcp_types import ToolAnnotations
 from starlette.types import ASGIApp
 
 from citeline.app import Citeline
+from citeline.index.store import Passage
 from citeline.text import EscapeControlsFilter
 from citeline.version import version
 
@@ -70,14 +71,17 @@ def build_server(app: Citeline, owner: str | None = None, *, guard: HttpGuard | 
     def search_docs(query: str, ctx: Context[Any, Any], top_k: int = 5) -> dict[str, Any]:
         """Hybrid search over the indexed documents; returns passages with their ids."""
         outcome = app.search(query, top_k=max(1, min(top_k, 50)), owner=who(ctx))
+        # The client is an AI: a page flagged at ingest for text aimed at one is withheld, as from the agent.
+        shown = [p for p in outcome.passages if not _withheld(p)]
         return {
             "query": query,
             "passages": [
                 {"document_id": p.document_id, "chunk_id": p.chunk_id, "document_name": _shown(p.document_name),
                  "source": _shown(p.source), "section": p.section, "page": p.page, "score": p.score,
                  "text": p.text}
-                for p in outcome.passages
+                for p in shown
             ],
+            "withheld": len(outcome.passages) - len(shown),
         }
 
     @server.tool(annotations=read_only)
@@ -87,6 +91,8 @@ def build_server(app: Citeline, owner: str | None = None, *, guard: HttpGuard | 
         if passage is None:
             # ToolError: an expected failure the client sees as an error result, not a server crash.
             raise ToolError("no such passage: use the document_id and chunk_id search_docs returned")
+        if _withheld(passage):
+            raise ToolError("that passage's document carries text aimed at an AI and is withheld; open another")
         return {"document_id": passage.document_id, "chunk_id": passage.chunk_id,
                 "document_name": _shown(passage.document_name), "source": _shown(passage.source),
                 "section": passage.section, "page": passage.page, "text": passage.text}
@@ -105,6 +111,11 @@ def build_server(app: Citeline, owner: str | None = None, *, guard: HttpGuard | 
                 "insufficiencies": [i.model_dump(mode="json") for i in result.insufficiencies]}
 
     return server
+
+
+def _withheld(passage: Passage) -> bool:
+    """Whether a passage is kept from MCP clients: its document carries text aimed at an AI."""
+    return passage.flagged or passage.from_flagged_document
 
 
 def serve(app: Citeline, *, http: str | None = None, owner: str | None = None,

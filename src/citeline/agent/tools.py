@@ -95,9 +95,10 @@ def run_tool(run: RunState, call: ToolCall, retriever: PassageSource) -> dict[st
             raise InvalidToolCall("search_docs `top_k` must be an integer from 1 to 20")
         outcome = with_retries(lambda: retriever.search(run.owner, query, top_k=top_k), sleep=run.clock.sleep)
         run.retrieval_ms += outcome.elapsed_ms
-        # A passage flagged at ingest as addressing an AI is never evidence, for any answerer:
-        # its other sentences may look useful, but the page is not a source to trust.
-        passages = [p for p in outcome.passages if not p.flagged]
+        # A document with a passage flagged at ingest as addressing an AI is never evidence, for any
+        # answerer: its other sections may look useful ("start with 2 x cores + 1 workers"), but a
+        # page that tries to instruct the assistant is not a source to trust.
+        passages = [p for p in outcome.passages if not (p.flagged or p.from_flagged_document)]
         run.searches.append(SearchRecord(query, passages, outcome.cached))
         return {
             "query": query,
@@ -113,9 +114,9 @@ def run_tool(run: RunState, call: ToolCall, retriever: PassageSource) -> dict[st
         }
     if call.tool == "open_citation":
         passage = _resolve_open(run, call.input, retriever)
-        if passage.flagged:
-            raise InvalidToolCall("that passage carries text aimed at an AI and is not used as evidence; "
-                                  "open another passage")
+        if passage.flagged or passage.from_flagged_document:
+            raise InvalidToolCall("that passage's document carries text aimed at an AI and is not used as "
+                                  "evidence; open another passage")
         if all(p.chunk_id != passage.chunk_id or p.document_id != passage.document_id for p in run.opened):
             run.opened.append(passage)
         number = next(i + 1 for i, p in enumerate(run.opened)

@@ -68,6 +68,11 @@ class Passage:
         """Whether the passage carries text aimed at an AI (flagged when it was ingested)."""
         return any(block.flags for block in self.blocks)
 
+    @property
+    def from_flagged_document(self) -> bool:
+        """Whether any passage of its document was flagged at ingest (the document's `flags` metadata)."""
+        return bool(self.metadata.get("flags"))
+
     def to_json(self) -> dict[str, Any]:
         """The passage as JSON (for caches and run records), its blocks in their compact list form."""
         data = asdict(self)
