@@ -24,7 +24,6 @@ from mcp_types import ToolAnnotations
 from starlette.types import ASGIApp
 
 from citeline.app import Citeline
-from citeline.index.store import Passage
 from citeline.text import EscapeControlsFilter
 from citeline.version import version
 
@@ -72,7 +71,7 @@ def build_server(app: Citeline, owner: str | None = None, *, guard: HttpGuard | 
         """Hybrid search over the indexed documents; returns passages with their ids."""
         outcome = app.search(query, top_k=max(1, min(top_k, 50)), owner=who(ctx))
         # The client is an AI: a page flagged at ingest for text aimed at one is withheld, as from the agent.
-        shown = [p for p in outcome.passages if not _withheld(p)]
+        shown = [p for p in outcome.passages if not p.untrusted]
         return {
             "query": query,
             "passages": [
@@ -91,7 +90,7 @@ def build_server(app: Citeline, owner: str | None = None, *, guard: HttpGuard | 
         if passage is None:
             # ToolError: an expected failure the client sees as an error result, not a server crash.
             raise ToolError("no such passage: use the document_id and chunk_id search_docs returned")
-        if _withheld(passage):
+        if passage.untrusted:
             raise ToolError("that passage's document carries text aimed at an AI and is withheld; open another")
         return {"document_id": passage.document_id, "chunk_id": passage.chunk_id,
                 "document_name": _shown(passage.document_name), "source": _shown(passage.source),
@@ -111,11 +110,6 @@ def build_server(app: Citeline, owner: str | None = None, *, guard: HttpGuard | 
                 "insufficiencies": [i.model_dump(mode="json") for i in result.insufficiencies]}
 
     return server
-
-
-def _withheld(passage: Passage) -> bool:
-    """Whether a passage is kept from MCP clients: its document carries text aimed at an AI."""
-    return passage.flagged or passage.from_flagged_document
 
 
 def serve(app: Citeline, *, http: str | None = None, owner: str | None = None,

@@ -98,12 +98,19 @@ def run_tool(run: RunState, call: ToolCall, retriever: PassageSource) -> dict[st
         # A document with a passage flagged at ingest as addressing an AI is never evidence, for any
         # answerer: its other sections may look useful ("start with 2 x cores + 1 workers"), but a
         # page that tries to instruct the assistant is not a source to trust.
-        passages = [p for p in outcome.passages if not (p.flagged or p.from_flagged_document)]
+        passages = [p for p in outcome.passages if not p.untrusted]
+        withheld = len(outcome.passages) - len(passages)
+        if withheld and len(outcome.passages) == top_k:
+            # Search wider so the places a planted page took go to the next real passages: such a
+            # page must not crowd the real documents out of the evidence either.
+            wider = with_retries(lambda: retriever.search(run.owner, query, top_k=2 * top_k), sleep=run.clock.sleep)
+            run.retrieval_ms += wider.elapsed_ms
+            passages = [p for p in wider.passages if not p.untrusted][:top_k]
         run.searches.append(SearchRecord(query, passages, outcome.cached))
         return {
             "query": query,
             "results": len(passages),
-            "withheld": len(outcome.passages) - len(passages),
+            "withheld": withheld,
             "cached": outcome.cached,
             "passages": [
                 {"rank": i + 1, "document_id": p.document_id, "chunk_id": p.chunk_id,
@@ -114,7 +121,7 @@ def run_tool(run: RunState, call: ToolCall, retriever: PassageSource) -> dict[st
         }
     if call.tool == "open_citation":
         passage = _resolve_open(run, call.input, retriever)
-        if passage.flagged or passage.from_flagged_document:
+        if passage.untrusted:
             raise InvalidToolCall("that passage's document carries text aimed at an AI and is not used as "
                                   "evidence; open another passage")
         if all(p.chunk_id != passage.chunk_id or p.document_id != passage.document_id for p in run.opened):

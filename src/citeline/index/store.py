@@ -69,9 +69,11 @@ class Passage:
         return any(block.flags for block in self.blocks)
 
     @property
-    def from_flagged_document(self) -> bool:
-        """Whether any passage of its document was flagged at ingest (the document's `flags` metadata)."""
-        return bool(self.metadata.get("flags"))
+    def untrusted(self) -> bool:
+        """Whether the passage is kept out of evidence: it, or another passage of its document (the
+        document's `flags` metadata), was flagged at ingest as text aimed at an AI. A page that tries
+        to instruct the assistant is not a source to trust, whatever its other sections say."""
+        return self.flagged or bool(self.metadata.get("flags"))
 
     def to_json(self) -> dict[str, Any]:
         """The passage as JSON (for caches and run records), its blocks in their compact list form."""
