@@ -1,8 +1,11 @@
-"""Which picked units make the answer: what a point introduces must be in the answer too."""
+"""Which units make the answer: points the lead model all but rules out stay out, and what a point
+introduces must be in the answer too."""
 
 from __future__ import annotations
 
-from citeline.answerers.extractive import _fit_to_budget
+import numpy as np
+
+from citeline.answerers.extractive import ExtractiveAnswerer, Ranking, _fit_to_budget
 from citeline.retrieval.units import Unit
 
 
@@ -34,3 +37,16 @@ def test_the_introduction_of_the_example_shown_stays() -> None:
 def test_a_lead_that_introduces_is_never_left_out() -> None:
     chosen, _ = _fit_to_budget(_units(), [1, 0], part_picks=[])
     assert chosen == [1, 0]
+
+
+def test_a_point_the_lead_model_all_but_rules_out_is_left_out_however_relevant() -> None:
+    units = [Unit(1, "sentence", text, 0, len(text), block) for block, text in enumerate([
+        "`max_age` - Defaults to 2 weeks.",
+        "User session management for Starlette sessions and cookies.",
+        "If set to `None` then the cookie lasts as long as the browser session.",
+    ])]
+    # Relevance alone would quote all three; the model gives the second 3% of the lead's share.
+    ranking = Ranking(units, np.array([0.6, 0.8, 0.55]), [], [], lead=0, preference=np.array([0.62, 0.02, 0.3]))
+    assert ExtractiveAnswerer.confident(ranking) == [0, 2]
+    # Without the model's preference (the hand-written rules), the relevance floor alone decides.
+    assert ExtractiveAnswerer.confident(Ranking(units, np.array([0.6, 0.8, 0.55]), [], [], lead=0)) == [0, 1, 2]
