@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from citeline.evaluation.runner import normalise
 from citeline.retrieval.answerability import FEATURES, MODEL_FILE, AnswerabilityModel, fit
 from citeline.retrieval.lead import LEAD_MODEL_FILE, LEAD_SIGNALS, Question, fit_ranker, lead_shares
 
@@ -52,13 +53,6 @@ def collect(suite: Path, details: Path, home: Path, lead_models: Mapping[str, Pa
         finally:
             app.close()
     return load_details(details)
-
-
-def normalise(text: str) -> str:
-    """As the QA sets' scoring rules say: casefold, collapse whitespace, drop ` and *."""
-    from citeline.evaluation.runner import normalise as scoring_normalise
-
-    return scoring_normalise(text)
 
 
 def lead_examples(by_set: Mapping[str, Sequence[Row]]) -> tuple[list[Question], list[str]]:
