@@ -5,6 +5,7 @@ searched, and planted instructions never quoted."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -197,6 +198,19 @@ def test_a_value_question_leads_with_the_value(app: Citeline) -> None:
     # The list item is quoted whole: its name gives "Defaults to 2 weeks." its meaning.
     quotes = [c.quote for c in result.citations]
     assert any("`max_age` - Session expiry time in seconds. Defaults to 2 weeks." in q for q in quotes)
+
+
+def test_the_bundled_sample_question_leads_with_the_count(tmp_path: Path) -> None:
+    # `make run` asks this of examples/docs: a settings-table row naming another variable and its
+    # default (`HARBOR_JOB_TIMEOUT`, `300`) is not how many times a job is retried.
+    citeline = Citeline(Settings(home=tmp_path / "home"))
+    try:
+        assert citeline.ingest([Path(__file__).parents[2] / "examples" / "docs"]).ok
+        result = citeline.ask("How many times does Harbor retry a failed job by default?")
+    finally:
+        citeline.close()
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert "retried 3 times" in first_sentence(result.answer)
 
 
 def test_a_how_to_question_shows_one_whole_code_block(app: Citeline) -> None:

@@ -539,10 +539,11 @@ def _lead_fitness(units: Sequence[Unit], answer_type: AnswerTypes, keys: Sequenc
 
     - A sentence that only introduces what follows it (ends with a colon) or a release-notes entry
       ("… #1903") says less on its own.
-    - When the question asks for something to name (not yes/no, not why), a sentence naming a
-      concrete value the question does not already hold ("uv was installed into `~/.cargo/bin`")
-      answers it, where one echoing the question's words only describes the topic (a value of
-      the asked kind, when one is asked: `timeout=None` does not say how long).
+    - When the question asks for something to name (not yes/no, not why, not a count or a
+      duration), a sentence naming a concrete value the question does not already hold ("uv was
+      installed into `~/.cargo/bin`") answers it, where one echoing the question's words only
+      describes the topic. Asked how many times a job is retried, a row naming some other setting
+      (`HARBOR_JOB_TIMEOUT`, `300`) is not the answer: the count is.
     - For a how-many question, a number counting the thing asked about ("40 threads") is the answer.
     """
     counted_terms = {k.term for k in keys}
@@ -553,7 +554,7 @@ def _lead_fitness(units: Sequence[Unit], answer_type: AnswerTypes, keys: Sequenc
         text = unit.text.strip()
         if _INTRODUCES.search(text) or _CHANGELOG_ENTRY.search(text):
             fitness[index] *= 0.85
-        if wants_value and holds(answer_type, text) and new_values(text, question):
+        if wants_value and not wants_number and holds(answer_type, text) and new_values(text, question):
             fitness[index] *= 1.2
         if wants_number and _counts(text, counted_terms):
             fitness[index] *= 1.1
