@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import numpy as np
+import pytest
 
+from citeline.app import Citeline
+from citeline.config import Settings
+from citeline.errors import ConfigurationError
 from citeline.evaluation.fit import fit_lead, lead_examples, lead_leave_one_corpus_out, lead_top1
-from citeline.retrieval.lead import LEAD_SIGNALS, fit_ranker, lead_shares, shipped_lead_model
+from citeline.evaluation.form import first_sentence
+from citeline.evaluation.runner import decision_of
+from citeline.retrieval.lead import LEAD_SIGNALS, fit_ranker, lead_model_from, lead_shares, shipped_lead_model
+from tests.conftest import write_corpus
 
 
 def _unit(text: str, **signals: float) -> dict[str, object]:
@@ -75,3 +83,27 @@ def test_the_shipped_lead_model_uses_known_signals_and_reports_held_out_figures(
     assert set(model.features) == set(LEAD_SIGNALS)
     held_out = model.provenance["leave_one_corpus_out"]
     assert set(held_out) == set(model.provenance["sets"]) and len(held_out) >= 4
+
+
+def test_a_lead_model_file_that_cannot_be_read_is_an_error_that_says_the_fix(tmp_path: Path) -> None:
+    broken = tmp_path / "lead.json"
+    broken.write_text("{not json", encoding="utf-8")
+    with pytest.raises(ConfigurationError) as caught:
+        lead_model_from(broken)
+    assert str(broken) in caught.value.message and "citeline.evaluation.fit" in (caught.value.hint or "")
+
+
+def test_recorded_signals_reach_the_decision_record_through_the_real_agent(tmp_path: Path) -> None:
+    # The fitting script learns from these records: every candidate sentence, all signals, and the
+    # one the hand-written rules would lead with.
+    settings = Settings(home=tmp_path / "home").with_overrides(lead="rules", record_signals=True, answerability="off")
+    citeline = Citeline(settings)
+    try:
+        assert citeline.ingest([write_corpus(tmp_path / "docs")]).ok
+        result = citeline.ask("What is the default timeout?")
+    finally:
+        citeline.close()
+    units = decision_of(result)["units"]  # type: ignore[index]
+    assert units and all(set(u["signals"]) == set(LEAD_SIGNALS) for u in units)
+    assert sum(u["signals"]["rules"] for u in units) == 1.0
+    assert first_sentence(result.answer).startswith(next(u["text"] for u in units if u["signals"]["rules"])[:40])

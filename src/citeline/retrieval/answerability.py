@@ -62,6 +62,14 @@ class AnswerabilityModel:
                 for name, m, s, w in zip(self.features, self.mean, self.scale, self.weights, strict=True))
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z + self.bias))))
 
+    def linear(self, columns: Mapping[str, npt.ArrayLike]) -> npt.NDArray[np.float64]:
+        """w·z without the bias for many rows at once (`columns`: each feature, one value per row)."""
+        rows = len(np.asarray(next(iter(columns.values())))) if columns else 0
+        score = np.zeros(rows)
+        for name, m, s, w in zip(self.features, self.mean, self.scale, self.weights, strict=True):
+            score = score + w * (np.asarray(columns[name], dtype=np.float64) - m) / s
+        return score
+
     def answers(self, values: Mapping[str, float]) -> bool:
         """Whether to answer: the probability reaches the fitted threshold."""
         return self.probability(values) >= self.threshold

@@ -71,12 +71,11 @@ def lead_model_from(path: Path) -> AnswerabilityModel:
 def lead_shares(model: AnswerabilityModel, columns: Mapping[str, npt.ArrayLike]) -> npt.NDArray[np.float64]:
     """Each candidate's share of P(it is the sentence that answers): a softmax of the model's scores
     over one question's candidates (`columns` maps each signal to one value per candidate)."""
-    count = len(np.asarray(next(iter(columns.values()))))
-    score = np.zeros(count)
-    for name, m, s, w in zip(model.features, model.mean, model.scale, model.weights, strict=True):
-        score = score + w * (np.asarray(columns[name], dtype=np.float64) - m) / s
-    share: npt.NDArray[np.float64] = np.exp(score - score.max()) if count else score
-    return share / share.sum() if count else share
+    score = model.linear(columns)
+    if not len(score):
+        return score
+    share: npt.NDArray[np.float64] = np.exp(score - score.max())
+    return share / float(share.sum())
 
 
 Question = tuple[Sequence[Mapping[str, float]], Sequence[int]]  # candidates' signals, which hold the answer
@@ -99,6 +98,7 @@ def fit_ranker(questions: Sequence[Question], groups: Sequence[str], *, features
     sizes = {group: groups.count(group) for group in set(groups)}
     weight = np.array([1.0 / sizes[group] for group in groups])
     weight *= len(groups) / weight.sum()
+
     def loss(beta: npt.NDArray[np.float64]) -> float:
         total = 0.5 * l2 * float(beta @ beta)
         for (x, target), w in zip(data, weight, strict=True):
