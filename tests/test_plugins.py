@@ -37,21 +37,22 @@ def test_every_builtin_entry_point_registers_what_its_name_says() -> None:
         assert (f".{key}" if plugin.kind == "loader" else key) in {**registries[plugin.kind], **families}, plugin
 
 
-def _imported_after(code: str) -> set[str]:
+def _imported_after(code: str, cwd: Path) -> set[str]:
     script = textwrap.dedent(code) + "\nimport json, sys; print(json.dumps(sorted(sys.modules)))"
+    # Run in a scratch directory: the store file the script opens must not land in the checkout.
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
-                          env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+                          env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, cwd=cwd)
     return set(json.loads(done.stdout.splitlines()[-1]))
 
 
-def test_a_lookup_imports_only_the_plugin_it_needs() -> None:
+def test_a_lookup_imports_only_the_plugin_it_needs(tmp_path: Path) -> None:
     modules = _imported_after("""
         from pathlib import Path
         from citeline.documents.registry import loader_for
         from citeline.index.store import open_store
         assert loader_for(Path("a.md")) is not None
-        open_store("sqlite::memory:").close()
-    """)
+        open_store("sqlite:index.db").close()
+    """, tmp_path)
     assert "citeline.documents.loaders" in modules and "citeline.index.sqlite" in modules
     assert not {"citeline.documents.pdf_loader", "citeline.answerers.openai_provider", "citeline.index.postgres",
                 "pypdf", "openai"} & modules
