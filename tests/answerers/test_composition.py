@@ -318,6 +318,18 @@ def test_a_near_miss_question_is_declined_with_the_searches_tried(app: Citeline)
     assert len(tried) >= 2 and any(q != result.question for q in tried)
     assert "Searches tried:" in result.answer
     assert not result.citations
+    # What is missing is named as the question wrote it, not as a stem ("kilobyte").
+    assert "do not mention: maximum, kilobytes;" in result.insufficiencies[0].missing
+
+
+def test_a_decline_names_the_missing_words_as_asked_and_where_it_looked(app: Citeline) -> None:
+    result = app.ask("Can background tasks be scheduled with cron expressions?")
+    assert result.exit_reason == ExitReason.INSUFFICIENT_CONTEXT
+    missing = result.insufficiencies[0].missing
+    # The question's own words, not stems ("schedul", "expression"); a page named after its only
+    # heading is named once, not "Background Tasks › Background Tasks".
+    assert "do not mention: scheduled, cron, expressions;" in missing
+    assert "nearest: Background Tasks;" in missing and "Background Tasks › Background Tasks" not in missing
 
 
 def test_evidence_speaking_of_the_opposite_is_declined_and_says_so(app: Citeline) -> None:

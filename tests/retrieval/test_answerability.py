@@ -46,6 +46,29 @@ def test_every_corpus_weighs_the_same_whatever_its_size() -> None:
     assert unbalanced.probability({"coverage_passage": 0.3}) > balanced.probability({"coverage_passage": 0.3})
 
 
+def test_a_decline_budget_holds_on_every_training_corpus() -> None:
+    # Two corpora where the classes overlap differently: the threshold must keep the harder one
+    # (b, whose answerable questions score low) within the budget, not only the average.
+    rng = random.Random(7)
+    rows, labels, groups = [], [], []
+    for group, low in (("a", 0.5), ("b", 0.2)):
+        for _ in range(100):
+            rows.append({"coverage_passage": rng.uniform(low, 1.0)})
+            labels.append(1)
+            groups.append(group)
+            rows.append({"coverage_passage": rng.uniform(0.0, 0.6)})
+            labels.append(0)
+            groups.append(group)
+    model = fit(rows, labels, groups=groups, features=["coverage_passage"], max_declined=0.1)
+    for group in ("a", "b"):
+        answerable = [r for r, y, g in zip(rows, labels, groups, strict=True) if g == group and y == 1]
+        declined = sum(not model.answers(r) for r in answerable) / len(answerable)
+        assert declined <= 0.1
+    # A tighter budget answers more, so declines fewer unanswerable questions.
+    tighter = fit(rows, labels, groups=groups, features=["coverage_passage"], max_declined=0.02)
+    assert tighter.threshold < model.threshold
+
+
 def test_selection_keeps_signals_that_hold_on_held_out_corpora_only() -> None:
     by_set = {"a": _corpus(1, 1.0), "b": _corpus(2, 1.0), "c": _corpus(3, -1.0)}
     chosen = select_features(by_set)

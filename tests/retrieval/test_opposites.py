@@ -10,6 +10,11 @@ from citeline.retrieval.opposites import opposed
      "The Emmerich Rhine Bridge, the longest suspension bridge in Germany, crosses the river.", ("shortest", "longest")),
     ("What is the minimum number of connections?", "The maximum number of connections is 100.", ("minimum", "maximum")),
     ("Where does the southern branch flow?", "The northern branch flows into the sea.", ("southern", "northern")),
+    # A compass point excludes every other one, not only its opposite.
+    ("What is the delta delimited in the South by?",
+     "The delta is delimited in the West by the Old Rhine and in the East by a canal.", ("south", "east")),
+    ("How high did the sea level rise during the ice ages?", "In six Ice Ages sea level dropped 120 m.",
+     ("rise", "dropped")),
     # A negation of the asked word.
     ("Which settings are unsafe to change at run time?", "These settings are safe to change at run time.",
      ("unsafe", "safe")),

@@ -499,11 +499,8 @@ class ExtractiveAnswerer(Answerer):
         """The canned decline, saying why (`said`, else which of the question's terms the documents
         lack) and what the nearest passages were about."""
         vocab: set[str] = set().union(*(vocabulary(passage_text(p)) for p in pool)) if pool else set()
-        missing = [k.term for k in keys if not present(k.term, vocab)]
-        nearest = list(dict.fromkeys(
-            f"{p.document_name}{' › ' + p.section.split(' > ')[-1] if p.section else ''}"
-            for p in sorted(pool, key=lambda p: -p.score)[:2]
-        ))
+        missing = [k.shown for k in keys if not present(k.term, vocab)]
+        nearest = list(dict.fromkeys(_place(p) for p in sorted(pool, key=lambda p: -p.score)[:2]))
         if said is None:
             said = (f"the documents do not mention: {', '.join(missing)}" if missing
                     else "no passage answers the question directly")
@@ -590,6 +587,14 @@ def _lead_signals(units: Sequence[Unit], overall: np.ndarray, cosine: np.ndarray
     def each(rule: Any) -> np.ndarray:
         return np.array([float(rule(u)) for u in units])
 
+    def neighbour(step: int) -> np.ndarray:
+        near = np.zeros(count)
+        for index in range(count):
+            other = index + step
+            if 0 <= other < count and units[other].number == units[index].number and not units[other].is_code:
+                near[index] = overall[other] / best
+        return near
+
     signals = {
         "relevance": overall,
         "relative": overall / best,
@@ -608,6 +613,8 @@ def _lead_signals(units: Sequence[Unit], overall: np.ndarray, cosine: np.ndarray
         "item": each(lambda u: u.kind in ("list_item", "table_row")),
         "passage": each(lambda u: 1.0 / u.number),
         "words": each(lambda u: np.log1p(len(u.text.split()))),
+        "before": neighbour(-1),
+        "after": neighbour(1),
         "fitness": np.log(fitness),
         "rules": np.array([float(i == rules_lead) for i in range(count)]),
     }
@@ -699,6 +706,13 @@ def _completion(units: Sequence[Unit], lead: int) -> int | None:
         return None
     size = len(first.text.split()) + len(second.text.split())
     return after if size <= _LEAD_WORDS else None
+
+
+def _place(passage: Passage) -> str:
+    """Where a passage sits, for a decline: its document and the heading it is under (once, when
+    the document is named after that heading)."""
+    heading = passage.section.split(" > ")[-1] if passage.section else ""
+    return f"{passage.document_name} › {heading}" if heading and heading != passage.document_name else passage.document_name
 
 
 def _says_same(a: str, b: str) -> bool:

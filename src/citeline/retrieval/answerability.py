@@ -96,9 +96,10 @@ def shipped_model() -> AnswerabilityModel | None:
 
 def fit(rows: Sequence[Mapping[str, float]], labels: Sequence[int], *, groups: Sequence[str] | None = None,
         features: Sequence[str] = FEATURES, l2: float = 1.0, iterations: int = 50,
-        provenance: Mapping[str, Any] | None = None) -> AnswerabilityModel:
+        provenance: Mapping[str, Any] | None = None, max_declined: float | None = None) -> AnswerabilityModel:
     """Fit an L2-regularised logistic regression by Newton's method and choose the threshold that
-    maximises balanced accuracy on the training rows.
+    maximises balanced accuracy on the training rows, lowered if need be until no group declines
+    more than `max_declined` of its answerable questions.
 
     Every group (a corpus) weighs the same, and within it both classes weigh the same: a large
     set, or one with many unanswerable questions, must not teach its own habits to the model."""
@@ -129,6 +130,8 @@ def fit(rows: Sequence[Mapping[str, float]], labels: Sequence[int], *, groups: S
             break
     probabilities = 1.0 / (1.0 + np.exp(-np.clip(z @ beta, -30, 30)))
     threshold = _balanced_threshold(probabilities, y, sample)
+    if max_declined is not None:
+        threshold = min(threshold, _budget_threshold(probabilities, y, names, max_declined))
     return AnswerabilityModel(
         features=list(features), mean=[round(float(v), 6) for v in mean], scale=[round(float(v), 6) for v in scale],
         weights=[round(float(v), 6) for v in beta[:-1]], bias=round(float(beta[-1]), 6), threshold=round(threshold, 4),
@@ -147,4 +150,18 @@ def _balanced_threshold(probabilities: npt.NDArray[np.float64], labels: npt.NDAr
         score = (tpr + tnr) / 2
         if score > best_score + 1e-9:
             best, best_score = float(threshold), score
+    return best
+
+
+def _budget_threshold(probabilities: npt.NDArray[np.float64], labels: npt.NDArray[np.float64],
+                      groups: npt.NDArray[Any], max_declined: float) -> float:
+    """The highest threshold at which every group answers all but `max_declined` of its answerable
+    questions: declines are bought with a fixed budget of wrongly declined answers, the same on any
+    corpus, not traded off against them wherever the training sets happen to balance."""
+    best = 0.0
+    for threshold in np.linspace(0.02, 0.98, 97):
+        declined = [float(np.mean(probabilities[(groups == group) & (labels == 1)] < threshold))
+                    for group in set(groups.tolist()) if ((groups == group) & (labels == 1)).any()]
+        if max(declined, default=0.0) <= max_declined + 1e-9:
+            best = float(threshold)
     return best

@@ -24,13 +24,17 @@ from citeline.text import STOPWORDS, fold, stem, terms
 _GENERIC = frozenset(
     """default defaults value values support supports supported enable enabled configure configured
     configuration set setting settings change work works need needs install way ways possible option
-    options happen happens happening mean means meaning get send sends sent make turn check exactly
+    options happen happens happening mean means meaning get send sends sent make turn check exactly many
     difference different able try tell know provide going keep stop start problem error errors issue
     doc docs documentation say says said correct right best good recommended recommend specify
     specific specifically allow allows allowed happen call called calling whats"""
     .split()
 )
 _IDENTIFIER = re.compile(r"[._/=]|\d")
+# "i.e", "e.g.": phrasing, not an identifier (a capitalised one, "U.S.", names something and stays)
+_ABBREVIATION = re.compile(r"(?:[a-z]\.)+[a-z]?\.?")
+# "aren't" reaches the term list as "aren": the head of every stopword contraction is a stopword too.
+_CONTRACTION_HEADS = frozenset(word.split("'")[0] for word in STOPWORDS if "'" in word)
 
 
 @dataclass(frozen=True)
@@ -39,7 +43,13 @@ class KeyTerm:
     is."""
 
     term: str
-    weight: float  # 2 for identifiers and acronyms, 1 for words
+    weight: float  # 2 for identifiers and acronyms, 1.5 for rare words, 0.6 for ordinary ones
+    word: str = ""  # the question's word as written ("writes" for the term "writ"), for messages
+
+    @property
+    def shown(self) -> str:
+        """The term as a reader would recognise it from the question."""
+        return self.word or self.term
 
 
 @cache
@@ -67,15 +77,17 @@ def key_terms(question: str) -> list[KeyTerm]:
     result: dict[str, KeyTerm] = {}
     for term in terms(question):
         original = raw_tokens.get(term, term)
-        if _IDENTIFIER.search(original) or (original.isupper() and len(original) >= 3):
-            result.setdefault(term, KeyTerm(term, 2.0))
+        if _ABBREVIATION.fullmatch(original):
             continue
-        if term in STOPWORDS or term in _GENERIC or len(term) < 3:
+        if _IDENTIFIER.search(original) or (original.isupper() and len(original) >= 3):
+            result.setdefault(term, KeyTerm(term, 2.0, original))
+            continue
+        if term in STOPWORDS or term in _CONTRACTION_HEADS or term in _GENERIC or len(term) < 3:
             continue
         stemmed = stem(term)
         if stemmed not in _GENERIC:
             weight = 0.6 if term in common else 1.5
-            result.setdefault(stemmed, KeyTerm(stemmed, weight))
+            result.setdefault(stemmed, KeyTerm(stemmed, weight, original))
     return list(result.values())
 
 

@@ -43,6 +43,9 @@ LEAD_SIGNALS: tuple[str, ...] = (
     "item",  # 1 when it is a whole list item or table row
     "passage",  # 1 / the rank of its passage in the evidence
     "words",  # log(1 + its length in words)
+    "before",  # "relative" of the prose unit just before it in its passage (0 at the start): the
+    #            sentence that answers often follows the one that names the topic
+    "after",  # "relative" of the prose unit just after it in its passage (0 at the end)
     "fitness",  # log of the hand-written lead rules' weight (introductions, values the question lacks, counts)
     "rules",  # 1 for the sentence the hand-written rules alone would lead with
 )

@@ -4,8 +4,9 @@ Asked for the *shortest* bridge, documents that only name the *longest* one do n
 many words the two share; the sentence that matches best is then the best proof that the answer is
 not there. The test is the question's own wording against the sentence: a graded or directional
 word of the question is absent from the sentence, and its opposite is present. The pairs are
-English opposites of degree, direction, change and time (the words a question varies to ask
-something else), and `un-`/`non-` negations of a question word; nothing about a particular corpus.
+English opposites of degree, direction (each compass point excludes the other three), change
+and time (the words a question varies to ask something else), and `un-`/`non-` negations of a
+question word; nothing about a particular corpus.
 Words that name an event in time ("before", "start", "add") are left out: "what runs after
 yield?" is often answered by a sentence saying what runs before.
 """
@@ -20,7 +21,9 @@ biggest smallest; highest lowest; higher lower; high low; most least; more less;
 maximum minimum; max min; earliest latest; earlier later; oldest newest; older newer; ancient modern;
 increase decrease; increased decreased; increases decreases; increasing decreasing; rise fall; rose fell;
 strong weak; stronger weaker; strongest weakest; fast slow; faster slower; fastest slowest; upper lower;
-north south; east west; northern southern; eastern western; northwest southeast; northeast southwest;
+north south; east west; north east; north west; south east; south west; northern southern; eastern western;
+northern eastern; northern western; southern eastern; southern western; northwest southeast; northeast southwest;
+rise drop; rise drops; rise dropped; rises drops; rose dropped; risen dropped;
 upstream downstream; deep shallow; wide narrow; wider narrower; warm cold; hot cold; wet dry; heavy light;
 rich poor; major minor; former current
 """
