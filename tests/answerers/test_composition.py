@@ -200,17 +200,28 @@ def test_a_value_question_leads_with_the_value(app: Citeline) -> None:
     assert any("`max_age` - Session expiry time in seconds. Defaults to 2 weeks." in q for q in quotes)
 
 
-def test_the_bundled_sample_question_leads_with_the_count(tmp_path: Path) -> None:
-    # `make run` asks this of examples/docs: a settings-table row naming another variable and its
-    # default (`HARBOR_JOB_TIMEOUT`, `300`) is not how many times a job is retried.
-    citeline = Citeline(Settings(home=tmp_path / "home"))
-    try:
-        assert citeline.ingest([Path(__file__).parents[2] / "examples" / "docs"]).ok
-        result = citeline.ask("How many times does Harbor retry a failed job by default?")
-    finally:
-        citeline.close()
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
+    """The docs `make run` ingests (examples/docs)."""
+    citeline = Citeline(Settings(home=tmp_path_factory.mktemp("sample") / "home"))
+    assert citeline.ingest([Path(__file__).parents[2] / "examples" / "docs"]).ok
+    yield citeline
+    citeline.close()
+
+
+def test_the_bundled_sample_question_leads_with_the_count(sample: Citeline) -> None:
+    # `make run` asks this: a settings-table row naming another variable and its default
+    # (`HARBOR_JOB_TIMEOUT`, `300`) is not how many times a job is retried.
+    result = sample.ask("How many times does Harbor retry a failed job by default?")
     assert result.exit_reason == ExitReason.COMPLETED
     assert "retried 3 times" in first_sentence(result.answer)
+
+
+def test_asked_how_to_change_how_long_something_runs_the_answer_is_the_setting(sample: Citeline) -> None:
+    # "how long" here is what to change, not a duration to report: the settings row answers it.
+    result = sample.ask("How do I change how long a job may run before it is cancelled?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert "HARBOR_JOB_TIMEOUT" in first_sentence(result.answer)
 
 
 def test_a_how_to_question_shows_one_whole_code_block(app: Citeline) -> None:

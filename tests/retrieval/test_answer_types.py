@@ -25,6 +25,16 @@ def test_value_questions_and_the_values_that_answer_them() -> None:
     assert not holds(name, "Use the native store (e.g., for a proxy) on Python 3.14.")
 
 
+def test_how_long_as_the_thing_to_change_asks_for_a_setting() -> None:
+    asked = expected_types("How do I change how long a job may run before it is cancelled?")
+    assert asked == (AnswerType.NAME,)
+    assert holds(asked, "`HARBOR_JOB_TIMEOUT` - Seconds a job may run before the worker cancels it.")
+    assert not holds(asked, "A job may run for a while before it is cancelled.")
+    assert AnswerType.NUMBER not in expected_types("How can I limit how many connections are opened?")
+    # Asked for the duration itself, it is still a duration.
+    assert AnswerType.DURATION in expected_types("How long may a job run before it is cancelled?")
+
+
 def test_explanations_ask_for_no_value() -> None:
     assert expected_types("What does that timeout actually mean?") == ()
     assert holds((), "Anything holds when no value is asked.")

@@ -78,9 +78,20 @@ _VALUE_BY_TYPE: dict[AnswerType, re.Pattern[str]] = {
 AnswerTypes = tuple[AnswerType, ...]
 
 
+# "How do I change how long a job may run?" asks for the setting that decides the duration, not
+# for a duration: a "how long/many/much" that is the object of a verb of adjusting names a name.
+_ADJUSTED = re.compile(
+    r"\b(?:change|set|increase|raise|lower|reduce|extend|shorten|limit|cap|configure|control|adjust|tune|"
+    r"decide|choose|specify|override)\s+how\s+(?:long|many|much|often|far|big|large)\b", re.IGNORECASE)
+
+
 def expected_types(question: str) -> AnswerTypes:
     """Every kind of value the question's wording asks for ("the default timeout": a default
     and a duration); empty when it asks for an explanation."""
+    if _ADJUSTED.search(question):
+        asked = _ADJUSTED.sub(" ", question)
+        return (*(t for t, pattern in _QUESTION_TYPES if pattern.search(asked) and t is not AnswerType.NAME),
+                AnswerType.NAME)
     return tuple(answer_type for answer_type, pattern in _QUESTION_TYPES if pattern.search(question))
 
 
