@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from citeline.text import EscapeControlsFilter, escape_controls, printable
+from citeline.text import EscapeControlsFilter, content_terms, escape_controls, printable
 
 
 def test_controls_are_escaped_in_log_fields_and_blanked_for_display() -> None:
@@ -32,3 +32,10 @@ def test_a_token_cut_fits_the_limit_and_never_splits_a_character() -> None:
         assert truncated and text.startswith(cut) and "\ufffd" not in cut
         assert len(cl100k_encoding().encode(cut)) <= limit
     assert truncate_tokens("short", 10) == ("short", False)
+
+
+def test_a_contraction_is_a_stopword_as_terms_split_it() -> None:
+    # `terms` cuts "aren't" at the apostrophe; the head left over must not pass for content.
+    assert content_terms("Why aren't these pages hidden, and why don't they 404?") == ["pag", "hidden", "404"]
+    # "won" of "won't" is a word of its own.
+    assert content_terms("Who won the race?") == ["won", "race"]

@@ -21,7 +21,7 @@ from citeline.errors import ConfigurationError
 _TERM = re.compile(r"[^\W_](?:[\w]|[._/-](?=\w))*", re.UNICODE)
 _WORD_SPAN = re.compile(r"\S+")
 
-STOPWORDS = frozenset(
+_STOPWORD_LIST = (
     """a about above after again against all also am an and any are aren't as at be because been
     before being below between both but by can can't cannot could couldn't did didn't do does
     doesn't doing don't down during each either else etc even ever every few for from further get
@@ -35,6 +35,9 @@ STOPWORDS = frozenset(
     won't would wouldn't yes yet you your yours yourself yourselves actually really thing things
     something anything kind sort i'll you'll we'll it'll""".split()
 )
+# `terms` splits "aren't" at the apostrophe, so what a stopword check sees is "aren": the head of
+# each contraction is a stopword too ("won" of "won't" is also a word of its own, and stays).
+STOPWORDS = frozenset(_STOPWORD_LIST) | ({word.split("'")[0] for word in _STOPWORD_LIST if "'" in word} - {"won"})
 
 
 def fold(text: str) -> str:

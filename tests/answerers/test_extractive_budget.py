@@ -48,5 +48,6 @@ def test_a_point_the_lead_model_all_but_rules_out_is_left_out_however_relevant()
     # Relevance alone would quote all three; the model gives the second 3% of the lead's share.
     ranking = Ranking(units, np.array([0.6, 0.8, 0.55]), [], [], lead=0, preference=np.array([0.62, 0.02, 0.3]))
     assert ExtractiveAnswerer.confident(ranking) == [0, 2]
-    # Without the model's preference (the hand-written rules), the relevance floor alone decides.
-    assert ExtractiveAnswerer.confident(Ranking(units, np.array([0.6, 0.8, 0.55]), [], [], lead=0)) == [0, 1, 2]
+    # With the hand-written rules (preference is then relevance), the relevance floor alone decides.
+    relevance = np.array([0.6, 0.8, 0.55])
+    assert ExtractiveAnswerer.confident(Ranking(units, relevance, [], [], preference=relevance, lead=0)) == [0, 1, 2]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -106,4 +107,11 @@ def test_recorded_signals_reach_the_decision_record_through_the_real_agent(tmp_p
     units = decision_of(result)["units"]  # type: ignore[index]
     assert units and all(set(u["signals"]) == set(LEAD_SIGNALS) for u in units)
     assert sum(u["signals"]["rules"] for u in units) == 1.0
+    # A sentence's neighbours in its passage are what `before` and `after` see: the next candidate
+    # when it follows in the same passage, nothing at the very start.
+    signals = [u["signals"] for u in units]
+    assert signals[0]["before"] == 0.0
+    pairs = list(pairwise(signals))
+    assert all(a["after"] in (0.0, b["relative"]) and b["before"] in (0.0, a["relative"]) for a, b in pairs)
+    assert any(a["after"] == b["relative"] > 0 and b["before"] == a["relative"] > 0 for a, b in pairs)
     assert first_sentence(result.answer).startswith(next(u["text"] for u in units if u["signals"]["rules"])[:40])

@@ -100,6 +100,7 @@ class Ranking:
     overall: np.ndarray  # each unit's relevance to the whole question
     part_picks: list[int]  # the best unit for each covered part of a multi-part question
     insufficiencies: list[dict[str, Any]]
+    preference: np.ndarray  # what the lead was chosen by (the lead model's shares, or the rules' scores)
     lead: int = 0
     answer_type: AnswerTypes = ()
     code: int | None = None  # the code block a how-to answer shows
@@ -107,7 +108,6 @@ class Ranking:
     cosine: np.ndarray = field(default_factory=lambda: np.zeros(0))
     opposite: tuple[str, str] | None = None  # (asked word, the lead's opposite of it), see `opposed`
     recorded: list[dict[str, Any]] | None = None  # each prose unit's lead signals, when recording for fitting
-    preference: np.ndarray = field(default_factory=lambda: np.zeros(0))  # what the lead was chosen by
 
     def record(self) -> dict[str, Any]:
         """What the answer-or-decline decision rests on, as recorded in the run."""
@@ -310,8 +310,8 @@ class ExtractiveAnswerer(Answerer):
                 if best not in part_picks:
                     part_picks.append(best)
         code = self._code_block(units, overall, lead) if how_to else None
-        ranking = Ranking(units, overall, part_picks, insufficiencies, lead, answer_type, code, cosine=cosine,
-                          preference=lead_scores)
+        ranking = Ranking(units, overall, part_picks, insufficiencies, lead_scores, lead, answer_type, code,
+                          cosine=cosine)
         ranking.features = self._features(keys, asked_keys, pool, pool_coverage, ranking, lexical(keys))
         ranking.features["lead_probability"] = round(float(lead_scores[lead]), 4) if lead_model else 0.0
         if self.settings.answerer.record_signals:
@@ -437,7 +437,7 @@ class ExtractiveAnswerer(Answerer):
         floor = max(0.3, _POINT_FLOOR * float(overall[ranking.lead]))
         # Points are offered in the order the lead was chosen by (the lead model's, when one ships),
         # and must be nearly as likely as the lead to hold the answer by that order too.
-        preference = ranking.preference if len(ranking.preference) == len(overall) else overall
+        preference = ranking.preference
         preference_floor = _PREFERENCE_FLOOR * float(preference[ranking.lead])
         for index in np.argsort(-preference, kind="stable"):
             if len(picked) > MAX_POINTS:
@@ -545,7 +545,7 @@ def _lead_fitness(units: Sequence[Unit], answer_type: AnswerTypes, keys: Sequenc
     """
     counted_terms = {k.term for k in keys}
     wants_value = asks_for_value(question)
-    wants_number = bool({AnswerType.NUMBER, AnswerType.DURATION} & set(answer_type))
+    wants_number = _asks_count(answer_type)
     fitness = np.ones(len(units))
     for index, unit in enumerate(units):
         text = unit.text.strip()
@@ -556,6 +556,11 @@ def _lead_fitness(units: Sequence[Unit], answer_type: AnswerTypes, keys: Sequenc
         if wants_number and _counts(text, counted_terms):
             fitness[index] *= 1.1
     return fitness
+
+
+def _asks_count(answer_type: AnswerTypes) -> bool:
+    """Whether the question asks how many or how long (a number or a duration)."""
+    return bool({AnswerType.NUMBER, AnswerType.DURATION} & set(answer_type))
 
 
 def _counts(text: str, terms: set[str]) -> bool:
@@ -582,7 +587,7 @@ def _lead_signals(units: Sequence[Unit], overall: np.ndarray, cosine: np.ndarray
         order[index] = place
     counted_terms = {k.term for k in keys}
     wants_value = asks_for_value(question)
-    wants_number = bool({AnswerType.NUMBER, AnswerType.DURATION} & set(answer_type))
+    wants_number = _asks_count(answer_type)
 
     def each(rule: Any) -> np.ndarray:
         return np.array([float(rule(u)) for u in units])

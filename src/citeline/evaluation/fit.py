@@ -63,12 +63,16 @@ def lead_examples(by_set: Mapping[str, Sequence[Row]]) -> tuple[list[Question], 
     for name, rows in by_set.items():
         for row in rows:
             units = (row.get("decision") or {}).get("units") or []
-            gold = [normalise(g) for g in row.get("gold") or []]
-            marks = [int(any(g in normalise(u["text"]) for g in gold)) for u in units]
+            marks = [int(_holds_gold(u["text"], row)) for u in units]
             if row["answerable"] and any(marks):
                 questions.append(([u["signals"] for u in units], marks))
                 groups.append(name)
     return questions, groups
+
+
+def _holds_gold(text: str, row: Row) -> bool:
+    """Whether a candidate sentence holds one of the question's gold answers (as the eval matches them)."""
+    return any(normalise(gold) in normalise(text) for gold in row.get("gold") or [])
 
 
 def fit_lead(by_set: Mapping[str, Sequence[Row]], **extra: Any) -> AnswerabilityModel:
@@ -89,7 +93,7 @@ def lead_top1(rows: Sequence[Row], model: AnswerabilityModel | None) -> float:
         columns = {name: [u["signals"][name] for u in units] for name in LEAD_SIGNALS}
         scores = lead_shares(model, columns) if model else columns["relevance"]
         best = units[max(range(len(units)), key=lambda i: scores[i])]
-        right += any(normalise(g) in normalise(best["text"]) for g in row.get("gold") or [])
+        right += _holds_gold(best["text"], row)
     return round(right / len(answerable), 4) if answerable else 0.0
 
 

@@ -33,8 +33,6 @@ _GENERIC = frozenset(
 _IDENTIFIER = re.compile(r"[._/=]|\d")
 # "i.e", "e.g.": phrasing, not an identifier (a capitalised one, "U.S.", names something and stays)
 _ABBREVIATION = re.compile(r"(?:[a-z]\.)+[a-z]?\.?")
-# "aren't" reaches the term list as "aren": the head of every stopword contraction is a stopword too.
-_CONTRACTION_HEADS = frozenset(word.split("'")[0] for word in STOPWORDS if "'" in word)
 
 
 @dataclass(frozen=True)
@@ -82,7 +80,7 @@ def key_terms(question: str) -> list[KeyTerm]:
         if _IDENTIFIER.search(original) or (original.isupper() and len(original) >= 3):
             result.setdefault(term, KeyTerm(term, 2.0, original))
             continue
-        if term in STOPWORDS or term in _CONTRACTION_HEADS or term in _GENERIC or len(term) < 3:
+        if term in STOPWORDS or term in _GENERIC or len(term) < 3:
             continue
         stemmed = stem(term)
         if stemmed not in _GENERIC:

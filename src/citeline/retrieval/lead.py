@@ -53,8 +53,10 @@ LEAD_SIGNALS: tuple[str, ...] = (
 LEAD_MODEL_FILE = Path(__file__).with_name("lead.json")
 
 
+@cache
 def shipped_lead_model() -> AnswerabilityModel | None:
-    """The lead model fitted by `citeline.evaluation.fit` and shipped with citeline (None if absent)."""
+    """The lead model fitted by `citeline.evaluation.fit` and shipped with citeline (None if absent;
+    cached either way, so a missing file is not looked for again on every question)."""
     try:
         return lead_model_from(LEAD_MODEL_FILE)
     except ConfigurationError:
