@@ -9,14 +9,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from tests.conftest import write_corpus, write_script
 
+from citeline.agent import runner
 from citeline.agent.events import Event
 from citeline.agent.exits import ExitReason
 from citeline.app import Citeline
 from citeline.config import Settings
 from citeline.conversation import clear_conversation, create_agent, process_query
 from citeline.retrieval.cache import MemoryCache
+from citeline.retrieval.lead import LEAD_MODEL_FILE
 
 Q = "What is the default timeout?"
 
@@ -46,6 +49,27 @@ def test_cache_is_invalidated_by_any_corpus_change(app: Citeline, corpus: Path) 
     app.ingest([corpus])
     after = app.ask(Q)
     assert not after.cached and "9 seconds" in after.answer
+
+
+def test_an_upgrade_or_a_refitted_model_is_not_served_answers_cached_before_it(
+        home: Path, corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def ask(**overrides: object) -> bool:
+        citeline = Citeline(Settings(home=home).with_overrides(**overrides))
+        try:
+            citeline.ingest([corpus])
+            return citeline.ask(Q).cached
+        finally:
+            citeline.close()
+
+    shipped = json.loads(LEAD_MODEL_FILE.read_text(encoding="utf-8"))
+    same, refitted = home.parent / "same.json", home.parent / "refitted.json"
+    same.write_text(json.dumps(shipped), encoding="utf-8")
+    refitted.write_text(json.dumps({**shipped, "weights": [-w for w in shipped["weights"]]}), encoding="utf-8")
+    assert not ask() and ask()  # the persistent cache serves a second process
+    assert ask(lead_model=same)  # the same model from another file: the same answers
+    assert not ask(lead_model=refitted)
+    monkeypatch.setattr(runner, "version", lambda: "999.0")
+    assert not ask()  # another citeline version
 
 
 def test_astream_matches_ask_and_cancels_on_close(home: Path, corpus: Path) -> None:

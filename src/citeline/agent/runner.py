@@ -25,6 +25,7 @@ from citeline.agent.result import AgentResult, Timings
 from citeline.agent.state import Message, RunState
 from citeline.config import Settings
 from citeline.retrieval.cache import Cache
+from citeline.version import version
 
 
 @dataclass(frozen=True)
@@ -184,8 +185,10 @@ def settings_fingerprint(settings: Settings, model: str) -> str:
 
 
 def _answer_key(settings: Settings, resources: RunResources, run: RunState) -> str:
-    """SHA-256 of everything that determines the answer, including the corpus version."""
+    """SHA-256 of everything that determines the answer, including the corpus version and
+    citeline's own (an upgrade must not serve answers its predecessor cached)."""
     payload = {
+        "citeline": version(),
         "answerer": resources.graph.answerer.fingerprint,
         "question": run.question,
         "history": [(m.role, m.content) for m in run.history],

@@ -13,6 +13,8 @@ decision is made on what the passages actually contain.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -125,6 +127,18 @@ class ExtractiveAnswerer(Answerer):
     def __init__(self, settings: Settings, embedder: Embedder) -> None:
         self.settings = settings
         self.embedder = embedder
+        self._fingerprint: str | None = None
+
+    @property
+    def fingerprint(self) -> str:
+        """The name and the fitted models the answer is decided by: answers cached under a lead or
+        answerability model are not served once another one (a refit, `lead_model`) is in use."""
+        if self._fingerprint is None:
+            gate = shipped_model() if self.settings.answerer.answerability == "model" else None
+            models = [model.to_json() if model else None for model in (self._lead_model(), gate)]
+            digest = hashlib.sha256(json.dumps(models).encode()).hexdigest()[:16]
+            self._fingerprint = f"{self.name}:{digest}"
+        return self._fingerprint
 
     # --- actions -------------------------------------------------------------------------
     def decide(self, run: RunState) -> Action:
