@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from citeline.retrieval.evidence import KeyTerm, key_terms
+from citeline.retrieval.evidence import KeyTerm, key_terms, present, vocabulary
 
 
 def _terms(question: str) -> dict[str, KeyTerm]:
@@ -23,3 +23,12 @@ def test_a_stemmed_term_keeps_the_word_the_question_used() -> None:
     found = _terms("Where does uv writes its logs when taking snapshots?")
     assert found["writ"].shown == "writes" and found["tak"].shown == "taking"
     assert found["snapshot"].shown == "snapshots"
+
+
+def test_a_hyphenated_compound_matches_its_closed_spelling_but_not_its_parts() -> None:
+    assert present("e-mail", vocabulary("Send a welcome email after signing up."))
+    assert present("email", vocabulary("Send a welcome e-mail after signing up."))
+    assert present("built-in", vocabulary("Retries are builtin."))
+    assert not present("rate-limit", vocabulary("The rate of requests has no limit."))
+    # an ordinary word however it is spelled: a missing "e-mail" weighs what a missing "email" would
+    assert _terms("Who gets the e-mail?")["e-mail"].weight == _terms("Who gets the email?")["email"].weight

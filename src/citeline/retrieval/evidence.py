@@ -84,7 +84,7 @@ def key_terms(question: str) -> list[KeyTerm]:
             continue
         stemmed = stem(term)
         if stemmed not in _GENERIC:
-            weight = 0.6 if term in common else 1.5
+            weight = 0.6 if term in common or term.replace("-", "") in common else 1.5
             result.setdefault(stemmed, KeyTerm(stemmed, weight, original))
     return list(result.values())
 
@@ -99,6 +99,8 @@ def vocabulary(text: str) -> frozenset[str]:
         vocab.add(stem(word))
         if _IDENTIFIER.search(word):
             vocab.update(stem(part) for part in re.split(r"[._/=-]", word) if part)
+        elif "-" in word:  # "e-mail" is also "email", "built-in" also "builtin"
+            vocab.add(stem(word.replace("-", "")))
     return frozenset(vocab)
 
 
@@ -139,7 +141,9 @@ def present(term: str, vocab: Set[str]) -> bool:
     if term in vocab or stem(term) in vocab:
         return True
     if "-" in term:
-        return False  # "rate-limit" is not covered by "rate" and "limit" apart; keep it strict
+        # A hyphenated compound is often written closed ("e-mail" and "email"), but "rate-limit" is
+        # not covered by "rate" and "limit" apart: the joined form counts, the parts do not.
+        return stem(term.replace("-", "")) in vocab
     if len(term) >= 5 and term.isalpha():  # tolerate typos: "certifcate", "reqeust"
         limit = 2 if len(term) >= 8 else 1
         first, size = term[0], len(term)
