@@ -1,11 +1,11 @@
-"""Which units make the answer: points the lead model all but rules out stay out, and what a point
-introduces must be in the answer too."""
+"""Which units make the answer: points the lead model all but rules out stay out, what a point
+introduces must be in the answer too, and a code example belongs to what the sentences say."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from citeline.answerers.extractive import ExtractiveAnswerer, Ranking, _fit_to_budget
+from citeline.answerers.extractive import ExtractiveAnswerer, Ranking, _fit_to_budget, _shows_the_prose
 from citeline.retrieval.units import Unit
 
 
@@ -51,3 +51,13 @@ def test_a_point_the_lead_model_all_but_rules_out_is_left_out_however_relevant()
     # With the hand-written rules (preference is then relevance), the relevance floor alone decides.
     relevance = np.array([0.6, 0.8, 0.55])
     assert ExtractiveAnswerer.confident(Ranking(units, relevance, [], [], preference=relevance, lead=0)) == [0, 1, 2]
+
+
+def test_a_code_example_from_elsewhere_is_shown_only_when_it_uses_a_value_the_answer_names() -> None:
+    lead = Unit(1, "sentence", "Set `default_encoding` to a callable to detect the charset.", 0, 60, 0)
+    same_passage = Unit(1, "code", "print(response.text)", 61, 80, 1)
+    uses_the_value = Unit(3, "code", "client = httpx.Client(default_encoding=autodetect)", 0, 50, 0)
+    something_else = Unit(2, "code", "client = httpx.Client(headers={'x-app': 'demo'})", 0, 50, 0)
+    assert _shows_the_prose(same_passage, [lead])
+    assert _shows_the_prose(uses_the_value, [lead])
+    assert not _shows_the_prose(something_else, [lead])

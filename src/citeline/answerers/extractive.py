@@ -481,7 +481,7 @@ class ExtractiveAnswerer(Answerer):
         if bullets:
             lines.append("")
             lines.extend(f"{'  ' * depth}- {unit_text(units[i])} [{units[i].number}]" for i, depth in bullets)
-        if ranking.code is not None:
+        if ranking.code is not None and _shows_the_prose(units[ranking.code], [units[i] for i in chosen]):
             block = units[ranking.code]
             language = block.label if block.label and re.fullmatch(r"[\w+#.-]{1,20}", block.label) else ""
             lines.extend(["", f"```{language}", block.text, "```", f"[{block.number}]"])
@@ -639,6 +639,16 @@ def _lead_signals(units: Sequence[Unit], overall: np.ndarray, cosine: np.ndarray
     }
     assert tuple(signals) == LEAD_SIGNALS
     return signals
+
+
+def _shows_the_prose(block: Unit, prose: Sequence[Unit]) -> bool:
+    """Whether a code example belongs under the answer's sentences: it comes from a passage they
+    quote, or it uses a value they name (`default_encoding` in the sentence, `default_encoding=` in
+    the block). A block from elsewhere that uses none shows how to do something else."""
+    if any(unit.number == block.number for unit in prose):
+        return True
+    named = {value.strip() for unit in prose for value in new_values(unit.text, "")}
+    return any(len(value) >= 3 and value in block.text for value in named)
 
 
 def _fit_to_budget(units: Sequence[Unit], picked: Sequence[int], part_picks: Sequence[int],
