@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from citeline.answerers.extractive import ExtractiveAnswerer, Ranking, _fit_to_budget, _shows_the_prose
+from citeline.answerers.extractive import (
+    ExtractiveAnswerer,
+    Ranking,
+    _fit_to_budget,
+    _holds_asked,
+    _shows_the_prose,
+)
+from citeline.retrieval.answer_types import expected_types
 from citeline.retrieval.units import Unit
 
 
@@ -61,3 +68,23 @@ def test_a_code_example_from_elsewhere_is_shown_only_when_it_uses_a_value_the_an
     assert _shows_the_prose(same_passage, [lead])
     assert _shows_the_prose(uses_the_value, [lead])
     assert not _shows_the_prose(something_else, [lead])
+
+
+def test_a_point_holds_the_asked_value_only_with_a_name_the_question_lacks() -> None:
+    question = "I defined an index in pyproject.toml. Which environment variable gives uv its username?"
+    asked = expected_types(question)
+    assert _holds_asked(asked, "From there, set `UV_INDEX_INTERNAL_PROXY_USERNAME` to the username.", question)
+    assert not _holds_asked(asked, "Credentials never go into the plaintext `pyproject.toml` file.", question)
+    assert not _holds_asked(asked, "Credentials can be given in environment variables.", question)
+    when = "When was the bridge built?"
+    assert _holds_asked(expected_types(when), "The bridge was finished in 1847.", when)
+    assert not _holds_asked((), "The bridge was finished in 1847.", "Why was the bridge built?")
+
+
+def test_a_point_exempt_from_the_word_budget_is_kept_past_it() -> None:
+    long = "From there, set `UV_INDEX_INTERNAL_PROXY_USERNAME` " + "and more words " * 20 + "to name it."
+    units = [Unit(1, "sentence", "An index named `internal-proxy` needs a username " + "here " * 20 + "in the file.", 0, 1, 0),
+             Unit(1, "sentence", "Credentials go in environment variables.", 0, 1, 1),
+             Unit(1, "sentence", long, 0, 1, 2)]
+    assert _fit_to_budget(units, [0, 1, 2], part_picks=[])[0] == [0, 1]
+    assert _fit_to_budget(units, [0, 1, 2], part_picks=[2])[0] == [0, 1, 2]

@@ -464,7 +464,13 @@ class ExtractiveAnswerer(Answerer):
     def render(self, run: RunState, ranking: Ranking, picked: list[int]) -> FinalAnswer:
         """The lead paragraph, the supporting points (in reading order) and the code example."""
         units = ranking.units
-        chosen, items = _fit_to_budget(units, picked, ranking.part_picks, ranking.code)
+        # Asked for a kind of value, the answer keeps the likeliest point holding one past the word
+        # budget, as it keeps each part's answer: a long sentence naming the asked variable is the
+        # answer, a short one about the topic is not.
+        holding = next((i for i in picked[1:] if i not in ranking.part_picks
+                        and _holds_asked(ranking.answer_type, units[i].text, run.standalone_query or run.question)), None)
+        exempt = [*ranking.part_picks, *([holding] if holding is not None else [])]
+        chosen, items = _fit_to_budget(units, picked, exempt, ranking.code)
         if not chosen:
             return self._decline(run, key_terms(run.standalone_query or run.question), run.retrieved())
         lead = chosen[0]
@@ -639,6 +645,14 @@ def _lead_signals(units: Sequence[Unit], overall: np.ndarray, cosine: np.ndarray
     }
     assert tuple(signals) == LEAD_SIGNALS
     return signals
+
+
+def _holds_asked(answer_type: AnswerTypes, text: str, question: str) -> bool:
+    """Whether `text` holds a value of the asked kind; a name (a variable, a flag) must be one the
+    question does not already hold: "set it in `pyproject.toml`" does not name the asked variable."""
+    if not answer_type or not holds(answer_type, text):
+        return False
+    return AnswerType.NAME not in answer_type or bool(new_values(text, question))
 
 
 def _shows_the_prose(block: Unit, prose: Sequence[Unit]) -> bool:
