@@ -83,7 +83,7 @@ def test_a_point_holds_the_asked_value_only_with_a_name_the_question_lacks() -> 
 
 def test_a_point_exempt_from_the_word_budget_is_kept_past_it() -> None:
     long = "From there, set `UV_INDEX_INTERNAL_PROXY_USERNAME` " + "and more words " * 20 + "to name it."
-    units = [Unit(1, "sentence", "An index named `internal-proxy` needs a username " + "here " * 20 + "in the file.", 0, 1, 0),
+    units = [Unit(1, "sentence", "A private registry asks for a login " + "first " * 20 + "of all.", 0, 1, 0),
              Unit(1, "sentence", "Credentials go in environment variables.", 0, 1, 1),
              Unit(1, "sentence", long, 0, 1, 2)]
     assert _fit_to_budget(units, [0, 1, 2], part_picks=[])[0] == [0, 1]
