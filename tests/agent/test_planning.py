@@ -60,6 +60,12 @@ def test_follow_up_rewrite_only_when_it_refers_back() -> None:
     assert standalone_query("What is SOCKS?", history) == "What is SOCKS?"
 
 
+def test_a_follow_up_carries_the_previous_words_whose_stem_differs() -> None:
+    # "retries" is the content term "retry": it is carried all the same.
+    rewritten = standalone_query("and what about its delay?", [Message("user", "How do failed job retries work?")])
+    assert "retries" in rewritten and "failed" in rewritten
+
+
 def test_history_is_trimmed_oldest_first() -> None:
     history = [Message("user", f"message {i} " + "word " * 50) for i in range(10)]
     kept = trim_history(history, budget=3 * (count_tokens(history[0].content) + 4))

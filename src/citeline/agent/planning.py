@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from citeline.text import content_terms, terms
+from citeline.text import content_terms, stem, terms
 
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
 _NUM = r"(\d+|" + "|".join(_NUMBER_WORDS) + r")"
@@ -96,7 +96,8 @@ def standalone_query(question: str, history: Sequence[Any]) -> str:
     if not previous or not _FOLLOW_UP.search(question):
         return question
     carried = [t for t in dict.fromkeys(terms(previous)) if t not in set(terms(question))]
-    carried = [t for t in carried if t in set(content_terms(previous)) or "_" in t or "." in t][:6]
+    content = set(content_terms(previous))  # stems: "retries" is there as "retry"
+    carried = [t for t in carried if stem(t) in content or "_" in t or "." in t][:6]
     if not carried:
         return question
     # The carried terms go inside the sentence, so the follow-up stays one part when it is split.

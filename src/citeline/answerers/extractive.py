@@ -264,7 +264,9 @@ class ExtractiveAnswerer(Answerer):
         # Units are scored against what the question asks: terms it names only as what it does
         # not want ("instead of asyncio") earn nothing, and its asking sentence counts as much
         # as the whole question with its scene-setting.
-        focus = question_focus(question)
+        # A follow-up's rewrite carries the previous question's words for searching; what is asked
+        # is still the follow-up's own sentence ("and what about its environment variables?").
+        focus = question_focus(run.question if run.standalone_query and run.history else question)
         wanted = focus.keep(keys)
         asked_keys = focus.keep(key_terms(focus.text))
         focused = focus.differs_from(question)
