@@ -8,6 +8,7 @@ import numpy as np
 from citeline.answerers.extractive import (
     ExtractiveAnswerer,
     Ranking,
+    _exempt_from_budget,
     _fit_to_budget,
     _holds_asked,
     _shows_the_prose,
@@ -88,3 +89,9 @@ def test_a_point_exempt_from_the_word_budget_is_kept_past_it() -> None:
              Unit(1, "sentence", long, 0, 1, 2)]
     assert _fit_to_budget(units, [0, 1, 2], part_picks=[])[0] == [0, 1]
     assert _fit_to_budget(units, [0, 1, 2], part_picks=[2])[0] == [0, 1, 2]
+    # Asked which variable, the point naming one is the one exempt, not the shorter one before it.
+    question = "Which environment variable gives uv the username?"
+    exempt = _exempt_from_budget(units, [0, 1, 2], [], expected_types(question), question)
+    assert exempt == [2]
+    assert _fit_to_budget(units, [0, 1, 2], part_picks=exempt)[0] == [0, 1, 2]
+    assert _exempt_from_budget(units, [0, 1, 2], [], (), "Why does it ask for a login?") == []

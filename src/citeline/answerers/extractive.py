@@ -266,7 +266,7 @@ class ExtractiveAnswerer(Answerer):
         # as the whole question with its scene-setting.
         # A follow-up's rewrite carries the previous question's words for searching; what is asked
         # is still the follow-up's own sentence ("and what about its environment variables?").
-        focus = question_focus(run.question if run.standalone_query and run.history else question)
+        focus = question_focus(run.question)
         wanted = focus.keep(keys)
         asked_keys = focus.keep(key_terms(focus.text))
         focused = focus.differs_from(question)
@@ -466,12 +466,8 @@ class ExtractiveAnswerer(Answerer):
     def render(self, run: RunState, ranking: Ranking, picked: list[int]) -> FinalAnswer:
         """The lead paragraph, the supporting points (in reading order) and the code example."""
         units = ranking.units
-        # Asked for a kind of value, the answer keeps the likeliest point holding one past the word
-        # budget, as it keeps each part's answer: a long sentence naming the asked variable is the
-        # answer, a short one about the topic is not.
-        holding = next((i for i in picked[1:] if i not in ranking.part_picks
-                        and _holds_asked(ranking.answer_type, units[i].text, run.standalone_query or run.question)), None)
-        exempt = [*ranking.part_picks, *([holding] if holding is not None else [])]
+        exempt = _exempt_from_budget(units, picked, ranking.part_picks, ranking.answer_type,
+                                     run.standalone_query or run.question)
         chosen, items = _fit_to_budget(units, picked, exempt, ranking.code)
         if not chosen:
             return self._decline(run, key_terms(run.standalone_query or run.question), run.retrieved())
@@ -647,6 +643,16 @@ def _lead_signals(units: Sequence[Unit], overall: np.ndarray, cosine: np.ndarray
     }
     assert tuple(signals) == LEAD_SIGNALS
     return signals
+
+
+def _exempt_from_budget(units: Sequence[Unit], picked: Sequence[int], part_picks: Sequence[int],
+                        answer_type: AnswerTypes, question: str) -> list[int]:
+    """The picked units the word budget may not cut: each part's answer and, when a kind of value is
+    asked, the likeliest point holding one (a long sentence naming the asked variable is the
+    answer; a short one about the topic is not)."""
+    holding = next((i for i in picked[1:] if i not in part_picks and _holds_asked(answer_type, units[i].text, question)),
+                   None)
+    return [*part_picks, *([holding] if holding is not None else [])]
 
 
 def _holds_asked(answer_type: AnswerTypes, text: str, question: str) -> bool:
