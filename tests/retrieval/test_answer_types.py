@@ -35,6 +35,20 @@ def test_how_long_as_the_thing_to_change_asks_for_a_setting() -> None:
     assert AnswerType.DURATION in expected_types("How long may a job run before it is cancelled?")
 
 
+def test_how_long_is_a_thing_asks_for_a_length_or_a_duration() -> None:
+    length = expected_types("How long is the Rhine?")
+    assert AnswerType.MEASURE in length and AnswerType.DURATION in length
+    assert holds(length, "It is about 1,230 km (760 mi) long.")
+    assert holds(expected_types("How long is the default timeout?"), "The timeout is 5 seconds.")
+    width = expected_types("How wide is the glacial valley?")
+    assert width == (AnswerType.MEASURE,)
+    # Its adjective is not its measure: the width is a number with a unit.
+    assert not holds(width, "It flows through a wide glacial alpine valley.")
+    assert holds(width, "The plain is up to 40 km wide.")
+    assert holds(expected_types("What is the length of the bridge?"), "The bridge spans 600 metres.")
+    assert AnswerType.MEASURE not in expected_types("How long does the cookie last?")
+
+
 def test_explanations_ask_for_no_value() -> None:
     assert expected_types("What does that timeout actually mean?") == ()
     assert holds((), "Anything holds when no value is asked.")

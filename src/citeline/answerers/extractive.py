@@ -577,8 +577,8 @@ def _lead_fitness(units: Sequence[Unit], answer_type: AnswerTypes, keys: Sequenc
 
 
 def _asks_count(answer_type: AnswerTypes) -> bool:
-    """Whether the question asks how many or how long (a number or a duration)."""
-    return bool({AnswerType.NUMBER, AnswerType.DURATION} & set(answer_type))
+    """Whether the question asks how many, how long or how far (a number, a duration or a measure)."""
+    return bool({AnswerType.NUMBER, AnswerType.DURATION, AnswerType.MEASURE} & set(answer_type))
 
 
 def _counts(text: str, terms: set[str]) -> bool:

@@ -17,6 +17,7 @@ class AnswerType(Enum):
     """The shape of value a question asks for (NONE: an explanation, not a value)."""
 
     DURATION = "duration"
+    MEASURE = "measure"  # a length, width, height, depth, distance, area or size: a number with its unit
     NUMBER = "number"
     NAME = "name"  # an identifier, option, variable, command, file, directory or setting
     DEFAULT = "default"  # "what is the default ...": a stated default, whatever its shape
@@ -32,9 +33,16 @@ _QUESTION_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
         r"|\b(?:default|what(?:'s|\s+is)(?:\s+the)?)\s+(?:\w+\s+){0,2}(?:timeout|expiry|lifetime|ttl|duration|interval|delay)\b"
         r"|\b(?:timeout|expiry|lifetime|ttl|duration|interval|delay)\s+(?:\w+\s+){0,2}(?:by\s+)?default\b",
         re.IGNORECASE)),
+    # "How long is the Rhine?" asks for a length as readily as "how long is the timeout?" for a
+    # duration: a "how long" followed by a form of "be" takes either; "how wide/deep/tall" a measure.
+    (AnswerType.MEASURE, re.compile(
+        r"\bhow\s+long\s+(?:is|are|was|were)\b|\bhow\s+(?:wide|deep|tall|high|far|thick|broad)\b"
+        r"|\b(?:what|which)(?:'s|\s+is|\s+was|\s+are|\s+were)?\s+(?:the\s+)?(?:\w+\s+)?"
+        r"(?:length|width|height|depth|distance|area|elevation|altitude|breadth)s?\b",
+        re.IGNORECASE)),
     (AnswerType.DEFAULT, re.compile(r"\bdefaults?\b|\bby\s+default\b|\bout\s+of\s+the\s+box\b", re.IGNORECASE)),
     (AnswerType.NUMBER, re.compile(
-        r"\bhow\s+(?:many|much|big|large|far|high|old)\b|\b(?:what|which)\s+(?:\w+\s+)?(?:number|percentage|size|port|version|limit)s?\b"
+        r"\bhow\s+(?:many|much|big|large|old)\b|\b(?:what|which)\s+(?:\w+\s+)?(?:number|percentage|size|port|version|limit)s?\b"
         r"|\b(?:maximum|minimum|max|min)\b",
         re.IGNORECASE)),
     # "When was it built?" asks for a date; "when does the code after yield run?" for a condition.
@@ -55,6 +63,9 @@ _DURATION = re.compile(
     r"|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|thirty|sixty)\s+"
     r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b|\b(?:forever|indefinitely|no\s+timeout)\b",
     re.IGNORECASE)
+_MEASURE = re.compile(
+    r"\d(?:[\d,.]*\d)?\s*(?:km|kilomet(?:er|re)s?|m|met(?:er|re)s?|mi|miles?|ft|feet|foot|cm|mm|inch(?:es)?|yards?|"
+    r"(?:km|m)[2²]|sq|square|hectares?|ha|acres?|[kmgt]i?b|bytes?)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|hundred|thousand|million|once|twice)\b",
                      re.IGNORECASE)
 # A dotted name has a word on each side ("request.client", "os.path"), so "e.g." and "3.14" are not names.
@@ -65,6 +76,7 @@ _DATE = re.compile(r"\b1\d{3}\b|\b20\d{2}\b|\b(?:January|February|March|April|Ma
 _PROPER = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]{2,}(?:\s+[A-Z][a-z]+)*")
 _VALUE_BY_TYPE: dict[AnswerType, re.Pattern[str]] = {
     AnswerType.DURATION: _DURATION,
+    AnswerType.MEASURE: _MEASURE,
     AnswerType.NUMBER: _NUMBER,
     AnswerType.NAME: _NAME,
     AnswerType.DEFAULT: _DEFAULT,
