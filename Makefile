@@ -35,16 +35,18 @@ install-bench: $(VENV)/.installed-bench
 bench: install-bench
 	$(BIN)/python bench/run.py $(BENCH_ARGS)
 
-# Every QA set under EVAL_DIR (NAME-qa.jsonl with NAME-docs/ or NAME/), one row each, into EVAL_OUT.
-EVAL_DIR ?= ../shared/eval
+# Every QA set under EVAL_DIRS (NAME-qa.jsonl with NAME-docs/ or NAME/), one row each, into EVAL_OUT:
+# the shared development sets and the two in this repository (eval/README.md).
+EVAL_DIRS ?= ../shared/eval eval
 EVAL_OUT ?= docs/eval-results.md
+SUITES = $(foreach dir,$(EVAL_DIRS),$(if $(wildcard $(dir)),--suite $(dir)))
 eval: install
-	CITELINE_HOME=$$(mktemp -d) $(BIN)/citeline eval --suite $(EVAL_DIR) --out $(EVAL_OUT) --details $(EVAL_OUT:.md=-details)
+	CITELINE_HOME=$$(mktemp -d) $(BIN)/citeline eval $(SUITES) --out $(EVAL_OUT) --details $(EVAL_OUT:.md=-details)
 	@echo "table written to $(EVAL_OUT)"
 
-# Refit the answer-or-decline model on every set under EVAL_DIR, leave-one-corpus-out report included.
+# Refit both models of the extractive answerer on every set under EVAL_DIRS, leave-one-corpus-out report included.
 fit: install
-	$(BIN)/python -m citeline.evaluation.fit --suite $(EVAL_DIR)
+	$(BIN)/python -m citeline.evaluation.fit $(SUITES)
 
 run: install
 	CITELINE_HOME=$(DEMO_HOME) $(BIN)/citeline ingest examples/docs

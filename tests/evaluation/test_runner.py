@@ -53,17 +53,21 @@ def test_two_sets_in_one_call_each_against_its_own_corpus(tmp_path: Path) -> Non
     assert [r["id"] for r in rows] == ["t", "r"] and rows[0]["correct"] and rows[1]["exit_reason"] == "INSUFFICIENT_CONTEXT"
 
 
-def test_suite_folder_is_discovered_and_the_table_written(tmp_path: Path) -> None:
-    suite = tmp_path / "suite"
+def test_suite_folders_are_discovered_and_the_table_written(tmp_path: Path) -> None:
+    suite, other = tmp_path / "suite", tmp_path / "other"
     write_corpus(suite / "harbor-docs", HARBOR)
     _qa(suite / "harbor-qa.jsonl", {"id": "r", "question": "How many times is a failed job retried by default?",
                                     "answerable": True, "answers": ["retried 3 times"], "sources": ["retries.md"]})
+    write_corpus(other / "timeouts", TIMEOUTS)
+    _qa(other / "timeouts-qa.jsonl", {"id": "t", "question": "What is the default timeout?", "answerable": True,
+                                      "answers": ["5 seconds"], "sources": ["timeouts.md"]})
     table = tmp_path / "table.md"
-    done = _run(tmp_path / "home", "--suite", str(suite), "--out", str(table))
+    done = _run(tmp_path / "home", "--suite", str(suite), "--suite", str(other), "--out", str(table))
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("| set |")  # piped output is the Markdown table, not a wrapped box
     lines = table.read_text().splitlines()
     assert lines[0].startswith("| set | n | hit@k | answer | lead |") and lines[2].startswith("| harbor | 1 | 1.000")
+    assert lines[3].startswith("| timeouts | 1 | 1.000")
 
 
 def test_a_misspelt_key_fails_before_anything_is_indexed(tmp_path: Path) -> None:

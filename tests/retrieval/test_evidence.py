@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from citeline.retrieval.evidence import KeyTerm, key_terms, present, vocabulary
+from citeline.retrieval.evidence import KeyTerm, credit, key_terms, present, vocabulary
 
 
 def _terms(question: str) -> dict[str, KeyTerm]:
@@ -32,3 +32,15 @@ def test_a_hyphenated_compound_matches_its_closed_spelling_but_not_its_parts() -
     assert not present("rate-limit", vocabulary("The rate of requests has no limit."))
     # an ordinary word however it is spelled: a missing "e-mail" weighs what a missing "email" would
     assert _terms("Who gets the e-mail?")["e-mail"].weight == _terms("Who gets the email?")["email"].weight
+
+
+def test_a_dotted_name_is_covered_by_its_parts_but_not_an_underscored_or_numbered_one() -> None:
+    vocab = vocabulary("The session cookie has a max age. The client sends a post. HTTP is spoken here.")
+    (dotted,) = key_terms("What does `client.post` return?")[:1]
+    assert credit(dotted.term, vocab) == 0.8
+    # a setting that does not exist is spelled from words that do
+    (setting,) = [k for k in key_terms("What is the default of SESSION_COOKIE_MAX_AGE?") if "_" in k.term]
+    assert credit(setting.term, vocab) == 0.0
+    (version,) = [k for k in key_terms("Does the server speak HTTP/2?") if "/" in k.term]
+    assert credit(version.term, vocab) == 0.0
+    assert credit(setting.term, vocabulary("Set SESSION_COOKIE_MAX_AGE to change it.")) == 1.0

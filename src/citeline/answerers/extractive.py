@@ -434,6 +434,7 @@ class ExtractiveAnswerer(Answerer):
             "key_terms": round(float(np.log1p(len(keys))), 4),
             "focus_missing": round(asked_missing / (sum(asked_weights.values()) or 1.0), 4),
             "coverage_focus": round(coverage.best(asked_keys)[0], 4),
+            "coverage_capped": round(coverage.best(keys, coverage.capped_weights(keys))[0], 4),
             "lead_coverage": round(float(unit_lexical[ranking.lead]), 4),
             "lead_type": float(holds(ranking.answer_type, lead_text)),
         }
@@ -543,7 +544,8 @@ class _Vectors:
         return result
 
 
-_INTRODUCES = re.compile(r":\s*$")  # "… the following dependencies are optional:"
+# "… the following dependencies are optional:", "… in one of the following directories."
+_INTRODUCES = re.compile(r":\s*$|\b(?:the\s+following|as\s+follows)(?:\s+[\w-]+){0,3}\s*[.:]?\s*$", re.IGNORECASE)
 _CHANGELOG_ENTRY = re.compile(r"\(?#\d{2,}\)?\.?\s*$")  # "Allow `Request.form()` as a context manager #1903."
 _COUNTED = re.compile(r"\b\d[\d,.]*\s+([^\W\d_]+)")
 

@@ -340,8 +340,8 @@ def evaluate(
         help="QA files (JSONL; format in docs/eval.md). Several run in one call, one row each.")] = None,
     corpus: Annotated[list[Path] | None, typer.Option(
         "--corpus", help="Ingest this folder for the QA file in the same position (repeat per file).")] = None,
-    suite: Annotated[Path | None, typer.Option(
-        "--suite", help="Run every NAME-qa.jsonl in this folder with its corpus NAME-docs/ or NAME/.")] = None,
+    suite: Annotated[list[Path] | None, typer.Option(
+        "--suite", help="Run every NAME-qa.jsonl in this folder with its corpus NAME-docs/ or NAME/ (repeatable).")] = None,
     model: ModelOpt = None,
     as_json: JsonOpt = False,
     details: Annotated[Path | None, typer.Option(
@@ -358,7 +358,8 @@ def evaluate(
               "in the same order, or none")
     try:
         sets = [EvalSet.of(f, corpora[i] if corpora else None) for i, f in enumerate(files)]
-        sets += discover_suite(suite) if suite is not None else []
+        for folder in suite or []:
+            sets += discover_suite(folder)
     except CitelineError as exc:
         fail(str(exc))
     if not sets:

@@ -1,6 +1,6 @@
 """Fit the two small models of the extractive answerer, and report them honestly: leave-one-corpus-out.
 
-    python -m citeline.evaluation.fit --suite ../shared/eval          # run, fit, write both models
+    python -m citeline.evaluation.fit --suite ../shared/eval --suite eval   # run, fit, write both models
     python -m citeline.evaluation.fit --from-details DIR              # refit from an earlier run
 
 1. The **lead model** (`retrieval/lead.json`) picks the sentence an answer leads with. Every QA
@@ -33,7 +33,8 @@ from citeline.retrieval.lead import LEAD_MODEL_FILE, LEAD_SIGNALS, Question, fit
 Row = dict[str, Any]
 
 
-def collect(suite: Path, details: Path, home: Path, lead_models: Mapping[str, Path] | None = None) -> dict[str, list[Row]]:
+def collect(suites: Sequence[Path], details: Path, home: Path,
+            lead_models: Mapping[str, Path] | None = None) -> dict[str, list[Row]]:
     """Answer every question of every set in `suite` with the gate off; per-question rows.
 
     Without `lead_models` the lead is chosen by the hand-written rules and every candidate
@@ -44,7 +45,7 @@ def collect(suite: Path, details: Path, home: Path, lead_models: Mapping[str, Pa
     from citeline.retrieval.cache import NullCache
 
     details.mkdir(parents=True, exist_ok=True)
-    for eval_set in discover_suite(suite):
+    for eval_set in [found for suite in suites for found in discover_suite(suite)]:
         answerer = (AnswererSettings(answerability="off", lead="model", lead_model=lead_models[eval_set.name])
                     if lead_models else AnswererSettings(answerability="off", lead="rules", record_signals=True))
         app = Citeline(Settings(index=IndexSettings(home=home), answerer=answerer), cache=NullCache())
@@ -205,7 +206,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m citeline.evaluation.fit", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--suite", type=Path, help="folder of NAME-qa.jsonl files with their corpora")
+    source.add_argument("--suite", type=Path, action="append",
+                        help="folder of NAME-qa.jsonl files with their corpora (repeatable)")
     source.add_argument("--from-details", type=Path, help="per-question rows of an earlier --suite run")
     parser.add_argument("--details", type=Path, default=Path("docs/answerability-details"),
                         help="where --suite writes its per-question rows (the lead pass under lead/)")

@@ -36,6 +36,7 @@ FEATURES: tuple[str, ...] = (
     "key_terms",  # log(1 + number of key terms): long questions cover less by chance
     "focus_missing",  # like missing_weight, over the asking sentence's terms only (not the scene set before it)
     "coverage_focus",  # like coverage_passage, over the asking sentence's terms only
+    "coverage_capped",  # like coverage_passage, a term found nowhere weighing what found ones do
     "lead_coverage",  # weighted share of key terms in the sentence the answer would lead with
     "lead_type",  # 1 when that sentence holds the kind of value asked for (or none is asked)
     "lead_probability",  # the lead model's probability that that sentence holds the answer (0 without one)

@@ -124,13 +124,18 @@ def _edit_distance_at_most(a: str, b: str, limit: int) -> bool:
 
 
 def credit(term: str, vocab: Set[str]) -> float:
-    """1.0 if the passage has the term; partial credit when an identifier's parts all occur
-    (`client.post()` is covered by a passage about `client` and `post`)."""
+    """1.0 if the passage has the term; partial credit when a dotted or slashed identifier's parts
+    all occur (`client.post()` is covered by a passage about `client` and `post`).
+
+    A name joined by underscores is one name (`SESSION_COOKIE_MAX_AGE` is not covered by "session",
+    "cookie", "max" and "age" apart: asked about a setting that does not exist, the parts always
+    do), and a number in a name is what tells it apart (`HTTP/2` is not covered by "HTTP")."""
     if present(term, vocab):
         return 1.0
     if _IDENTIFIER.search(term):
-        parts = [p for p in re.split(r"[._/=]+", term) if len(p) >= 3 and not p.isdigit()]
-        if parts and all(present(p, vocab) for p in parts):
+        pieces = [p for p in re.split(r"[./=]+", term) if p]
+        parts = [p for p in pieces if len(p) >= 3]
+        if parts and not any(any(c.isdigit() for c in p) for p in pieces) and all(present(p, vocab) for p in parts):
             return 0.8
     return 0.0
 
@@ -190,11 +195,23 @@ class Coverage:
             weights[key.term] = key.weight * math.log(1 + (n + 1) / (1 + df))
         return weights
 
-    def best(self, keys: Sequence[KeyTerm]) -> tuple[float, int]:
-        """(coverage 0-1, index of the passage) for the single passage covering most weight."""
+    def capped_weights(self, keys: Sequence[KeyTerm]) -> dict[str, float]:
+        """`weights`, except that a term no passage has weighs what the found terms weigh per unit of
+        their own weight: by inverse frequency alone, an absent term weighs the most there is, and a
+        question's ordinary phrasing missing from the documents ("grabbing", "straight away") would
+        outweigh everything they do cover."""
+        weights = self.weights(keys)
+        found = {k.term for k in keys if any(self.credit(k.term, i) > 0 for i in range(len(self.vocabs)))}
+        factors = [weights[k.term] / k.weight for k in keys if k.term in found]
+        factor = sum(factors) / len(factors) if factors else 1.0
+        return {k.term: weights[k.term] if k.term in found else k.weight * factor for k in keys}
+
+    def best(self, keys: Sequence[KeyTerm], weights: dict[str, float] | None = None) -> tuple[float, int]:
+        """(coverage 0-1, index of the passage) for the single passage covering most weight (by
+        `weights`, default `self.weights(keys)`)."""
         if not keys or not self.vocabs:
             return (1.0 if not keys else 0.0), 0
-        weights = self.weights(keys)
+        weights = weights if weights is not None else self.weights(keys)
         total = sum(weights.values())
         scores = [sum(weights[k.term] * self.credit(k.term, i) for k in keys) / total
                   for i in range(len(self.vocabs))]
