@@ -151,6 +151,10 @@ Nightly wheels are useful for trying fixes before a release.
 
 The nightly channel is rebuilt from scratch every night. As such, its packages cannot be pinned by hash.
 """,
+    "async.md": """# Async views
+
+Handlers can be coroutine functions when Harbor is installed with the `async` extra (`pip install harbor[async]`). This allows views to be defined with `async def` and use `await`.
+""",
     "zz-notes/tips.md": """# Community tips
 
 Sessions are signed with the secret key, so rotate it when staff leave.
@@ -315,6 +319,16 @@ def test_a_consequence_comes_after_its_premise(app: Citeline) -> None:
     assert result.exit_reason == ExitReason.COMPLETED
     assert "rebuilt from scratch every night" in first_sentence(result.answer)
     assert "As such, its packages cannot be pinned by hash." in result.answer.splitlines()[0]
+
+
+def test_a_lead_whose_subject_is_a_pronoun_comes_after_what_it_names(app: Citeline) -> None:
+    # "This allows views …" is the sentence most like the question; what "this" is — the extra to
+    # install — is the sentence before it, and a reader needs both.
+    result = app.ask("How do I enable `async def` views?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    first_line = result.answer.splitlines()[0]
+    assert "pip install harbor[async]" in first_sentence(result.answer)
+    assert "This allows views to be defined with `async def`" in first_line
 
 
 def test_one_claim_one_source_and_stop(app: Citeline) -> None:

@@ -546,6 +546,11 @@ class _Vectors:
 
 # "… the following dependencies are optional:", "… in one of the following directories."
 _INTRODUCES = re.compile(r":\s*$|\b(?:the\s+following|as\s+follows)(?:\s+[\w-]+){0,3}\s*[.:]?\s*$", re.IGNORECASE)
+# A sentence opening with a pronoun or demonstrative as its subject is about what an earlier one names;
+# "It is expected that …", "It is here that …" and "That is, …" point at nothing before them.
+_LEANS_BACK = re.compile(
+    r"(?:it\b(?!\s+(?:is|was|has\s+been|will\s+be|would\s+be|can\s+be|may\s+be)\s+(?:\S+\s+){0,3}?(?:that|to)\b)"
+    r"|(?:its|this|these|they|their|that|those|such)\b(?!\s+is\s*,))", re.IGNORECASE)
 _CHANGELOG_ENTRY = re.compile(r"\(?#\d{2,}\)?\.?\s*$")  # "Allow `Request.form()` as a context manager #1903."
 _COUNTED = re.compile(r"\b\d[\d,.]*\s+([^\W\d_]+)")
 
@@ -721,11 +726,12 @@ def _lead_paragraph(units: Sequence[Unit], lead: int, lead_text: str, answer_typ
 
     One thought stays one paragraph, even when a part of it scored as a point: a lead that draws a
     consequence ("As such, we gate on `sys_platform` …") comes after its premise (the reason a
-    why-question asks for) unless it holds the very value asked for, and a sentence that completes
-    the lead ("This means that …") follows it."""
+    why-question asks for) unless it holds the very value asked for, as does a lead whose subject
+    is a pronoun ("This allows views to be defined with `async def`" after the sentence naming the
+    extra to install), and a sentence that completes the lead ("This means that …") follows it."""
     paragraph = f"{lead_text} [{units[lead].number}]"
     holds_value = bool(answer_type) and holds(answer_type, units[lead].text)
-    if lead > 0 and not holds_value and _completion(units, lead - 1) == lead:
+    if lead > 0 and not holds_value and (_completion(units, lead - 1) == lead or _antecedent(units, lead) is not None):
         premise = units[lead - 1]
         return f"{unit_text(premise)} [{premise.number}] {paragraph}", {lead - 1}
     follow = _completion(units, lead)
@@ -745,6 +751,20 @@ def _introduced_items(units: Sequence[Unit], index: int) -> list[int]:
         found.append(after)
         block = unit.block
     return found
+
+
+def _antecedent(units: Sequence[Unit], lead: int) -> int | None:
+    """The sentence right before a lead whose subject is a pronoun ("This allows views to be defined
+    with `async def`"), in its paragraph, when the two stay short: the lead says nothing without
+    what that sentence names. None otherwise."""
+    before = lead - 1
+    if before < 0 or not _LEANS_BACK.match(units[lead].text.lstrip()):
+        return None
+    first, second = units[before], units[lead]
+    if (first.kind != "sentence" or second.kind != "sentence" or first.number != second.number
+            or first.block != second.block):
+        return None
+    return before if len(first.text.split()) + len(second.text.split()) <= _LEAD_WORDS else None
 
 
 def _completion(units: Sequence[Unit], lead: int) -> int | None:
