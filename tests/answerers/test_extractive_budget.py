@@ -61,6 +61,30 @@ def test_a_point_the_lead_model_all_but_rules_out_is_left_out_however_relevant()
     assert ExtractiveAnswerer.confident(Ranking(units, relevance, [], [], preference=relevance, lead=0)) == [0, 1, 2]
 
 
+def test_the_lead_models_second_choice_is_a_point_even_when_less_relevant() -> None:
+    units = [Unit(1, "sentence", f"Sentence number {n} says something else.", 0, 40, n) for n in range(4)]
+    # The runner-up by the lead model (1) is below the relevance floor (0.75 x 0.8) but is the likeliest
+    # answer if the lead is wrong; the next below the floor (3) stays out, one above it (2) comes in.
+    ranking = Ranking(units, np.array([0.8, 0.4, 0.7, 0.4]), [], [], lead=0,
+                      preference=np.array([0.5, 0.3, 0.12, 0.2]))
+    assert ExtractiveAnswerer.confident(ranking) == [0, 1, 2]
+
+
+def test_of_the_examples_after_the_lead_the_one_closest_to_the_question_is_shown() -> None:
+    texts = [("sentence", "Completion is achieved by saving a script and sourcing it at startup."),
+             ("code", "_APP_COMPLETE=bash_source app > ~/.app-complete.bash"),
+             ("sentence", "Source the file in `~/.bashrc`:"),
+             ("code", "_APP_COMPLETE=zsh_source app > ~/.app-complete.zsh"),
+             ("code", "_APP_COMPLETE=fish_source app > ~/.config/fish/completions/app.fish")]
+    units = [Unit(1, kind, text, 0, len(text), block) for block, (kind, text) in enumerate(texts)]
+    relevance = np.array([0.7, 0.3, 0.4, 0.3, 0.5])
+    # Asked about zsh, the zsh block holds most of the question's terms, however relevant the fish one is.
+    assert ExtractiveAnswerer._code_block(units, relevance, 0, np.array([0.5, 0.2, 0.3, 0.4, 0.2])) == 3
+    # Holding as many, the more relevant; with nothing to choose between them, the first.
+    assert ExtractiveAnswerer._code_block(units, relevance, 0, np.array([0.5, 0.2, 0.3, 0.2, 0.2])) == 4
+    assert ExtractiveAnswerer._code_block(units, np.full(5, 0.3), 0, np.full(5, 0.2)) == 1
+
+
 def test_a_code_example_from_elsewhere_is_shown_only_when_it_uses_a_value_the_answer_names() -> None:
     lead = Unit(1, "sentence", "Set `default_encoding` to a callable to detect the charset.", 0, 60, 0)
     same_passage = Unit(1, "code", "print(response.text)", 61, 80, 1)

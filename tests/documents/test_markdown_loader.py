@@ -117,6 +117,7 @@ The session middleware takes these arguments:
 | Variable | Effect |
 | --- | --- |
 | `UV_NO_CACHE` | Disables the cache |
+| `UV_OFFLINE`<br>`UV_NO_NETWORK` | Disables network access |
 
 ```python title="app.py" hl_lines="2 3"
 from starlette.middleware.sessions import SessionMiddleware
@@ -324,8 +325,9 @@ def test_table_rows_are_sentences_labelled_with_the_header(doc: LoadedDocument) 
         "Argument: `max_age`; Default: `1209600`; Meaning: Expiry in seconds",
         'Argument: `path`; Default: `"/"`; Meaning: Cookie path',
         "`UV_NO_CACHE`: Disables the cache",  # two columns read as "name: value"
+        "`UV_OFFLINE` `UV_NO_NETWORK`: Disables network access",  # a line break between two names
     ]
-    assert [b.label for b in rows] == ["Argument | Default | Meaning"] * 2 + ["Variable | Effect"]
+    assert [b.label for b in rows] == ["Argument | Default | Meaning"] * 2 + ["Variable | Effect"] * 2
     assert rows[0].cells == ("`max_age`", "`1209600`", "Expiry in seconds")
     assert "|" not in "".join(text_of(doc, b) for b in rows)
     assert "---" not in doc.text  # the delimiter row, like the header row, is not stored alone
@@ -409,7 +411,7 @@ def test_source_offsets_point_at_the_source_lines_of_each_block(doc: LoadedDocum
         if block.kind == "code":
             assert all(line.strip() in span for line in body.splitlines()), body
         elif block.kind == "table_row":
-            assert all(cell in span for cell in block.cells), body
+            assert all(cell in re.sub(r"<br\s*/?>", " ", span) for cell in block.cells), body  # a <br> reads as a space
         else:
             first_word = re.search(r"[A-Za-z_]\w+", body)
             assert first_word and first_word.group(0) in span, (body, span)

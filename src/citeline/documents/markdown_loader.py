@@ -103,6 +103,9 @@ def _prose(text: str) -> str:
     return _UNRESOLVED_REFERENCE.sub(r"\1", _INLINE_NOISE.sub("", text))
 
 
+_LINE_BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
+
+
 def render_inline(token: Token) -> str:
     """An inline token's text as a reader sees it: code spans keep backquotes, links keep their
     text, images, HTML, footnote marks and emphasis markers go. Generator noise is removed from
@@ -110,6 +113,9 @@ def render_inline(token: Token) -> str:
     pieces: list[str] = []
     run: list[str] = []
     for child in token.children or []:
+        if child.type == "html_inline" and _LINE_BREAK.fullmatch(child.content.strip()):
+            run.append(" ")  # "`micro`<br>`patch`" in a table cell: two values, not "`micro``patch`"
+            continue
         if child.type in ("image", "html_inline"):
             continue
         if child.type == "code_inline":

@@ -63,8 +63,10 @@ def passage_units(number: int, passage: Passage) -> list[Unit]:
             if content_terms(body):
                 units.append(Unit(number, "code", body, block.start, block.end, index, block.label))
             continue
-        if _only_code(body):
-            continue  # a bare `name` in a list says nothing a reader can take away on its own
+        if _only_code(body) and not (block.kind == "table_row" and len(_CODE_SPAN.findall(body)) >= 2):
+            # A bare `name` in a list says nothing a reader can take away on its own; a table row
+            # pairing two ("`dev`: `1.0.0.dev0`") says what one becomes, or defaults to.
+            continue
         if block.kind in ("list_item", "table_row") and len(body.split()) <= _MAX_ITEM_WORDS:
             units.append(Unit(number, block.kind, body, block.start, block.end, index, block.label))
             continue
