@@ -61,13 +61,17 @@ def test_a_point_the_lead_model_all_but_rules_out_is_left_out_however_relevant()
     assert ExtractiveAnswerer.confident(Ranking(units, relevance, [], [], preference=relevance, lead=0)) == [0, 1, 2]
 
 
-def test_the_lead_models_second_choice_is_a_point_even_when_less_relevant() -> None:
+def test_a_close_second_choice_of_the_lead_model_is_a_point_even_when_less_relevant() -> None:
     units = [Unit(1, "sentence", f"Sentence number {n} says something else.", 0, 40, n) for n in range(4)]
-    # The runner-up by the lead model (1) is below the relevance floor (0.75 x 0.8) but is the likeliest
-    # answer if the lead is wrong; the next below the floor (3) stays out, one above it (2) comes in.
-    ranking = Ranking(units, np.array([0.8, 0.4, 0.7, 0.4]), [], [], lead=0,
-                      preference=np.array([0.5, 0.3, 0.12, 0.2]))
-    assert ExtractiveAnswerer.confident(ranking) == [0, 1, 2]
+    relevance = np.array([0.8, 0.4, 0.7, 0.4])
+    # The runner-up by the lead model (1) is below the relevance floor (0.75 x 0.8) but, with 0.3
+    # against the lead's 0.5, the likeliest answer if the lead is wrong; the next below the floor (3)
+    # stays out, one above it (2) comes in.
+    close = Ranking(units, relevance, [], [], lead=0, preference=np.array([0.5, 0.3, 0.12, 0.2]))
+    assert ExtractiveAnswerer.confident(close) == [0, 1, 2]
+    # A distant second (0.2 against 0.6) has to be relevant like any other point.
+    distant = Ranking(units, relevance, [], [], lead=0, preference=np.array([0.6, 0.2, 0.12, 0.08]))
+    assert ExtractiveAnswerer.confident(distant) == [0, 2]
 
 
 def test_of_the_examples_after_the_lead_the_one_closest_to_the_question_is_shown() -> None:
