@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from citeline.retrieval.evidence import KeyTerm, credit, key_terms, present, vocabulary
+import pytest
+
+from citeline.index.store import Passage
+from citeline.retrieval.evidence import Coverage, KeyTerm, credit, key_terms, present, vocabulary
 
 
 def _terms(question: str) -> dict[str, KeyTerm]:
@@ -44,3 +47,17 @@ def test_a_dotted_name_is_covered_by_its_parts_but_not_an_underscored_or_numbere
     (version,) = [k for k in key_terms("Does the server speak HTTP/2?") if "/" in k.term]
     assert credit(version.term, vocab) == 0.0
     assert credit(setting.term, vocabulary("Set SESSION_COOKIE_MAX_AGE to change it.")) == 1.0
+
+
+def test_a_term_no_passage_has_weighs_what_the_found_ones_do_per_unit_of_its_own_weight() -> None:
+    passages = [Passage(str(n), "d", "sessions.md", "sessions.md", n, text, None, None, 0, len(text)) for n, text in
+                enumerate(["The session cookie is signed.", "Sessions expire after two weeks.", "Routing basics."])]
+    coverage = Coverage(passages)
+    keys = [KeyTerm("session", 0.6), KeyTerm("cooki", 0.6), KeyTerm("grabbing", 0.6)]
+    plain, capped = coverage.weights(keys), coverage.capped_weights(keys)
+    # By inverse frequency alone the absent word weighs the most there is...
+    assert plain["grabbing"] > max(plain["session"], plain["cooki"])
+    # ... capped, it weighs their mean, and a passage covering them covers two thirds of the question.
+    assert capped["grabbing"] == pytest.approx((plain["session"] + plain["cooki"]) / 2)
+    assert capped["session"] == plain["session"]
+    assert round(coverage.best(keys, capped)[0], 3) == round(2 / 3, 3) > coverage.best(keys)[0]

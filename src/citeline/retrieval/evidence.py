@@ -133,9 +133,8 @@ def credit(term: str, vocab: Set[str]) -> float:
     if present(term, vocab):
         return 1.0
     if _IDENTIFIER.search(term):
-        pieces = [p for p in re.split(r"[./=]+", term) if p]
-        parts = [p for p in pieces if len(p) >= 3]
-        if parts and not any(any(c.isdigit() for c in p) for p in pieces) and all(present(p, vocab) for p in parts):
+        parts = [p for p in re.split(r"[./=]+", term) if len(p) >= 3]
+        if parts and not any(c.isdigit() for c in term) and all(present(p, vocab) for p in parts):
             return 0.8
     return 0.0
 
