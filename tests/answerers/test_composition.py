@@ -313,22 +313,21 @@ def test_a_sentence_introducing_a_list_is_quoted_with_its_items(app: Citeline, q
     assert AnswerForm.of(result.answer).repeats == 0
 
 
-def test_a_consequence_comes_after_its_premise(app: Citeline) -> None:
+@pytest.mark.parametrize(("question", "before", "lead"), [
     # "As such, …" is the sentence most like the question, but the reason asked for is the one before it.
-    result = app.ask("Why can't packages from the nightly channel be pinned by hash?")
-    assert result.exit_reason == ExitReason.COMPLETED
-    assert "rebuilt from scratch every night" in first_sentence(result.answer)
-    assert "As such, its packages cannot be pinned by hash." in result.answer.splitlines()[0]
-
-
-def test_a_lead_whose_subject_is_a_pronoun_comes_after_what_it_names(app: Citeline) -> None:
+    ("Why can't packages from the nightly channel be pinned by hash?",
+     "rebuilt from scratch every night", "As such, its packages cannot be pinned by hash."),
     # "This allows views …" is the sentence most like the question; what "this" is — the extra to
     # install — is the sentence before it, and a reader needs both.
-    result = app.ask("How do I enable `async def` views?")
+    ("How do I enable `async def` views?",
+     "pip install harbor[async]", "This allows views to be defined with `async def`"),
+])
+def test_a_lead_that_leans_on_the_sentence_before_comes_after_it(app: Citeline, question: str, before: str,
+                                                                  lead: str) -> None:
+    result = app.ask(question)
     assert result.exit_reason == ExitReason.COMPLETED
-    first_line = result.answer.splitlines()[0]
-    assert "pip install harbor[async]" in first_sentence(result.answer)
-    assert "This allows views to be defined with `async def`" in first_line
+    assert before in first_sentence(result.answer)
+    assert lead in result.answer.splitlines()[0]
 
 
 def test_one_claim_one_source_and_stop(app: Citeline) -> None:

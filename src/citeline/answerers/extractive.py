@@ -743,7 +743,7 @@ def _lead_paragraph(units: Sequence[Unit], lead: int, lead_text: str, answer_typ
     extra to install), and a sentence that completes the lead ("This means that …") follows it."""
     paragraph = f"{lead_text} [{units[lead].number}]"
     holds_value = bool(answer_type) and holds(answer_type, units[lead].text)
-    if lead > 0 and not holds_value and (_completion(units, lead - 1) == lead or _antecedent(units, lead) is not None):
+    if not holds_value and _one_thought(units, lead - 1) and _leans_back(units[lead].text):
         premise = units[lead - 1]
         return f"{unit_text(premise)} [{premise.number}] {paragraph}", {lead - 1}
     follow = _completion(units, lead)
@@ -765,32 +765,27 @@ def _introduced_items(units: Sequence[Unit], index: int) -> list[int]:
     return found
 
 
-def _antecedent(units: Sequence[Unit], lead: int) -> int | None:
-    """The sentence right before a lead whose subject is a pronoun ("This allows views to be defined
-    with `async def`"), in its paragraph, when the two stay short: the lead says nothing without
-    what that sentence names. None otherwise."""
-    before = lead - 1
-    if before < 0 or not _LEANS_BACK.match(units[lead].text.lstrip()):
-        return None
-    first, second = units[before], units[lead]
-    if (first.kind != "sentence" or second.kind != "sentence" or first.number != second.number
-            or first.block != second.block):
-        return None
-    return before if len(first.text.split()) + len(second.text.split()) <= _LEAD_WORDS else None
+def _one_thought(units: Sequence[Unit], first: int) -> bool:
+    """Whether units `first` and `first + 1` are sentences of one paragraph, short enough together
+    to be quoted as one."""
+    if first < 0 or first + 1 >= len(units):
+        return False
+    one, two = units[first], units[first + 1]
+    return (one.kind == two.kind == "sentence" and one.number == two.number and one.block == two.block
+            and len(one.text.split()) + len(two.text.split()) <= _LEAD_WORDS)
+
+
+def _leans_back(text: str) -> bool:
+    """Whether a sentence says nothing without the one before it: it restates or completes it
+    ("This means that …", see `_CONTINUES`) or its subject is a pronoun ("This allows views …")."""
+    text = text.lstrip()
+    return bool(_CONTINUES.match(text) or _LEANS_BACK.match(text))
 
 
 def _completion(units: Sequence[Unit], lead: int) -> int | None:
     """The sentence right after the lead in its paragraph when it completes the lead's thought
     (see `_CONTINUES`) and the two stay short, else None."""
-    after = lead + 1
-    if after >= len(units):
-        return None
-    first, second = units[lead], units[after]
-    if (second.kind != "sentence" or first.kind != "sentence" or second.number != first.number
-            or second.block != first.block or not _CONTINUES.match(second.text.lstrip())):
-        return None
-    size = len(first.text.split()) + len(second.text.split())
-    return after if size <= _LEAD_WORDS else None
+    return lead + 1 if _one_thought(units, lead) and _CONTINUES.match(units[lead + 1].text.lstrip()) else None
 
 
 def _place(passage: Passage) -> str:
