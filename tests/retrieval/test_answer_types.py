@@ -62,6 +62,11 @@ def test_how_to_questions() -> None:
     assert asks_how_to("In a TestClient test, how can I check which template was rendered?")
     assert asks_how_to("After uv sync on Windows, what do I run to activate the environment?")
     assert asks_how_to("which activate script am i supposed to use")
+    # Asked for a command line or an option: the example that runs it is the answer.
+    assert asks_how_to("Which command shows the version of uv itself?")
+    assert asks_how_to("what's the hatch version invocation?")
+    assert asks_how_to("Which flask run options turn off the reloader?")
+    assert not asks_how_to("Which option is the default?")
 
 
 def test_when_asks_for_a_date_only_about_the_past() -> None:

@@ -147,7 +147,10 @@ _HOW_TO = re.compile(
     r"|\bexample\b|\bsnippet\b|\bin\s+code\b"
     # "what do I run …", "which script am I supposed to use": the answer is something to do.
     r"|\b(?:what|which)\b[^?]{0,40}?\b(?:do|should|can|must)\s+(?:i|we)\s+(?:need\s+to\s+)?"
-    r"(?:run|set|use|pass|add|write|type|call|install|put)\b|\b(?:am|are)\s+(?:i|we)\s+supposed\s+to\b",
+    r"(?:run|set|use|pass|add|write|type|call|install|put)\b|\b(?:am|are)\s+(?:i|we)\s+supposed\s+to\b"
+    # "which command shows …", "what's the invocation": the answer is a command line, shown whole.
+    r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?(?:command|invocation|subcommand|option|flag)s?\b"
+    r"(?!\s+(?:is|are|does|do)\b)",
     re.IGNORECASE,
 )
 
