@@ -3,7 +3,7 @@ import pytest
 
 from citeline.errors import ConfigurationError
 from citeline.index import minilm as embedder_module
-from citeline.index.embedder import get_embedder
+from citeline.index.embedder import EmbedsTokens, get_embedder
 
 
 def test_minilm_vectors_are_unit_length_and_semantic() -> None:
@@ -21,6 +21,20 @@ def test_batching_does_not_change_results() -> None:
     together = model.embed(texts)
     alone = np.stack([model.embed([t])[0] for t in texts])
     assert np.allclose(together, alone, atol=1e-4)
+
+
+def test_token_states_come_from_the_same_pass_as_the_vectors() -> None:
+    model = get_embedder("minilm-onnx")
+    assert isinstance(model, EmbedsTokens)
+    texts = ["Turn off the reloader with --no-reload.", "Short one.", "A third, rather longer, sentence about proxies."]
+    vectors, states = model.embed_with_tokens(texts)
+    assert np.allclose(vectors, model.embed(texts), atol=1e-5)
+    # In the texts' order, word pieces without [CLS]/[SEP]/padding, one unit-length row each.
+    assert [s.pieces[0] for s in states] == ["turn", "short", "a"]
+    assert states[1].pieces == ("short", "one", ".")
+    for state in states:
+        assert state.vectors.shape == (len(state.pieces), 384)
+        assert np.allclose(np.linalg.norm(state.vectors, axis=1), 1.0, atol=1e-4)
 
 
 def test_tampered_model_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:

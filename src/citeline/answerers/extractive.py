@@ -29,9 +29,10 @@ from citeline.agent.planning import split_parts
 from citeline.agent.state import RunState
 from citeline.answerers.injection import is_instruction
 from citeline.config import Settings
-from citeline.index.embedder import Embedder
+from citeline.index.embedder import Embedder, EmbedsTokens
 from citeline.index.store import Passage
 from citeline.retrieval import Retriever
+from citeline.retrieval.alignment import alignment
 from citeline.retrieval.answer_types import (
     AnswerType,
     AnswerTypes,
@@ -300,8 +301,8 @@ class ExtractiveAnswerer(Answerer):
         lead_how_to = asks_how_to(parts[0]) if len(parts) > 1 else how_to
         lead_scores = overall * fitness
         lead = self._lead(units, lead_scores, prose, answer_type, lead_how_to)
-        signals = _lead_signals(units, overall, cosine, question_lexical, lexical(asked_keys), novelty, fitness,
-                                lead, answer_type, wanted, focus.text, lead_how_to)
+        signals = _lead_signals(units, overall, cosine, unit_vecs.alignment, question_lexical, lexical(asked_keys),
+                                novelty, fitness, lead, answer_type, wanted, focus.text, lead_how_to)
         # The rules' pick is one of the model's signals: it learns when the other signals should overrule it.
         lead_model = self._lead_model()
         if lead_model is not None:
@@ -360,7 +361,13 @@ class ExtractiveAnswerer(Answerer):
         prose = [i for i, u in enumerate(units) if not u.is_code]
         chosen = sorted(sorted(prose, key=lambda i: -lexical[i])[:MAX_EMBEDDED])
         asked = [question, *parts, *([focus] if focus else [])]
-        vectors = self.embedder.embed([*asked, *[units[i].text for i in chosen]])
+        texts = [*asked, *[units[i].text for i in chosen]]
+        aligned = np.zeros(len(units))
+        if isinstance(self.embedder, EmbedsTokens):
+            vectors, states = self.embedder.embed_with_tokens(texts)
+            aligned[chosen] = alignment(states[0], states[len(asked) :])
+        else:
+            vectors = self.embedder.embed(texts)
         matrix = np.zeros((len(units), vectors.shape[1]), dtype=np.float32)
         matrix[chosen] = vectors[len(asked) :]
         for index, unit in enumerate(units):
@@ -369,7 +376,8 @@ class ExtractiveAnswerer(Answerer):
                           and unit.block - units[j].block <= 2]
                 if before:
                     matrix[index] = matrix[before[-1]]
-        return _Vectors(vectors[0], vectors[1 : 1 + len(parts)], matrix, vectors[1 + len(parts)] if focus else None)
+        return _Vectors(vectors[0], vectors[1 : 1 + len(parts)], matrix, vectors[1 + len(parts)] if focus else None,
+                        aligned)
 
     @staticmethod
     def _lead(units: list[Unit], overall: np.ndarray, prose: list[int], answer_type: AnswerTypes,
@@ -549,6 +557,7 @@ class _Vectors:
     parts: np.ndarray
     matrix: np.ndarray
     focus: np.ndarray | None = None  # the question's focus, when it differs from the question
+    alignment: np.ndarray = field(default_factory=lambda: np.zeros(0))  # see `retrieval.alignment` (0: none)
 
     def similarity(self, vector: np.ndarray) -> np.ndarray:
         """Cosine of every unit to `vector` (0 for units that were not embedded)."""
@@ -612,8 +621,8 @@ def _spread(values: np.ndarray, where: Sequence[int], size: int) -> np.ndarray:
     return spread
 
 
-def _lead_signals(units: Sequence[Unit], overall: np.ndarray, cosine: np.ndarray, lexical: np.ndarray,
-                  focus_lexical: np.ndarray, novelty: np.ndarray, fitness: np.ndarray, rules_lead: int,
+def _lead_signals(units: Sequence[Unit], overall: np.ndarray, cosine: np.ndarray, aligned: np.ndarray,
+                  lexical: np.ndarray, focus_lexical: np.ndarray, novelty: np.ndarray, fitness: np.ndarray, rules_lead: int,
                   answer_type: AnswerTypes, keys: Sequence[KeyTerm], question: str, how_to: bool) -> dict[str, np.ndarray]:
     """Each unit's lead signals (`citeline.retrieval.lead.LEAD_SIGNALS`), one array per signal."""
     count = len(units)
@@ -642,6 +651,7 @@ def _lead_signals(units: Sequence[Unit], overall: np.ndarray, cosine: np.ndarray
         "relative": overall / best,
         "rank": 1.0 / (1.0 + order),
         "cosine": cosine,
+        "alignment": aligned,
         "lexical": lexical,
         "focus": focus_lexical,
         "novelty": novelty,

@@ -180,6 +180,26 @@ def embed_queries(embedder: Embedder, texts: Sequence[str]) -> Vectors:
     return embedder.embed(texts)
 
 
+@dataclass(frozen=True)
+class TokenStates:
+    """One text as the model read it: its word pieces and each piece's contextual vector (unit
+    length, one row per piece, special tokens left out)."""
+
+    pieces: tuple[str, ...]
+    vectors: Vectors
+
+
+@runtime_checkable
+class EmbedsTokens(Protocol):
+    """An embedder that can also hand back each text's per-piece vectors from the same pass, so a
+    question's words can be matched one by one with a sentence's ("turn off" with "disable").
+    Optional: answers from embedders without it simply lack that signal."""
+
+    def embed_with_tokens(self, texts: Sequence[str]) -> tuple[Vectors, list[TokenStates]]:
+        """What `embed` returns, and each text's token states, in order."""
+        ...
+
+
 _FACTORIES: dict[str, Callable[..., Embedder]] = {}
 _FAMILIES: dict[str, Callable[[str, Settings], Embedder]] = {}
 _FAMILY_INSTANCES: dict[tuple[Any, ...], Embedder] = {}

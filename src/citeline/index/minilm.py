@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from citeline.errors import ConfigurationError
-from citeline.index.embedder import MINILM_IDENTITY, Vectors, register_embedder
+from citeline.index.embedder import MINILM_IDENTITY, TokenStates, Vectors, register_embedder
 
 MINILM_ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 _MAX_TOKENS = 256  # all-MiniLM-L6-v2 was trained with 256 word pieces
@@ -86,17 +86,26 @@ class MiniLMOnnxEmbedder:
     def embed(self, texts: Sequence[str]) -> Vectors:
         """One normalised 384-dimension vector per text, batched by length so little work is spent on
         padding."""
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
+        return self._run(texts, tokens=False)[0]
+
+    def embed_with_tokens(self, texts: Sequence[str]) -> tuple[Vectors, list[TokenStates]]:
+        """What `embed` returns, and each text's word pieces with their contextual vectors (the
+        hidden states the pooled vector is the mean of, each normalised)."""
+        return self._run(texts, tokens=True)
+
+    def _run(self, texts: Sequence[str], *, tokens: bool) -> tuple[Vectors, list[TokenStates]]:
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        states: dict[int, TokenStates] = {}
         # Sorting by length keeps padding (wasted compute) small inside each batch.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        out = np.empty((len(texts), self.dim), dtype=np.float32)
         for start in range(0, len(order), self._batch_size):
             batch_ids = order[start : start + self._batch_size]
-            out[batch_ids] = self._embed_batch([texts[i] for i in batch_ids])
-        return out
+            pooled, batch_states = self._embed_batch([texts[i] for i in batch_ids], tokens=tokens)
+            out[batch_ids] = pooled
+            states.update(zip(batch_ids, batch_states, strict=False))  # empty unless tokens were asked for
+        return out, [states[i] for i in sorted(states)]
 
-    def _embed_batch(self, texts: list[str]) -> Vectors:
+    def _embed_batch(self, texts: list[str], *, tokens: bool) -> tuple[Vectors, list[TokenStates]]:
         if self._loaded is None:
             self.load()
         assert self._loaded is not None
@@ -114,8 +123,19 @@ class MiniLMOnnxEmbedder:
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         normalised: Vectors = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
-        return normalised
+        return normalised, [_states(e, h) for e, h in zip(encodings, hidden, strict=True)] if tokens else []
 
+
+def _states(encoding: Any, hidden: Vectors) -> TokenStates:
+    """One text's word pieces and their normalised hidden states, padding and [CLS]/[SEP] left out."""
+    keep = [i for i, (piece, on) in enumerate(zip(encoding.tokens, encoding.attention_mask, strict=True))
+            if on and piece not in _SPECIAL]
+    vectors = hidden[keep]
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return TokenStates(tuple(encoding.tokens[i] for i in keep), (vectors / np.clip(norms, 1e-12, None)).astype(np.float32))
+
+
+_SPECIAL = frozenset({"[CLS]", "[SEP]", "[PAD]"})
 
 
 register_embedder(MiniLMOnnxEmbedder.name, MiniLMOnnxEmbedder)
