@@ -376,8 +376,7 @@ class ExtractiveAnswerer(Answerer):
                           and unit.block - units[j].block <= 2]
                 if before:
                     matrix[index] = matrix[before[-1]]
-        return _Vectors(vectors[0], vectors[1 : 1 + len(parts)], matrix, vectors[1 + len(parts)] if focus else None,
-                        aligned)
+        return _Vectors(vectors[0], vectors[1 : 1 + len(parts)], matrix, aligned, vectors[1 + len(parts)] if focus else None)
 
     @staticmethod
     def _lead(units: list[Unit], overall: np.ndarray, prose: list[int], answer_type: AnswerTypes,
@@ -556,8 +555,8 @@ class _Vectors:
     query: np.ndarray
     parts: np.ndarray
     matrix: np.ndarray
+    alignment: np.ndarray  # each unit's `retrieval.alignment` with the question (0: not embedded, or no token states)
     focus: np.ndarray | None = None  # the question's focus, when it differs from the question
-    alignment: np.ndarray = field(default_factory=lambda: np.zeros(0))  # see `retrieval.alignment` (0: none)
 
     def similarity(self, vector: np.ndarray) -> np.ndarray:
         """Cosine of every unit to `vector` (0 for units that were not embedded)."""
