@@ -145,6 +145,17 @@ There are currently two event hooks:
 * `request` - Called after a request is fully prepared, but before it is sent to the network.
 * `response` - Called after the response has been fetched, but before it is returned to the caller.
 """,
+    "lockfiles.md": """# Lockfiles
+
+By default, lockfiles are named `pylock.toml` for the default environment and `pylock.<ENV_NAME>.toml` for all others.
+
+You can override the lockfile name with the `lock-filename` option like so:
+
+```toml
+[tool.harbor.envs.docs]
+lock-filename = "docs.lock"
+```
+""",
     "nightly.md": """# Nightly channel
 
 Nightly wheels are useful for trying fixes before a release.
@@ -328,6 +339,18 @@ def test_a_lead_that_leans_on_the_sentence_before_comes_after_it(app: Citeline, 
     assert result.exit_reason == ExitReason.COMPLETED
     assert before in first_sentence(result.answer)
     assert lead in result.answer.splitlines()[0]
+
+
+def test_a_sentence_whose_example_is_not_shown_ends_as_a_statement(app: Citeline) -> None:
+    # Not a how-to question: the example is not shown, so its introduction must not stop at a colon.
+    result = app.ask("What is the default name of a lockfile, and can the lockfile name be overridden?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert "```" not in result.answer
+    assert "You can override the lockfile name with the `lock-filename` option. [" in result.answer
+    assert not any(line.rstrip(" []0123456789").endswith(":") for line in result.answer.splitlines())
+    for citation in result.citations:  # the quote in the sources stays verbatim
+        passage = app.store.get_passage("local", citation.document_id, citation.chunk_id)
+        assert passage is not None and citation.quote in passage.text
 
 
 def test_one_claim_one_source_and_stop(app: Citeline) -> None:

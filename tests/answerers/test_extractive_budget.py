@@ -4,10 +4,12 @@ introduces must be in the answer too, and a code example belongs to what the sen
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from citeline.answerers.extractive import (
     ExtractiveAnswerer,
     Ranking,
+    _closed,
     _exempt_from_budget,
     _fit_to_budget,
     _holds_asked,
@@ -123,3 +125,15 @@ def test_a_point_exempt_from_the_word_budget_is_kept_past_it() -> None:
     assert exempt == [2]
     assert _fit_to_budget(units, [0, 1, 2], part_picks=exempt)[0] == [0, 1, 2]
     assert _exempt_from_budget(units, [0, 1, 2], [], (), "Why does it ask for a login?") == []
+
+
+@pytest.mark.parametrize(("said", "shown"), [
+    ("To disable this behavior, use the `--private` flag like so:", "To disable this behavior, use the `--private` flag."),
+    ("To install a Python distribution, use the `python install` command. For example:",
+     "To install a Python distribution, use the `python install` command."),
+    ("You can override this with the `lock-filename` option:", "You can override this with the `lock-filename` option."),
+    ("For example:", "For example:"),  # nothing of its own to say: left as it is (such a point is not chosen)
+    ("Timeouts default to five seconds.", "Timeouts default to five seconds."),
+])
+def test_an_introduction_whose_example_is_not_shown_ends_as_a_statement(said: str, shown: str) -> None:
+    assert _closed(said) == shown

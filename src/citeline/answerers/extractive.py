@@ -492,7 +492,15 @@ class ExtractiveAnswerer(Answerer):
         if not chosen:
             return self._decline(run, key_terms(run.standalone_query or run.question), run.retrieved())
         lead = chosen[0]
-        paragraph, used = _lead_paragraph(units, lead, self._lead_text(units[lead], ranking.answer_type),
+        shown = ranking.code if ranking.code is not None and _shows_the_prose(units[ranking.code],
+                                                                             [units[i] for i in chosen]) else None
+        intro = _code_intro(units, shown)
+
+        def said(index: int, text: str) -> str:
+            # A colon leading to nothing shown leaves the reader hanging: the sentence ends where its statement does.
+            return text if items.get(index) or index == intro else _closed(text)
+
+        paragraph, used = _lead_paragraph(units, lead, said(lead, self._lead_text(units[lead], ranking.answer_type)),
                                           ranking.answer_type)
         listed = {i for under in items.values() for i in under}
         points = sorted((i for i in chosen[1:] if i not in listed and i not in used),
@@ -504,9 +512,10 @@ class ExtractiveAnswerer(Answerer):
         lines = [paragraph]
         if bullets:
             lines.append("")
-            lines.extend(f"{'  ' * depth}- {unit_text(units[i])} [{units[i].number}]" for i, depth in bullets)
-        if ranking.code is not None and _shows_the_prose(units[ranking.code], [units[i] for i in chosen]):
-            block = units[ranking.code]
+            lines.extend(f"{'  ' * depth}- {said(i, unit_text(units[i])) if depth == 0 else unit_text(units[i])} "
+                         f"[{units[i].number}]" for i, depth in bullets)
+        if shown is not None:
+            block = units[shown]
             language = block.label if block.label and re.fullmatch(r"[\w+#.-]{1,20}", block.label) else ""
             lines.extend(["", f"```{language}", block.text, "```", f"[{block.number}]"])
         answer = "\n".join(lines)
@@ -701,6 +710,27 @@ def _shows_the_prose(block: Unit, prose: Sequence[Unit]) -> bool:
     return any(len(value) >= 3 and value in block.text for value in named)
 
 
+def _code_intro(units: Sequence[Unit], code: int | None) -> int | None:
+    """The prose unit right before the code example shown (`code`), which introduces it."""
+    return next((i for i in range(code - 1, -1, -1) if not units[i].is_code), None) if code is not None else None
+
+
+# What a sentence says before the colon that hands over to an example: "… the `--private` flag like so:".
+_HANDS_OVER = re.compile(r"(?:(?:^|,?\s+)(?:like\s+(?:so|this)|as\s+follows|for\s+(?:example|instance)|e\.g\.|such\s+as))?\s*:\s*$",
+                         re.IGNORECASE)
+
+
+def _closed(text: str) -> str:
+    """A sentence ending in a colon whose list or example is not shown, ended as a statement:
+    "To disable this behavior, use the `--private` flag like so:" → "… use the `--private` flag."."""
+    if not text.rstrip().endswith(":"):
+        return text
+    statement = _HANDS_OVER.sub("", text).rstrip()
+    if not statement or statement[-1] in ".!?":
+        return statement or text
+    return f"{statement}."
+
+
 def _fit_to_budget(units: Sequence[Unit], picked: Sequence[int], part_picks: Sequence[int],
                    code: int | None = None) -> tuple[list[int], dict[int, list[int]]]:
     """The picked prose units that make the answer (lead first), and under each the list items it
@@ -715,8 +745,7 @@ def _fit_to_budget(units: Sequence[Unit], picked: Sequence[int], part_picks: Seq
     chosen: list[int] = []
     items: dict[int, list[int]] = {}
     words = 0
-    # The prose right before the code example shown, which introduces it.
-    shown_intro = next((i for i in range(code - 1, -1, -1) if not units[i].is_code), None) if code is not None else None
+    shown_intro = _code_intro(units, code)
     for index in dict.fromkeys(i for i in picked if not units[i].is_code):
         text = unit_text(units[index])
         if any(index in under for under in items.values()) or any(_says_same(text, unit_text(units[j])) for j in chosen):
