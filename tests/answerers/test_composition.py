@@ -156,6 +156,21 @@ You can override the lockfile name with the `lock-filename` option like so:
 lock-filename = "docs.lock"
 ```
 """,
+    "scripts.md": """# Scripts
+
+The `run` command selects an environment when you prefix a script with the environment's name and a colon. For example, with this configuration:
+
+```toml
+[tool.harbor.envs.docs.scripts]
+serve = "mkdocs serve"
+```
+
+you serve the documentation by running:
+
+```
+harbor run docs:serve
+```
+""",
     "nightly.md": """# Nightly channel
 
 Nightly wheels are useful for trying fixes before a release.
@@ -252,6 +267,14 @@ def test_a_how_to_question_shows_one_whole_code_block(app: Citeline) -> None:
     assert "task = BackgroundTask(send_welcome_email, to_address=email)" in block
     assert "return JSONResponse(message, background=task)" in block
     assert AnswerForm.of(result.answer).torn_code == 0
+
+
+def test_asked_for_a_command_the_example_shown_is_the_command_line(app: Citeline) -> None:
+    # Both blocks follow the lead and both hold the question's words; the configuration is not what was asked.
+    result = app.ask("What command runs the serve script of the docs environment?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert result.answer.count("```") == 2
+    assert "harbor run docs:serve" in result.answer and 'serve = "mkdocs serve"' not in result.answer
 
 
 def test_a_multi_part_question_answers_each_part(app: Citeline) -> None:

@@ -2,6 +2,7 @@
 
 from citeline.retrieval.answer_types import (
     AnswerType,
+    asks_for_command,
     asks_for_value,
     asks_how_to,
     expected_types,
@@ -67,6 +68,14 @@ def test_how_to_questions() -> None:
     assert asks_how_to("what's the hatch version invocation?")
     assert asks_how_to("Which flask run options turn off the reloader?")
     assert not asks_how_to("Which option is the default?")
+
+
+def test_command_questions() -> None:
+    assert asks_for_command("What command runs that script in that environment?")
+    assert asks_for_command("what's the hatch version invocation?")
+    assert asks_for_command("After uv sync on Windows, what do I run to activate the environment?")
+    assert not asks_for_command("Which option turns off the reloader?")  # an option, not a command line
+    assert not asks_for_command("How do I set a timeout?")
 
 
 def test_when_asks_for_a_date_only_about_the_past() -> None:

@@ -36,6 +36,7 @@ from citeline.retrieval.alignment import alignment
 from citeline.retrieval.answer_types import (
     AnswerType,
     AnswerTypes,
+    asks_for_command,
     asks_for_value,
     asks_how_to,
     expected_types,
@@ -328,7 +329,7 @@ class ExtractiveAnswerer(Answerer):
                                   asks_how_to(part))
                 if best not in part_picks:
                     part_picks.append(best)
-        code = self._code_block(units, overall, lead, question_lexical) if how_to else None
+        code = self._code_block(units, overall, lead, question_lexical, asks_for_command(focus.text)) if how_to else None
         ranking = Ranking(units, overall, part_picks, insufficiencies, lead_scores, lead, answer_type, code,
                           cosine=cosine)
         ranking.features = self._features(keys, asked_keys, pool, pool_coverage, ranking, lexical(keys))
@@ -396,16 +397,18 @@ class ExtractiveAnswerer(Answerer):
         return max(close, key=lambda i: overall[i]) if close else best
 
     @staticmethod
-    def _code_block(units: list[Unit], overall: np.ndarray, lead: int, lexical: np.ndarray) -> int | None:
+    def _code_block(units: list[Unit], overall: np.ndarray, lead: int, lexical: np.ndarray,
+                    command: bool = False) -> int | None:
         """The code example for a how-to answer: the block after the lead in its passage when there
         is one (of several — one per shell, per framework — the one holding most of the question's
-        terms, then the most relevant, then the first), else the best-scoring block close enough to
-        the lead's relevance."""
+        terms, then the most relevant, then the first; asked for a command, a command line before
+        any configuration file), else the best-scoring block close enough to the lead's relevance."""
         lead_unit = units[lead]
         following = [i for i, u in enumerate(units)
                      if u.is_code and u.number == lead_unit.number and 0 < u.block - lead_unit.block <= _FOLLOWING_BLOCKS]
         if following:
-            return max(following, key=lambda i: (round(float(lexical[i]), 3), overall[i], -i))
+            return max(following, key=lambda i: (command and _command_line(units[i]), round(float(lexical[i]), 3),
+                                                 overall[i], -i))
         blocks = [i for i, u in enumerate(units) if u.is_code]
         if not blocks:
             return None
@@ -708,6 +711,23 @@ def _shows_the_prose(block: Unit, prose: Sequence[Unit]) -> bool:
         return True
     named = {value.strip() for unit in prose for value in new_values(unit.text, "")}
     return any(len(value) >= 3 and value in block.text for value in named)
+
+
+_SHELLS = frozenset({"console", "shell", "sh", "bash", "zsh", "fish", "powershell", "pwsh", "ps1", "bat", "cmd",
+                     "shell-session", "shellsession"})
+_CONFIG_LINE = re.compile(r"^\s*(?:\[[^\]]+\]|[\w.\-\"']+\s*[=:](?!:))")  # "[table]", "key = value", "key: value"
+
+
+def _command_line(block: Unit) -> bool:
+    """Whether a code block is a command line to run: written for a shell, or its first line is
+    a prompt or a command rather than a configuration entry or code."""
+    language = (block.label or "").split()[0].casefold() if block.label else ""
+    if language in _SHELLS:
+        return True
+    if language:
+        return False
+    first = next((line for line in block.text.splitlines() if line.strip()), "")
+    return first.lstrip().startswith(("$ ", "> ")) or not _CONFIG_LINE.match(first)
 
 
 def _code_intro(units: Sequence[Unit], code: int | None) -> int | None:

@@ -148,16 +148,28 @@ _HOW_TO = re.compile(
     # "what do I run …", "which script am I supposed to use": the answer is something to do.
     r"|\b(?:what|which)\b[^?]{0,40}?\b(?:do|should|can|must)\s+(?:i|we)\s+(?:need\s+to\s+)?"
     r"(?:run|set|use|pass|add|write|type|call|install|put)\b|\b(?:am|are)\s+(?:i|we)\s+supposed\s+to\b"
-    # "which command shows …", "what's the invocation": the answer is a command line, shown whole.
-    r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?(?:command|invocation|subcommand|option|flag)s?\b"
+    # "which options turn off …": the example that uses them shows them (commands: `asks_for_command`).
+    r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?(?:option|flag)s?\b"
     r"(?!\s+(?:is|are|does|do)\b)",
     re.IGNORECASE,
 )
 
 
+_COMMAND = re.compile(
+    r"\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?(?:command|invocation|subcommand)s?\b"
+    r"|\b(?:what|which)\b[^?]{0,40}?\b(?:do|should|can|must)\s+(?:i|we)\s+(?:need\s+to\s+)?(?:run|type)\b",
+    re.IGNORECASE)
+
+
+def asks_for_command(question: str) -> bool:
+    """Whether the question asks for a command line to run ("what command serves the docs?")."""
+    return bool(_COMMAND.search(question))
+
+
 def asks_how_to(question: str) -> bool:
-    """Whether the question asks how to do something (a reader then wants the code example)."""
-    return bool(_HOW_TO.search(question))
+    """Whether the question asks how to do something, or for the command that does it (a reader
+    then wants the code example)."""
+    return bool(_HOW_TO.search(question)) or asks_for_command(question)
 
 
 # An instruction: "you can …", "X can be used to …", "to do Y, pass …", "use the `--flag`", or a
