@@ -276,7 +276,8 @@ class ExtractiveAnswerer(Answerer):
         focused = focus.differs_from(question)
         # For choosing sentences, the answer-type words ("default", "limit") matter too.
         question_lexical = lexical(wanted + answer_type_terms(question))
-        unit_vecs = self._unit_vectors(units, question_lexical, parts, question, focus.text if focused else None)
+        unit_vecs = self._unit_vectors(units, question_lexical, parts, question, focus.text if focused else None,
+                                       [evidence[u.number - 1].section or "" for u in units])
         cosine = unit_vecs.similarity(unit_vecs.query)
 
         def score(similarity: np.ndarray, lexical_scores: np.ndarray) -> np.ndarray:
@@ -302,7 +303,7 @@ class ExtractiveAnswerer(Answerer):
         lead_how_to = asks_how_to(parts[0]) if len(parts) > 1 else how_to
         lead_scores = overall * fitness
         lead = self._lead(units, lead_scores, prose, answer_type, lead_how_to)
-        signals = _lead_signals(units, overall, cosine, unit_vecs.alignment, question_lexical, lexical(asked_keys),
+        signals = _lead_signals(units, overall, cosine, unit_vecs.alignment, unit_vecs.heading, question_lexical, lexical(asked_keys),
                                 novelty, fitness, lead, answer_type, wanted, focus.text, lead_how_to)
         # The rules' pick is one of the model's signals: it learns when the other signals should overrule it.
         lead_model = self._lead_model()
@@ -310,6 +311,13 @@ class ExtractiveAnswerer(Answerer):
             lead_scores = _spread(lead_shares(lead_model, {name: signals[name][prose] for name in LEAD_SIGNALS}),
                                   prose, len(units))
             lead = max(prose, key=lambda i: lead_scores[i])
+            # Asked how to do something, a reader wants to be told what to do: when the model is
+            # unsure (an instruction has half the top share or more, and half the relevance), the
+            # instruction leads.
+            told = [i for i in prose if signals["instruction"][i] and lead_scores[i] >= _CONTENDER * lead_scores[lead]
+                    and overall[i] >= _CONTENDER * overall[lead]]
+            if told and not signals["instruction"][lead]:
+                lead = max(told, key=lambda i: lead_scores[i])
         part_picks: list[int] = []
         insufficiencies: list[dict[str, Any]] = []
         if len(parts) > 1:
@@ -352,21 +360,28 @@ class ExtractiveAnswerer(Answerer):
         return ranking
 
     def _unit_vectors(self, units: list[Unit], lexical: np.ndarray, parts: list[str], question: str,
-                      focus: str | None) -> _Vectors:
+                      focus: str | None, sections: list[str]) -> _Vectors:
         """Embeddings of the question, its parts, its focus (when it differs) and the units worth embedding.
 
         Embedding is most of an answer's cost, so only the prose units that share most with the
         question lexically are embedded (all of them for short evidence). A code block takes the
         similarity of the prose just before it: code embeds poorly next to a question in
-        English, and it is shown for what the sentence introducing it says."""
+        English, and it is shown for what the sentence introducing it says. From an embedder that
+        gives token states, the same pass also yields how each embedded unit, and the heading it sits
+        under (`sections`), aligns with the question word by word (`retrieval.alignment`)."""
         prose = [i for i, u in enumerate(units) if not u.is_code]
         chosen = sorted(sorted(prose, key=lambda i: -lexical[i])[:MAX_EMBEDDED])
         asked = [question, *parts, *([focus] if focus else [])]
         texts = [*asked, *[units[i].text for i in chosen]]
         aligned = np.zeros(len(units))
+        heading = np.zeros(len(units))
         if isinstance(self.embedder, EmbedsTokens):
-            vectors, states = self.embedder.embed_with_tokens(texts)
-            aligned[chosen] = alignment(states[0], states[len(asked) :])
+            titles = sorted({sections[i] for i in chosen if sections[i]})
+            vectors, states = self.embedder.embed_with_tokens([*texts, *titles])
+            aligned[chosen] = alignment(states[0], states[len(asked) : len(texts)])
+            by_title = dict(zip(titles, alignment(states[0], states[len(texts) :]), strict=True))
+            heading[chosen] = [by_title.get(sections[i], 0.0) for i in chosen]
+            vectors = vectors[: len(texts)]
         else:
             vectors = self.embedder.embed(texts)
         matrix = np.zeros((len(units), vectors.shape[1]), dtype=np.float32)
@@ -377,7 +392,8 @@ class ExtractiveAnswerer(Answerer):
                           and unit.block - units[j].block <= 2]
                 if before:
                     matrix[index] = matrix[before[-1]]
-        return _Vectors(vectors[0], vectors[1 : 1 + len(parts)], matrix, aligned, vectors[1 + len(parts)] if focus else None)
+        return _Vectors(vectors[0], vectors[1 : 1 + len(parts)], matrix, aligned, heading,
+                        vectors[1 + len(parts)] if focus else None)
 
     @staticmethod
     def _lead(units: list[Unit], overall: np.ndarray, prose: list[int], answer_type: AnswerTypes,
@@ -568,6 +584,7 @@ class _Vectors:
     parts: np.ndarray
     matrix: np.ndarray
     alignment: np.ndarray  # each unit's `retrieval.alignment` with the question (0: not embedded, or no token states)
+    heading: np.ndarray  # the same for the heading each unit sits under
     focus: np.ndarray | None = None  # the question's focus, when it differs from the question
 
     def similarity(self, vector: np.ndarray) -> np.ndarray:
@@ -632,7 +649,7 @@ def _spread(values: np.ndarray, where: Sequence[int], size: int) -> np.ndarray:
     return spread
 
 
-def _lead_signals(units: Sequence[Unit], overall: np.ndarray, cosine: np.ndarray, aligned: np.ndarray,
+def _lead_signals(units: Sequence[Unit], overall: np.ndarray, cosine: np.ndarray, aligned: np.ndarray, heading: np.ndarray,
                   lexical: np.ndarray, focus_lexical: np.ndarray, novelty: np.ndarray, fitness: np.ndarray, rules_lead: int,
                   answer_type: AnswerTypes, keys: Sequence[KeyTerm], question: str, how_to: bool) -> dict[str, np.ndarray]:
     """Each unit's lead signals (`citeline.retrieval.lead.LEAD_SIGNALS`), one array per signal."""
@@ -663,6 +680,7 @@ def _lead_signals(units: Sequence[Unit], overall: np.ndarray, cosine: np.ndarray
         "rank": 1.0 / (1.0 + order),
         "cosine": cosine,
         "alignment": aligned,
+        "heading": heading,
         "lexical": lexical,
         "focus": focus_lexical,
         "novelty": novelty,

@@ -31,6 +31,7 @@ LEAD_SIGNALS: tuple[str, ...] = (
     "rank",  # 1 / (1 + its place among the sentences by relevance)
     "cosine",  # cosine of the question to the sentence (0 when it was not embedded)
     "alignment",  # how well its words match the question's one by one, by meaning (`retrieval.alignment`)
+    "heading",  # the same for the heading it sits under
     "lexical",  # weighted share of the question's key terms in the sentence or its heading
     "focus",  # the same over the asking sentence's terms only
     "novelty",  # share of the sentence's words the question does not already hold
