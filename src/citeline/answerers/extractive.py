@@ -303,8 +303,8 @@ class ExtractiveAnswerer(Answerer):
         lead_how_to = asks_how_to(parts[0]) if len(parts) > 1 else how_to
         lead_scores = overall * fitness
         lead = self._lead(units, lead_scores, prose, answer_type, lead_how_to)
-        signals = _lead_signals(units, overall, cosine, unit_vecs.alignment, unit_vecs.heading, question_lexical, lexical(asked_keys),
-                                novelty, fitness, lead, answer_type, wanted, focus.text, lead_how_to)
+        signals = _lead_signals(units, overall, cosine, unit_vecs.alignment, unit_vecs.heading, question_lexical,
+                                lexical(asked_keys), novelty, fitness, lead, answer_type, wanted, focus.text, lead_how_to)
         # The rules' pick is one of the model's signals: it learns when the other signals should overrule it.
         lead_model = self._lead_model()
         if lead_model is not None:
@@ -649,8 +649,9 @@ def _spread(values: np.ndarray, where: Sequence[int], size: int) -> np.ndarray:
     return spread
 
 
-def _lead_signals(units: Sequence[Unit], overall: np.ndarray, cosine: np.ndarray, aligned: np.ndarray, heading: np.ndarray,
-                  lexical: np.ndarray, focus_lexical: np.ndarray, novelty: np.ndarray, fitness: np.ndarray, rules_lead: int,
+def _lead_signals(units: Sequence[Unit], overall: np.ndarray, cosine: np.ndarray, aligned: np.ndarray,
+                  heading: np.ndarray, lexical: np.ndarray, focus_lexical: np.ndarray, novelty: np.ndarray,
+                  fitness: np.ndarray, rules_lead: int,
                   answer_type: AnswerTypes, keys: Sequence[KeyTerm], question: str, how_to: bool) -> dict[str, np.ndarray]:
     """Each unit's lead signals (`citeline.retrieval.lead.LEAD_SIGNALS`), one array per signal."""
     count = len(units)
@@ -739,7 +740,8 @@ _CONFIG_LINE = re.compile(r"^\s*(?:\[[^\]]+\]|[\w.\-\"']+\s*[=:](?!:))")  # "[ta
 def _command_line(block: Unit) -> bool:
     """Whether a code block is a command line to run: written for a shell, or its first line is
     a prompt or a command rather than a configuration entry or code."""
-    language = (block.label or "").split()[0].casefold() if block.label else ""
+    label = (block.label or "").split()
+    language = label[0].casefold() if label else ""
     if language in _SHELLS:
         return True
     if language:
