@@ -6,15 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from citeline.answerers.extractive import (
-    ExtractiveAnswerer,
-    Ranking,
-    _closed,
-    _exempt_from_budget,
-    _fit_to_budget,
-    _holds_asked,
-    _shows_the_prose,
-)
+from citeline.answerers.extractive import ExtractiveAnswerer, Ranking
+from citeline.answerers.layout import closed, exempt_from_budget, fit_to_budget, holds_asked, shows_the_prose
 from citeline.retrieval.answer_types import expected_types
 from citeline.retrieval.units import Unit
 
@@ -33,19 +26,19 @@ def _units() -> list[Unit]:
 
 
 def test_a_point_that_only_introduces_an_example_not_shown_is_left_out() -> None:
-    chosen, _ = _fit_to_budget(_units(), [0, 1, 3, 5], part_picks=[])
+    chosen, _ = fit_to_budget(_units(), [0, 1, 3, 5], part_picks=[])
     # "For example, to set headers on every request:" promises code the answer does not show, and
     # says nothing itself; a point naming a value (`headers`) still says something.
     assert chosen == [0, 5]
 
 
 def test_the_introduction_of_the_example_shown_stays() -> None:
-    chosen, _ = _fit_to_budget(_units(), [0, 1, 3, 5], part_picks=[], code=2)
+    chosen, _ = fit_to_budget(_units(), [0, 1, 3, 5], part_picks=[], code=2)
     assert chosen == [0, 1, 5]
 
 
 def test_a_lead_that_introduces_is_never_left_out() -> None:
-    chosen, _ = _fit_to_budget(_units(), [1, 0], part_picks=[])
+    chosen, _ = fit_to_budget(_units(), [1, 0], part_picks=[])
     assert chosen == [1, 0]
 
 
@@ -96,20 +89,20 @@ def test_a_code_example_from_elsewhere_is_shown_only_when_it_uses_a_value_the_an
     same_passage = Unit(1, "code", "print(response.text)", 61, 80, 1)
     uses_the_value = Unit(3, "code", "client = httpx.Client(default_encoding=autodetect)", 0, 50, 0)
     something_else = Unit(2, "code", "client = httpx.Client(headers={'x-app': 'demo'})", 0, 50, 0)
-    assert _shows_the_prose(same_passage, [lead])
-    assert _shows_the_prose(uses_the_value, [lead])
-    assert not _shows_the_prose(something_else, [lead])
+    assert shows_the_prose(same_passage, [lead])
+    assert shows_the_prose(uses_the_value, [lead])
+    assert not shows_the_prose(something_else, [lead])
 
 
 def test_a_point_holds_the_asked_value_only_with_a_name_the_question_lacks() -> None:
     question = "I defined an index in pyproject.toml. Which environment variable gives uv its username?"
     asked = expected_types(question)
-    assert _holds_asked(asked, "From there, set `UV_INDEX_INTERNAL_PROXY_USERNAME` to the username.", question)
-    assert not _holds_asked(asked, "Credentials never go into the plaintext `pyproject.toml` file.", question)
-    assert not _holds_asked(asked, "Credentials can be given in environment variables.", question)
+    assert holds_asked(asked, "From there, set `UV_INDEX_INTERNAL_PROXY_USERNAME` to the username.", question)
+    assert not holds_asked(asked, "Credentials never go into the plaintext `pyproject.toml` file.", question)
+    assert not holds_asked(asked, "Credentials can be given in environment variables.", question)
     when = "When was the bridge built?"
-    assert _holds_asked(expected_types(when), "The bridge was finished in 1847.", when)
-    assert not _holds_asked((), "The bridge was finished in 1847.", "Why was the bridge built?")
+    assert holds_asked(expected_types(when), "The bridge was finished in 1847.", when)
+    assert not holds_asked((), "The bridge was finished in 1847.", "Why was the bridge built?")
 
 
 def test_a_point_exempt_from_the_word_budget_is_kept_past_it() -> None:
@@ -117,14 +110,14 @@ def test_a_point_exempt_from_the_word_budget_is_kept_past_it() -> None:
     units = [Unit(1, "sentence", "A private registry asks for a login " + "first " * 20 + "of all.", 0, 1, 0),
              Unit(1, "sentence", "Credentials go in environment variables.", 0, 1, 1),
              Unit(1, "sentence", long, 0, 1, 2)]
-    assert _fit_to_budget(units, [0, 1, 2], part_picks=[])[0] == [0, 1]
-    assert _fit_to_budget(units, [0, 1, 2], part_picks=[2])[0] == [0, 1, 2]
+    assert fit_to_budget(units, [0, 1, 2], part_picks=[])[0] == [0, 1]
+    assert fit_to_budget(units, [0, 1, 2], part_picks=[2])[0] == [0, 1, 2]
     # Asked which variable, the point naming one is the one exempt, not the shorter one before it.
     question = "Which environment variable gives uv the username?"
-    exempt = _exempt_from_budget(units, [0, 1, 2], [], expected_types(question), question)
+    exempt = exempt_from_budget(units, [0, 1, 2], [], expected_types(question), question)
     assert exempt == [2]
-    assert _fit_to_budget(units, [0, 1, 2], part_picks=exempt)[0] == [0, 1, 2]
-    assert _exempt_from_budget(units, [0, 1, 2], [], (), "Why does it ask for a login?") == []
+    assert fit_to_budget(units, [0, 1, 2], part_picks=exempt)[0] == [0, 1, 2]
+    assert exempt_from_budget(units, [0, 1, 2], [], (), "Why does it ask for a login?") == []
 
 
 @pytest.mark.parametrize(("said", "shown"), [
@@ -136,4 +129,4 @@ def test_a_point_exempt_from_the_word_budget_is_kept_past_it() -> None:
     ("Timeouts default to five seconds.", "Timeouts default to five seconds."),
 ])
 def test_an_introduction_whose_example_is_not_shown_ends_as_a_statement(said: str, shown: str) -> None:
-    assert _closed(said) == shown
+    assert closed(said) == shown

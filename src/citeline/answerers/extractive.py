@@ -4,7 +4,8 @@ It searches the question (and its parts, and its key terms), opens the passages 
 question best, and writes the answer a person would: a lead sentence that answers directly (for
 a value question, the sentence that holds the value), at most three supporting points, and for a
 how-to question the one code example, whole. Every piece is a verbatim unit of the evidence — a
-sentence, a whole list item or table row, a whole code block — and is cited.
+sentence, a whole list item or table row, a whole code block — and is cited. How the picked units
+are laid out as an answer is `answerers.layout`.
 
 Whether to answer at all is decided by the calibrated answerability model over signals that mean
 the same on any corpus (`retrieval.answerability`): retrieval always returns *something*, so the
@@ -28,6 +29,18 @@ from citeline.agent.exits import DECLINE_MESSAGE
 from citeline.agent.planning import split_parts
 from citeline.agent.state import RunState
 from citeline.answerers.injection import is_instruction
+from citeline.answerers.layout import (
+    INTRODUCES,
+    MAX_POINTS,
+    closed,
+    code_intro,
+    exempt_from_budget,
+    fit_to_budget,
+    is_command_line,
+    lead_paragraph,
+    shows_the_prose,
+    unit_text,
+)
 from citeline.config import Settings
 from citeline.index.embedder import Embedder, EmbedsTokens
 from citeline.index.store import Passage
@@ -59,16 +72,13 @@ from citeline.retrieval.focus import question_focus
 from citeline.retrieval.lead import LEAD_SIGNALS, lead_model_from, lead_shares, shipped_lead_model
 from citeline.retrieval.opposites import opposed
 from citeline.retrieval.units import Unit, evidence_units, item_sentences
-from citeline.text import collapse_ws, content_terms, fold, stem
+from citeline.text import collapse_ws, fold, stem
 
 MAX_OPEN = 3
-MAX_POINTS = 3  # supporting points after the lead
-WORD_BUDGET = 60  # words outside code a composed answer aims to stay under
 SEARCH_TOP_K = 8  # a wider net than the default: coverage is judged on what comes back
 MAX_PART_SEARCHES = 2
 _FOLLOWING_BLOCKS = 6  # how far after the lead, in blocks of its passage, its code example may sit
 _CODE_SCORE_FLOOR = 0.5  # a how-to answer shows code only when the block is this close to the lead
-_SAME = 0.7  # content-term overlap above which two units say the same thing
 MAX_EMBEDDED = 20  # prose units embedded per answer (the lexically closest ones)
 # A unit's relevance mixes its cosine to the question with its weighted share of the question's
 # terms. Chosen with leave-one-corpus-out over the development sets (0.45-0.75 tried): every
@@ -84,18 +94,6 @@ _POINT_FLOOR = 0.75
 _PREFERENCE_FLOOR = 0.1
 _CONTENDER = 0.5  # share of the lead's preference at which the runner-up is quoted however relevant
 _PART_CONTEXT = 0.3  # share of a part's sentence score that comes from the whole question
-_LEAD_WORDS = 45  # a lead and the sentence that completes it stay within this many words
-# A sentence that starts like this only restates or completes the one before it ("The pool holds
-# 40 tokens. This means that only 40 threads can run at the same time."): the two are one thought.
-_CONTINUES = re.compile(
-    r"^(?:in\s+other\s+words|that\s+is|this\s+means|that\s+means|which\s+means|as\s+a\s+result|"
-    r"therefore|consequently|otherwise|thus|hence|as\s+such|in\s+that\s+case|in\s+practice|in\s+practical\s+terms)\b",
-    re.IGNORECASE)
-
-
-def unit_text(unit: Unit) -> str:
-    """A unit as quoted in an answer: prose on one line; code as it stands."""
-    return unit.text if unit.is_code else collapse_ws(unit.text)
 
 
 @dataclass
@@ -423,7 +421,7 @@ class ExtractiveAnswerer(Answerer):
         following = [i for i, u in enumerate(units)
                      if u.is_code and u.number == lead_unit.number and 0 < u.block - lead_unit.block <= _FOLLOWING_BLOCKS]
         if following:
-            return max(following, key=lambda i: (command and _command_line(units[i]), round(float(lexical[i]), 3),
+            return max(following, key=lambda i: (command and is_command_line(units[i]), round(float(lexical[i]), 3),
                                                  overall[i], -i))
         blocks = [i for i, u in enumerate(units) if u.is_code]
         if not blocks:
@@ -505,22 +503,22 @@ class ExtractiveAnswerer(Answerer):
     def render(self, run: RunState, ranking: Ranking, picked: list[int]) -> FinalAnswer:
         """The lead paragraph, the supporting points (in reading order) and the code example."""
         units = ranking.units
-        exempt = _exempt_from_budget(units, picked, ranking.part_picks, ranking.answer_type,
-                                     run.standalone_query or run.question)
-        chosen, items = _fit_to_budget(units, picked, exempt, ranking.code)
+        exempt = exempt_from_budget(units, picked, ranking.part_picks, ranking.answer_type,
+                                    run.standalone_query or run.question)
+        chosen, items = fit_to_budget(units, picked, exempt, ranking.code)
         if not chosen:
             return self._decline(run, key_terms(run.standalone_query or run.question), run.retrieved())
         lead = chosen[0]
-        shown = ranking.code if ranking.code is not None and _shows_the_prose(units[ranking.code],
-                                                                             [units[i] for i in chosen]) else None
-        intro = _code_intro(units, shown)
+        shown = ranking.code if ranking.code is not None and shows_the_prose(units[ranking.code],
+                                                                            [units[i] for i in chosen]) else None
+        intro = code_intro(units, shown)
 
         def said(index: int, text: str) -> str:
             # A colon leading to nothing shown leaves the reader hanging: the sentence ends where its statement does.
-            return text if items.get(index) or index == intro else _closed(text)
+            return text if items.get(index) or index == intro else closed(text)
 
-        paragraph, used = _lead_paragraph(units, lead, said(lead, self._lead_text(units[lead], ranking.answer_type)),
-                                          ranking.answer_type)
+        paragraph, used = lead_paragraph(units, lead, said(lead, self._lead_text(units[lead], ranking.answer_type)),
+                                         ranking.answer_type)
         listed = {i for under in items.values() for i in under}
         points = sorted((i for i in chosen[1:] if i not in listed and i not in used),
                         key=lambda i: (units[i].number, units[i].start))
@@ -593,13 +591,6 @@ class _Vectors:
         return result
 
 
-# "… the following dependencies are optional:", "… in one of the following directories."
-_INTRODUCES = re.compile(r":\s*$|\b(?:the\s+following|as\s+follows)(?:\s+[\w-]+){0,3}\s*[.:]?\s*$", re.IGNORECASE)
-# A sentence opening with a pronoun or demonstrative as its subject is about what an earlier one names;
-# "It is expected that …", "It is here that …" and "That is, …" point at nothing before them.
-_LEANS_BACK = re.compile(
-    r"(?:it\b(?!\s+(?:is|was|has\s+been|will\s+be|would\s+be|can\s+be|may\s+be)\s+(?:\S+\s+){0,3}?(?:that|to)\b)"
-    r"|(?:its|this|these|they|their|that|those|such)\b(?!\s+is\s*,))", re.IGNORECASE)
 _CHANGELOG_ENTRY = re.compile(r"\(?#\d{2,}\)?\.?\s*$")  # "Allow `Request.form()` as a context manager #1903."
 _COUNTED = re.compile(r"\b\d[\d,.]*\s+([^\W\d_]+)")
 
@@ -623,7 +614,7 @@ def _lead_fitness(units: Sequence[Unit], answer_type: AnswerTypes, keys: Sequenc
     fitness = np.ones(len(units))
     for index, unit in enumerate(units):
         text = unit.text.strip()
-        if _INTRODUCES.search(text) or _CHANGELOG_ENTRY.search(text):
+        if INTRODUCES.search(text) or _CHANGELOG_ENTRY.search(text):
             fitness[index] *= 0.85
         if wants_value and not wants_number and holds(answer_type, text) and new_values(text, question):
             fitness[index] *= 1.2
@@ -689,7 +680,7 @@ def _lead_signals(units: Sequence[Unit], overall: np.ndarray, cosine: np.ndarray
         "new_value": each(lambda u: wants_value and bool(new_values(u.text, question))),
         "counted": each(lambda u: wants_number and _counts(u.text, counted_terms)),
         "instruction": each(lambda u: how_to and tells_how(u.text)),
-        "introduces": each(lambda u: bool(_INTRODUCES.search(u.text.strip()))),
+        "introduces": each(lambda u: bool(INTRODUCES.search(u.text.strip()))),
         "changelog": each(lambda u: bool(_CHANGELOG_ENTRY.search(u.text.strip()))),
         "first": each(lambda u: u.first_in_block),
         "item": each(lambda u: u.kind in ("list_item", "table_row")),
@@ -704,181 +695,11 @@ def _lead_signals(units: Sequence[Unit], overall: np.ndarray, cosine: np.ndarray
     return signals
 
 
-def _exempt_from_budget(units: Sequence[Unit], picked: Sequence[int], part_picks: Sequence[int],
-                        answer_type: AnswerTypes, question: str) -> list[int]:
-    """The picked units the word budget may not cut: each part's answer and, when a kind of value is
-    asked, the likeliest point holding one (a long sentence naming the asked variable is the
-    answer; a short one about the topic is not)."""
-    holding = next((i for i in picked[1:] if i not in part_picks and _holds_asked(answer_type, units[i].text, question)),
-                   None)
-    return [*part_picks, *([holding] if holding is not None else [])]
-
-
-def _holds_asked(answer_type: AnswerTypes, text: str, question: str) -> bool:
-    """Whether `text` holds a value of the asked kind; a name (a variable, a flag) must be one the
-    question does not already hold: "set it in `pyproject.toml`" does not name the asked variable."""
-    if not answer_type or not holds(answer_type, text):
-        return False
-    return AnswerType.NAME not in answer_type or bool(new_values(text, question))
-
-
-def _shows_the_prose(block: Unit, prose: Sequence[Unit]) -> bool:
-    """Whether a code example belongs under the answer's sentences: it comes from a passage they
-    quote, or it uses a value they name (`default_encoding` in the sentence, `default_encoding=` in
-    the block). A block from elsewhere that uses none shows how to do something else."""
-    if any(unit.number == block.number for unit in prose):
-        return True
-    named = {value.strip() for unit in prose for value in new_values(unit.text, "")}
-    return any(len(value) >= 3 and value in block.text for value in named)
-
-
-_SHELLS = frozenset({"console", "shell", "sh", "bash", "zsh", "fish", "powershell", "pwsh", "ps1", "bat", "cmd",
-                     "shell-session", "shellsession"})
-_CONFIG_LINE = re.compile(r"^\s*(?:\[[^\]]+\]|[\w.\-\"']+\s*[=:](?!:))")  # "[table]", "key = value", "key: value"
-
-
-def _command_line(block: Unit) -> bool:
-    """Whether a code block is a command line to run: written for a shell, or its first line is
-    a prompt or a command rather than a configuration entry or code."""
-    label = (block.label or "").split()
-    language = label[0].casefold() if label else ""
-    if language in _SHELLS:
-        return True
-    if language:
-        return False
-    first = next((line for line in block.text.splitlines() if line.strip()), "")
-    return first.lstrip().startswith(("$ ", "> ")) or not _CONFIG_LINE.match(first)
-
-
-def _code_intro(units: Sequence[Unit], code: int | None) -> int | None:
-    """The prose unit right before the code example shown (`code`), which introduces it."""
-    return next((i for i in range(code - 1, -1, -1) if not units[i].is_code), None) if code is not None else None
-
-
-# What a sentence says before the colon that hands over to an example: "… the `--private` flag like so:".
-_HANDS_OVER = re.compile(r"(?:(?:^|,?\s+)(?:like\s+(?:so|this)|as\s+follows|for\s+(?:example|instance)|e\.g\.|such\s+as))?\s*:\s*$",
-                         re.IGNORECASE)
-
-
-def _closed(text: str) -> str:
-    """A sentence ending in a colon whose list or example is not shown, ended as a statement:
-    "To disable this behavior, use the `--private` flag like so:" → "… use the `--private` flag."."""
-    if not text.rstrip().endswith(":"):
-        return text
-    statement = _HANDS_OVER.sub("", text).rstrip()
-    if not statement or statement[-1] in ".!?":
-        return statement or text
-    return f"{statement}."
-
-
-def _fit_to_budget(units: Sequence[Unit], picked: Sequence[int], part_picks: Sequence[int],
-                   code: int | None = None) -> tuple[list[int], dict[int, list[int]]]:
-    """The picked prose units that make the answer (lead first), and under each the list items it
-    introduces.
-
-    A unit saying what an earlier one says is left out, and points stop at MAX_POINTS or the word
-    budget (a part of a multi-part question is answered even past it). A sentence that introduces
-    a list ("There are two event hooks:") brings the items after it, as many as the budget allows
-    but at least one: the items carry the answer, and a reader should not be left at a colon. A
-    point that introduces anything else ("For example, to set headers on every request:") and
-    names no value of its own is left out unless what it introduces is the code example shown."""
-    chosen: list[int] = []
-    items: dict[int, list[int]] = {}
-    words = 0
-    shown_intro = _code_intro(units, code)
-    for index in dict.fromkeys(i for i in picked if not units[i].is_code):
-        text = unit_text(units[index])
-        if any(index in under for under in items.values()) or any(_says_same(text, unit_text(units[j])) for j in chosen):
-            continue
-        size = len(text.split())
-        if chosen and (len(chosen) > MAX_POINTS or (words + size > WORD_BUDGET and index not in part_picks)):
-            continue
-        introduces = bool(_INTRODUCES.search(text))
-        under: list[int] = []
-        for item in _introduced_items(units, index) if introduces else []:
-            item_size = len(unit_text(units[item]).split())
-            if item in chosen:
-                continue
-            if under and words + size + item_size > WORD_BUDGET:
-                break
-            under.append(item)
-            size += item_size
-        if chosen and introduces and not under and not new_values(text, "") and index != shown_intro:
-            continue  # "For example, to set headers on every request:" without its example says nothing
-        chosen.append(index)
-        items[index] = under
-        words += size
-    return chosen, items
-
-
-def _lead_paragraph(units: Sequence[Unit], lead: int, lead_text: str, answer_type: AnswerTypes) -> tuple[str, set[int]]:
-    """The answer's first paragraph and the units it quotes besides the lead.
-
-    One thought stays one paragraph, even when a part of it scored as a point: a lead that draws a
-    consequence ("As such, we gate on `sys_platform` …") comes after its premise (the reason a
-    why-question asks for) unless it holds the very value asked for, as does a lead whose subject
-    is a pronoun ("This allows views to be defined with `async def`" after the sentence naming the
-    extra to install), and a sentence that completes the lead ("This means that …") follows it."""
-    paragraph = f"{lead_text} [{units[lead].number}]"
-    holds_value = bool(answer_type) and holds(answer_type, units[lead].text)
-    if not holds_value and _one_thought(units, lead - 1) and _leans_back(units[lead].text):
-        premise = units[lead - 1]
-        return f"{unit_text(premise)} [{premise.number}] {paragraph}", {lead - 1}
-    follow = _completion(units, lead)
-    if follow is not None:
-        return f"{paragraph} {unit_text(units[follow])} [{units[follow].number}]", {follow}
-    return paragraph, set()
-
-
-def _introduced_items(units: Sequence[Unit], index: int) -> list[int]:
-    """The list items or table rows right after unit `index` in its passage (what it introduces)."""
-    found: list[int] = []
-    block = units[index].block
-    for after in range(index + 1, len(units)):
-        unit = units[after]
-        if unit.number != units[index].number or unit.kind not in ("list_item", "table_row") or unit.block != block + 1:
-            break
-        found.append(after)
-        block = unit.block
-    return found
-
-
-def _one_thought(units: Sequence[Unit], first: int) -> bool:
-    """Whether units `first` and `first + 1` are sentences of one paragraph, short enough together
-    to be quoted as one."""
-    if first < 0 or first + 1 >= len(units):
-        return False
-    one, two = units[first], units[first + 1]
-    return (one.kind == two.kind == "sentence" and one.number == two.number and one.block == two.block
-            and len(one.text.split()) + len(two.text.split()) <= _LEAD_WORDS)
-
-
-def _leans_back(text: str) -> bool:
-    """Whether a sentence says nothing without the one before it: it restates or completes it
-    ("This means that …", see `_CONTINUES`) or its subject is a pronoun ("This allows views …")."""
-    text = text.lstrip()
-    return bool(_CONTINUES.match(text) or _LEANS_BACK.match(text))
-
-
-def _completion(units: Sequence[Unit], lead: int) -> int | None:
-    """The sentence right after the lead in its paragraph when it completes the lead's thought
-    (see `_CONTINUES`) and the two stay short, else None."""
-    return lead + 1 if _one_thought(units, lead) and _CONTINUES.match(units[lead + 1].text.lstrip()) else None
-
-
 def _place(passage: Passage) -> str:
     """Where a passage sits, for a decline: its document and the heading it is under (once, when
     the document is named after that heading)."""
     heading = passage.section.split(" > ")[-1] if passage.section else ""
     return f"{passage.document_name} › {heading}" if heading and heading != passage.document_name else passage.document_name
-
-
-def _says_same(a: str, b: str) -> bool:
-    """Whether two units say the same thing (one's content terms nearly all in the other)."""
-    first, second = set(content_terms(a)), set(content_terms(b))
-    if not first or not second:
-        return a.strip() == b.strip()
-    return len(first & second) / min(len(first), len(second)) >= _SAME
 
 
 def key_term_query(question: str) -> str:

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from citeline.agent.actions import Action, FinalAnswer
-from citeline.answerers.extractive import ExtractiveAnswerer, Ranking, unit_text
+from citeline.answerers.extractive import ExtractiveAnswerer, Ranking
+from citeline.answerers.layout import unit_text
 from citeline.answerers.prompts import quote_messages
 
 if TYPE_CHECKING:

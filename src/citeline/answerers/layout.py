@@ -1,0 +1,219 @@
+"""How an extractive answer is laid out from the units it picked: which of them fit the word budget
+(a point that only repeats another is left out; a sentence introducing a list brings its items),
+the lead paragraph (a lead that leans on the sentence before it, or is completed by the one after,
+keeps that sentence), an introduction whose example is not shown closed as a statement, and which
+code block belongs under the sentences quoted.
+
+Everything here works on the evidence's units and indexes into them; choosing the units is
+`extractive.ExtractiveAnswerer`'s work.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from citeline.retrieval.answer_types import AnswerType, AnswerTypes, holds, new_values
+from citeline.retrieval.units import Unit
+from citeline.text import collapse_ws, content_terms
+
+MAX_POINTS = 3  # supporting points after the lead
+WORD_BUDGET = 60  # words outside code a composed answer aims to stay under
+_SAME = 0.7  # content-term overlap above which two units say the same thing
+_LEAD_WORDS = 45  # a lead and the sentence that completes it stay within this many words
+
+
+# A sentence that starts like this only restates or completes the one before it ("The pool holds
+# 40 tokens. This means that only 40 threads can run at the same time."): the two are one thought.
+_CONTINUES = re.compile(
+    r"^(?:in\s+other\s+words|that\s+is|this\s+means|that\s+means|which\s+means|as\s+a\s+result|"
+    r"therefore|consequently|otherwise|thus|hence|as\s+such|in\s+that\s+case|in\s+practice|in\s+practical\s+terms)\b",
+    re.IGNORECASE)
+
+
+def unit_text(unit: Unit) -> str:
+    """A unit as quoted in an answer: prose on one line; code as it stands."""
+    return unit.text if unit.is_code else collapse_ws(unit.text)
+
+
+# "… the following dependencies are optional:", "… in one of the following directories."
+INTRODUCES = re.compile(r":\s*$|\b(?:the\s+following|as\s+follows)(?:\s+[\w-]+){0,3}\s*[.:]?\s*$", re.IGNORECASE)
+
+
+# A sentence opening with a pronoun or demonstrative as its subject is about what an earlier one names;
+# "It is expected that …", "It is here that …" and "That is, …" point at nothing before them.
+_LEANS_BACK = re.compile(
+    r"(?:it\b(?!\s+(?:is|was|has\s+been|will\s+be|would\s+be|can\s+be|may\s+be)\s+(?:\S+\s+){0,3}?(?:that|to)\b)"
+    r"|(?:its|this|these|they|their|that|those|such)\b(?!\s+is\s*,))", re.IGNORECASE)
+
+
+def exempt_from_budget(units: Sequence[Unit], picked: Sequence[int], part_picks: Sequence[int],
+                       answer_type: AnswerTypes, question: str) -> list[int]:
+    """The picked units the word budget may not cut: each part's answer and, when a kind of value is
+    asked, the likeliest point holding one (a long sentence naming the asked variable is the
+    answer; a short one about the topic is not)."""
+    holding = next((i for i in picked[1:] if i not in part_picks and holds_asked(answer_type, units[i].text, question)),
+                   None)
+    return [*part_picks, *([holding] if holding is not None else [])]
+
+
+def holds_asked(answer_type: AnswerTypes, text: str, question: str) -> bool:
+    """Whether `text` holds a value of the asked kind; a name (a variable, a flag) must be one the
+    question does not already hold: "set it in `pyproject.toml`" does not name the asked variable."""
+    if not answer_type or not holds(answer_type, text):
+        return False
+    return AnswerType.NAME not in answer_type or bool(new_values(text, question))
+
+
+def shows_the_prose(block: Unit, prose: Sequence[Unit]) -> bool:
+    """Whether a code example belongs under the answer's sentences: it comes from a passage they
+    quote, or it uses a value they name (`default_encoding` in the sentence, `default_encoding=` in
+    the block). A block from elsewhere that uses none shows how to do something else."""
+    if any(unit.number == block.number for unit in prose):
+        return True
+    named = {value.strip() for unit in prose for value in new_values(unit.text, "")}
+    return any(len(value) >= 3 and value in block.text for value in named)
+
+
+_SHELLS = frozenset({"console", "shell", "sh", "bash", "zsh", "fish", "powershell", "pwsh", "ps1", "bat", "cmd",
+                     "shell-session", "shellsession"})
+
+
+_CONFIG_LINE = re.compile(r"^\s*(?:\[[^\]]+\]|[\w.\-\"']+\s*[=:](?!:))")  # "[table]", "key = value", "key: value"
+
+
+def is_command_line(block: Unit) -> bool:
+    """Whether a code block is a command line to run: written for a shell, or its first line is
+    a prompt or a command rather than a configuration entry or code."""
+    label = (block.label or "").split()
+    language = label[0].casefold() if label else ""
+    if language in _SHELLS:
+        return True
+    if language:
+        return False
+    first = next((line for line in block.text.splitlines() if line.strip()), "")
+    return first.lstrip().startswith(("$ ", "> ")) or not _CONFIG_LINE.match(first)
+
+
+def code_intro(units: Sequence[Unit], code: int | None) -> int | None:
+    """The prose unit right before the code example shown (`code`), which introduces it."""
+    return next((i for i in range(code - 1, -1, -1) if not units[i].is_code), None) if code is not None else None
+
+
+# What a sentence says before the colon that hands over to an example: "… the `--private` flag like so:".
+_HANDS_OVER = re.compile(r"(?:(?:^|,?\s+)(?:like\s+(?:so|this)|as\s+follows|for\s+(?:example|instance)|e\.g\.|such\s+as))?\s*:\s*$",
+                         re.IGNORECASE)
+
+
+def closed(text: str) -> str:
+    """A sentence ending in a colon whose list or example is not shown, ended as a statement:
+    "To disable this behavior, use the `--private` flag like so:" → "… use the `--private` flag."."""
+    if not text.rstrip().endswith(":"):
+        return text
+    statement = _HANDS_OVER.sub("", text).rstrip()
+    if not statement or statement[-1] in ".!?":
+        return statement or text
+    return f"{statement}."
+
+
+def fit_to_budget(units: Sequence[Unit], picked: Sequence[int], part_picks: Sequence[int],
+                  code: int | None = None) -> tuple[list[int], dict[int, list[int]]]:
+    """The picked prose units that make the answer (lead first), and under each the list items it
+    introduces.
+
+    A unit saying what an earlier one says is left out, and points stop at MAX_POINTS or the word
+    budget (a part of a multi-part question is answered even past it). A sentence that introduces
+    a list ("There are two event hooks:") brings the items after it, as many as the budget allows
+    but at least one: the items carry the answer, and a reader should not be left at a colon. A
+    point that introduces anything else ("For example, to set headers on every request:") and
+    names no value of its own is left out unless what it introduces is the code example shown."""
+    chosen: list[int] = []
+    items: dict[int, list[int]] = {}
+    words = 0
+    shown_intro = code_intro(units, code)
+    for index in dict.fromkeys(i for i in picked if not units[i].is_code):
+        text = unit_text(units[index])
+        if any(index in under for under in items.values()) or any(says_same(text, unit_text(units[j])) for j in chosen):
+            continue
+        size = len(text.split())
+        if chosen and (len(chosen) > MAX_POINTS or (words + size > WORD_BUDGET and index not in part_picks)):
+            continue
+        introduces = bool(INTRODUCES.search(text))
+        under: list[int] = []
+        for item in introduced_items(units, index) if introduces else []:
+            item_size = len(unit_text(units[item]).split())
+            if item in chosen:
+                continue
+            if under and words + size + item_size > WORD_BUDGET:
+                break
+            under.append(item)
+            size += item_size
+        if chosen and introduces and not under and not new_values(text, "") and index != shown_intro:
+            continue  # "For example, to set headers on every request:" without its example says nothing
+        chosen.append(index)
+        items[index] = under
+        words += size
+    return chosen, items
+
+
+def lead_paragraph(units: Sequence[Unit], lead: int, lead_text: str, answer_type: AnswerTypes) -> tuple[str, set[int]]:
+    """The answer's first paragraph and the units it quotes besides the lead.
+
+    One thought stays one paragraph, even when a part of it scored as a point: a lead that draws a
+    consequence ("As such, we gate on `sys_platform` …") comes after its premise (the reason a
+    why-question asks for) unless it holds the very value asked for, as does a lead whose subject
+    is a pronoun ("This allows views to be defined with `async def`" after the sentence naming the
+    extra to install), and a sentence that completes the lead ("This means that …") follows it."""
+    paragraph = f"{lead_text} [{units[lead].number}]"
+    holds_value = bool(answer_type) and holds(answer_type, units[lead].text)
+    if not holds_value and one_thought(units, lead - 1) and leans_back(units[lead].text):
+        premise = units[lead - 1]
+        return f"{unit_text(premise)} [{premise.number}] {paragraph}", {lead - 1}
+    follow = completion(units, lead)
+    if follow is not None:
+        return f"{paragraph} {unit_text(units[follow])} [{units[follow].number}]", {follow}
+    return paragraph, set()
+
+
+def introduced_items(units: Sequence[Unit], index: int) -> list[int]:
+    """The list items or table rows right after unit `index` in its passage (what it introduces)."""
+    found: list[int] = []
+    block = units[index].block
+    for after in range(index + 1, len(units)):
+        unit = units[after]
+        if unit.number != units[index].number or unit.kind not in ("list_item", "table_row") or unit.block != block + 1:
+            break
+        found.append(after)
+        block = unit.block
+    return found
+
+
+def one_thought(units: Sequence[Unit], first: int) -> bool:
+    """Whether units `first` and `first + 1` are sentences of one paragraph, short enough together
+    to be quoted as one."""
+    if first < 0 or first + 1 >= len(units):
+        return False
+    one, two = units[first], units[first + 1]
+    return (one.kind == two.kind == "sentence" and one.number == two.number and one.block == two.block
+            and len(one.text.split()) + len(two.text.split()) <= _LEAD_WORDS)
+
+
+def leans_back(text: str) -> bool:
+    """Whether a sentence says nothing without the one before it: it restates or completes it
+    ("This means that …", see `_CONTINUES`) or its subject is a pronoun ("This allows views …")."""
+    text = text.lstrip()
+    return bool(_CONTINUES.match(text) or _LEANS_BACK.match(text))
+
+
+def completion(units: Sequence[Unit], lead: int) -> int | None:
+    """The sentence right after the lead in its paragraph when it completes the lead's thought
+    (see `_CONTINUES`) and the two stay short, else None."""
+    return lead + 1 if one_thought(units, lead) and _CONTINUES.match(units[lead + 1].text.lstrip()) else None
+
+
+def says_same(a: str, b: str) -> bool:
+    """Whether two units say the same thing (one's content terms nearly all in the other)."""
+    first, second = set(content_terms(a)), set(content_terms(b))
+    if not first or not second:
+        return a.strip() == b.strip()
+    return len(first & second) / min(len(first), len(second)) >= _SAME
