@@ -84,10 +84,10 @@ def test_stream_prints_the_answer_once(indexed: tuple[Path, Path], tmp_path: Pat
 
 def test_piped_output_is_not_wrapped(indexed: tuple[Path, Path]) -> None:
     home, _ = indexed
-    answered = _cli(home, "ask", QUESTION, COLUMNS="80")
+    answered = _cli(home, "ask", "How do I change the timeout?", COLUMNS="80")
     assert answered.returncode == 0, answered.stderr
     long_lines = [line for line in answered.stdout.splitlines() if len(line) > 80]
-    # The extractive answer has a sentence longer than 80 characters: it stays on one line.
+    # The answer's instruction is longer than 80 characters: it stays on one line.
     assert any("You can change the timeout with the `timeout` argument, for example `timeout=10.0`." in line
                for line in long_lines), answered.stdout
 
