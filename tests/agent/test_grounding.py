@@ -1,5 +1,7 @@
+from citeline.agent.exits import ExitReason
 from citeline.agent.grounding import build_citations, split_sentences, validate
 from citeline.agent.planning import Constraints
+from citeline.agent.result import AgentResult, Timings
 from citeline.index.store import Passage
 
 
@@ -11,6 +13,37 @@ EVIDENCE = [
     _passage(1, "Requests time out after 5 seconds of network inactivity by default."),
     _passage(2, "Pass `timeout=None` to disable all timeouts."),
 ]
+
+
+def test_each_claim_gets_its_own_quote_and_a_source_is_listed_once() -> None:
+    passage = _passage(1, "Requests time out after 5 seconds by default. Pass `timeout=None` to disable timeouts. "
+                          "Connection pools hold ten connections.")
+    answer = ("Requests time out after 5 seconds by default. [1]\n\n"
+              "- Pass `timeout=None` to disable timeouts. [1]\n- Connection pools hold ten connections. [1] [1]")
+    citations = build_citations(answer, [passage])
+    # One citation per claim (a marker repeated within a claim counts once), each quoting its own sentence.
+    assert [c.id for c in citations] == [1, 1, 1]
+    assert [c.quote for c in citations] == ["Requests time out after 5 seconds by default.",
+                                            "Pass `timeout=None` to disable timeouts.",
+                                            "Connection pools hold ten connections."]
+    assert [answer[c.position_in_response:].startswith("[1]") for c in citations] == [True, True, True]
+    assert citations[1].response_fragment.endswith("Pass `timeout=None` to disable timeouts.")
+    result = AgentResult(query_id="q", question="?", answer=answer, exit_reason=ExitReason.COMPLETED, retryable=False,
+                         citations=citations, timings=Timings(retrieval_ms=0, generation_ms=0, total_ms=0),
+                         model="extractive")
+    (first, quotes), = result.sources()
+    assert first is citations[0] and quotes == [c.quote for c in citations]
+
+
+def test_a_code_block_is_cited_but_not_repeated_as_a_quote() -> None:
+    passage = _passage(1, "Pass `timeout=None` to disable timeouts.\n\n```python\nhttpx.get(url, timeout=None)\n```")
+    answer = "Pass `timeout=None` to disable timeouts. [1]\n\n```python\nhttpx.get(url, timeout=None)\n```\n[1]"
+    citations = build_citations(answer, [passage])
+    assert len(citations) == 2 and "httpx.get(url, timeout=None)" in citations[1].quote
+    result = AgentResult(query_id="q", question="?", answer=answer, exit_reason=ExitReason.COMPLETED, retryable=False,
+                         citations=citations, timings=Timings(retrieval_ms=0, generation_ms=0, total_ms=0),
+                         model="extractive")
+    assert result.sources() == [(citations[0], ["Pass `timeout=None` to disable timeouts."])]
 
 
 def _check(answer: str, **kwargs: object):  # type: ignore[no-untyped-def]

@@ -256,9 +256,10 @@ def best_quote(fragment: str, passage: Passage) -> tuple[str, float]:
 
 
 def build_citations(answer: str, evidence: Sequence[Passage]) -> list[Citation]:
-    """One Citation per distinct `[n]` in the (already validated) answer, in order of appearance."""
+    """One Citation per claim and passage it cites, in order of appearance: each sentence (or code
+    block) carrying `[n]` gets its own quote from passage n, so three points citing [1] show the
+    three sentences that support them (an `[n]` repeated within one claim counts once)."""
     citations: list[Citation] = []
-    seen: set[int] = set()
     claims: list[tuple[str, int, int | None]] = []  # (text, start, where its [n] stands if not in text)
     masked = answer
     for block in FENCED.finditer(answer):
@@ -268,6 +269,7 @@ def build_citations(answer: str, evidence: Sequence[Passage]) -> list[Citation]:
     claims.extend((text, start, None) for text, start, _ in split_sentences(masked))
     claims.sort(key=lambda claim: claim[1])
     for text, start, fixed in claims:
+        seen: set[int] = set()
         for match in CITE.finditer(text):
             n = int(match.group(1))
             if n in seen or not 1 <= n <= len(evidence):

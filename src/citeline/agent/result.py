@@ -133,3 +133,17 @@ class AgentResult(BaseModel):
         return self.exit_reason in {ExitReason.COMPLETED, ExitReason.MAX_TOOL_CALLS_REACHED} and bool(
             self.citations
         )
+
+    def sources(self) -> list[tuple[Citation, list[str]]]:
+        """Each cited passage once, in order of first citation, with the distinct quotes of the claims
+        citing it (what a "Sources" list shows: one entry per `[n]`, one quote per claim; none for a
+        passage cited only by a code block)."""
+        grouped: dict[int, tuple[Citation, list[str]]] = {}
+        for citation in self.citations:
+            quotes = grouped.setdefault(citation.id, (citation, []))[1]
+            # A code block stands whole in the answer, its `[n]` right after the closing fence:
+            # its text is not repeated as a quote.
+            code = self.answer[: citation.position_in_response].rstrip().endswith("```")
+            if not code and citation.quote not in quotes:
+                quotes.append(citation.quote)
+        return list(grouped.values())

@@ -20,14 +20,14 @@ from citeline.text import truncate_tokens
 
 
 def sources_section(result: AgentResult) -> str:
-    """The answer followed by a "Sources" section quoting each citation."""
+    """The answer followed by a "Sources" section: each cited passage once, quoting each claim's sentence."""
     if not result.citations:
         return result.answer
     lines = []
-    for c in result.citations:
+    for c, quotes in result.sources():
         where = ", ".join(x for x in (c.section, f"p. {c.page}" if c.page else None) if x)
-        quote = c.quote if len(c.quote) <= 200 else c.quote[:197] + "..."
-        lines.append(f"[{c.id}] {c.document_name}{f' ({where})' if where else ''}: \"{quote}\"")
+        shown = " ".join(f'"{q if len(q) <= 200 else q[:197] + "..."}"' for q in quotes)
+        lines.append(f"[{c.id}] {c.document_name}{f' ({where})' if where else ''}" + (f": {shown}" if shown else ""))
     return f"{result.answer}\n\nSources:\n" + "\n".join(lines)
 
 

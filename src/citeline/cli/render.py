@@ -125,10 +125,10 @@ def _print_plain(result: AgentResult, out: Console, *, with_answer: bool) -> Non
     lines = [result.answer, ""] if with_answer else []
     if result.citations:
         lines.append("Sources")
-        for citation in result.citations:
+        for citation, quotes in result.sources():
             where = " › ".join(x for x in (citation.section, f"p. {citation.page}" if citation.page else None) if x)
             lines.append(f"  [{citation.id}] {citation.document_name}" + (f" — {where}" if where else ""))
-            lines.append(f"      “{' '.join(citation.quote.split())}”")
+            lines.extend(f"      “{' '.join(quote.split())}”" for quote in quotes)
         lines.append("")
     lines.append(f"{result.exit_reason.value} · {result.model} · {result.timings.total_ms:.0f} ms")
     out.file.write("\n".join(lines) + "\n")
@@ -150,13 +150,13 @@ def print_result(result: AgentResult, out: Console | None = None, *, with_answer
     if result.citations:
         out.print()
         out.print("[bold]Sources[/bold]")
-        for citation in result.citations:
+        for citation, quotes in result.sources():
             where = " › ".join(x for x in (citation.section, f"p. {citation.page}" if citation.page else None) if x)
             out.print(f"  \\[{citation.id}] [cyan]{escape(citation.document_name)}[/cyan]"
                       + (f" — {escape(where)}" if where else ""), highlight=False)
-            quote = " ".join(citation.quote.split())
-            quote = quote if len(quote) <= 240 else quote[:237] + "..."
-            out.print(f"      “{quote}”", style="dim", markup=False, highlight=False)
+            for quote in (" ".join(q.split()) for q in quotes):
+                quote = quote if len(quote) <= 240 else quote[:237] + "..."
+                out.print(f"      “{quote}”", style="dim", markup=False, highlight=False)
     out.print(f"\n[dim]{result.exit_reason.value} · {result.model} · {result.timings.total_ms:.0f} ms[/dim]")
 
 

@@ -426,7 +426,16 @@
 
   // An answer as text, bullet lists, ``` code blocks and citation buttons (all text nodes).
   function renderAnswer(container, answer, citations) {
-    const byId = new Map(citations.map((c) => [Number(c.id), c]));
+    // Each [n] marker opens the citation of its own claim: the citations of n in the answer's order,
+    // one per marker (the last one stays for any marker beyond them).
+    const queues = new Map();
+    const ordered = [...citations].sort((a, b) => (a.position_in_response || 0) - (b.position_in_response || 0));
+    for (const c of ordered) {
+      const id = Number(c.id);
+      if (!queues.has(id)) queues.set(id, []);
+      queues.get(id).push(c);
+    }
+    const byId = { get: (id) => { const queue = queues.get(id); return queue && (queue.length > 1 ? queue.shift() : queue[0]); } };
     container.replaceChildren();
     for (const part of String(answer || "").split(/(```[\s\S]*?```)/g)) {
       if (!part) continue;
@@ -478,15 +487,24 @@
       turn.extra.append(renderDecline(turn, result));
     }
     if (citations.length) {
-      const list = el("ol", { className: "sources", "aria-label": "Sources" });
+      // Each cited passage once, with the quote of every claim citing it.
+      const sources = new Map();
       for (const c of citations) {
+        const id = Number(c.id);
+        if (!sources.has(id)) sources.set(id, { first: c, quotes: [] });
+        const quotes = sources.get(id).quotes;
+        if (!quotes.includes(c.quote)) quotes.push(c.quote);
+      }
+      const list = el("ol", { className: "sources", "aria-label": "Sources" });
+      for (const { first: c, quotes } of sources.values()) {
         const where = [c.section, c.page ? `page ${c.page}` : null].filter(Boolean).join(", ");
         list.append(el("li", {}, el("button", {
           type: "button", className: "source", dataset: { citation: String(c.id) }, onclick: () => openPassage(c),
         }, el("span", { className: "source-id", text: `[${c.id}]` }),
         el("span", { className: "source-doc", text: c.document_name }),
         where ? el("span", { className: "source-where", text: where }) : null,
-        el("span", { className: "source-quote", text: `“${c.quote}”` }))));
+        el("span", { className: "source-quote", text: `“${quotes[0]}”` }),
+        ...quotes.slice(1).map((quote) => el("span", { className: "source-quote-more", text: `“${quote}”` })))));
       }
       turn.extra.append(el("h3", { className: "sources-title", text: "Sources" }), list);
     }
