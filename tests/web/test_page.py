@@ -113,6 +113,27 @@ def test_ask_streams_the_answer_and_a_citation_opens_its_highlighted_quote(page:
     expect(dialog).to_be_hidden()
 
 
+def test_each_citation_marker_opens_its_own_claims_quote(page: Page, server: Server) -> None:
+    sign_in(page, server, "alice")
+    turn = ask(page, "What is the default timeout and how do I change it?")
+    expect(turn).to_have_attribute("data-exit", "COMPLETED")
+    # Two claims cite the same passage: one source entry, with the quote of each claim.
+    markers = turn.locator('.answer button.cite[data-citation="1"]')
+    expect(markers).to_have_count(2)
+    source = turn.locator('.sources button[data-citation="1"]')
+    expect(source).to_have_count(1)
+    expect(source).to_contain_text("5 seconds")
+    expect(source).to_contain_text("timeout=10.0")
+    dialog = page.locator("#passage-dialog")
+    for index, said in ((0, "5 seconds"), (1, "timeout=10.0")):
+        markers.nth(index).click()
+        expect(dialog).to_be_visible()
+        expect(dialog.locator("mark.quote")).to_contain_text(said)
+        expect(dialog.locator("#passage-claim")).to_contain_text(said)
+        page.keyboard.press("Escape")
+        expect(dialog).to_be_hidden()
+
+
 def test_the_trace_shows_plan_searches_passages_and_validation(page: Page, server: Server) -> None:
     sign_in(page, server, "alice")
     turn = ask(page, "How do I disable timeouts?")
