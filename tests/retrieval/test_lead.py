@@ -115,3 +115,10 @@ def test_recorded_signals_reach_the_decision_record_through_the_real_agent(tmp_p
     assert all(a["after"] in (0.0, b["relative"]) and b["before"] in (0.0, a["relative"]) for a, b in pairs)
     assert any(a["after"] == b["relative"] > 0 and b["before"] == a["relative"] > 0 for a, b in pairs)
     assert first_sentence(result.answer).startswith(next(u["text"] for u in units if u["signals"]["rules"])[:40])
+    # Word-by-word alignment (MiniLM gives token states): every embedded sentence has one, and the
+    # sentence under "Default timeout" aligns better by its heading than the one under "Disabling timeouts".
+    by_text = {u["text"]: u["signals"] for u in units}
+    assert all(s["alignment"] > 0 for s in signals if s["cosine"] > 0)
+    under_default = by_text["Requests time out after 5 seconds of network inactivity by default."]
+    under_disabling = by_text["Pass `timeout=None` to disable all timeouts."]
+    assert under_default["heading"] > under_disabling["heading"] > 0

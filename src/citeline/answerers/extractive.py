@@ -248,7 +248,8 @@ class ExtractiveAnswerer(Answerer):
         unit_vocab = [vocabulary(f"{u.label or ''} {u.text}") for u in units]
         # The heading a unit sits under says what it is about ("Basic authentication"): it earns
         # part of the lexical credit, so the sentence in the right section wins over a look-alike.
-        section_vocab = [vocabulary(evidence[u.number - 1].section or "") for u in units]
+        sections = [evidence[u.number - 1].section or "" for u in units]
+        section_vocab = [vocabulary(section) for section in sections]
         question_vocab = vocabulary(question)
         # A unit that only repeats the question (an error message quoted back) answers nothing.
         novelty = np.array([
@@ -275,7 +276,7 @@ class ExtractiveAnswerer(Answerer):
         # For choosing sentences, the answer-type words ("default", "limit") matter too.
         question_lexical = lexical(wanted + answer_type_terms(question))
         unit_vecs = self._unit_vectors(units, question_lexical, parts, question, focus.text if focused else None,
-                                       [evidence[u.number - 1].section or "" for u in units])
+                                       sections)
         cosine = unit_vecs.similarity(unit_vecs.query)
 
         def score(similarity: np.ndarray, lexical_scores: np.ndarray) -> np.ndarray:

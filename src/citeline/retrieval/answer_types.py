@@ -139,6 +139,15 @@ def new_values(text: str, question: str) -> list[str]:
     return [value for value in found if value.strip().casefold() not in asked]
 
 
+# "what do I run …", "which script should we use …": a question asking what to do.
+_WHAT_DO_I = r"\b(?:what|which)\b[^?]{0,40}?\b(?:do|should|can|must)\s+(?:i|we)\s+(?:need\s+to\s+)?"
+
+
+def _asks_which(nouns: str) -> str:
+    """A pattern for "which/what (is the) … NOUN", naming one of `nouns` ("what's the hatch version invocation")."""
+    return rf"\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w-]+\s+){{0,3}}?(?:{nouns})s?\b"
+
+
 _HOW_TO = re.compile(
     # At the start of the question or of a clause ("In a test, how can I check …?").
     r"(?:^|[,;:]\s*)\s*(?:how\s+(?:do|can|should|would|could|to)\b|how\s+(?:i|we|you)\s+(?:can|should|do)\b"
@@ -146,19 +155,14 @@ _HOW_TO = re.compile(
     r"|(?:give|is\s+there)\s+(?:me\s+)?an?\s+example\b|example\s+of\b|(?:can|could)\s+(?:i|you)\s+\w+)"
     r"|\bexample\b|\bsnippet\b|\bin\s+code\b"
     # "what do I run …", "which script am I supposed to use": the answer is something to do.
-    r"|\b(?:what|which)\b[^?]{0,40}?\b(?:do|should|can|must)\s+(?:i|we)\s+(?:need\s+to\s+)?"
-    r"(?:run|set|use|pass|add|write|type|call|install|put)\b|\b(?:am|are)\s+(?:i|we)\s+supposed\s+to\b"
+    rf"|{_WHAT_DO_I}(?:run|set|use|pass|add|write|type|call|install|put)\b|\b(?:am|are)\s+(?:i|we)\s+supposed\s+to\b"
     # "which options turn off …": the example that uses them shows them (commands: `asks_for_command`).
-    r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?(?:option|flag)s?\b"
-    r"(?!\s+(?:is|are|does|do)\b)",
+    rf"|{_asks_which('option|flag')}(?!\s+(?:is|are|does|do)\b)",
     re.IGNORECASE,
 )
 
 
-_COMMAND = re.compile(
-    r"\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?(?:command|invocation|subcommand)s?\b"
-    r"|\b(?:what|which)\b[^?]{0,40}?\b(?:do|should|can|must)\s+(?:i|we)\s+(?:need\s+to\s+)?(?:run|type)\b",
-    re.IGNORECASE)
+_COMMAND = re.compile(rf"{_asks_which('command|invocation|subcommand')}|{_WHAT_DO_I}(?:run|type)\b", re.IGNORECASE)
 
 
 def asks_for_command(question: str) -> bool:

@@ -487,13 +487,15 @@
       turn.extra.append(renderDecline(turn, result));
     }
     if (citations.length) {
-      // Each cited passage once, with the quote of every claim citing it.
+      // Each cited passage once, with the quote of every claim citing it (as `AgentResult.sources()`:
+      // a code block, whose [n] follows its closing fence, stands whole in the answer and is not repeated).
       const sources = new Map();
       for (const c of citations) {
         const id = Number(c.id);
         if (!sources.has(id)) sources.set(id, { first: c, quotes: [] });
         const quotes = sources.get(id).quotes;
-        if (!quotes.includes(c.quote)) quotes.push(c.quote);
+        const code = String(result.answer || "").slice(0, c.position_in_response).trimEnd().endsWith("```");
+        if (!code && !quotes.includes(c.quote)) quotes.push(c.quote);
       }
       const list = el("ol", { className: "sources", "aria-label": "Sources" });
       for (const { first: c, quotes } of sources.values()) {
@@ -503,8 +505,7 @@
         }, el("span", { className: "source-id", text: `[${c.id}]` }),
         el("span", { className: "source-doc", text: c.document_name }),
         where ? el("span", { className: "source-where", text: where }) : null,
-        el("span", { className: "source-quote", text: `“${quotes[0]}”` }),
-        ...quotes.slice(1).map((quote) => el("span", { className: "source-quote-more", text: `“${quote}”` })))));
+        ...quotes.map((quote, i) => el("span", { className: i ? "source-quote-more" : "source-quote", text: `“${quote}”` })))));
       }
       turn.extra.append(el("h3", { className: "sources-title", text: "Sources" }), list);
     }
