@@ -450,3 +450,39 @@ def test_answers_carry_no_source_markup(app: Citeline) -> None:
         for citation in result.citations:
             passage = app.store.get_passage("local", citation.document_id, citation.chunk_id)
             assert passage is not None and citation.quote in passage.text
+
+
+SECURITY = {"security.md": """# Security headers
+
+## HTTP Strict Transport Security (HSTS)
+
+Tells the browser to convert all HTTP requests to HTTPS, preventing man-in-the-middle attacks.
+
+```python
+response.headers['Strict-Transport-Security'] = 'max-age=31536000; includeSubDomains'
+```
+
+- https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Strict-Transport-Security
+
+## X-Frame-Options
+
+Prevents external sites from embedding your site in an iframe.
+
+- https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/X-Frame-Options
+"""}
+
+
+@pytest.fixture(scope="module")
+def security(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
+    root = tmp_path_factory.mktemp("security")
+    yield from _ingested(root, write_corpus(root / "docs", SECURITY))
+
+
+@pytest.mark.parametrize("question", ["What does the Strict-Transport-Security header do?",
+                                      "What is the X-Frame-Options header for?"])
+def test_a_link_alone_is_never_a_point(security: Citeline, question: str) -> None:
+    # The "see also" items name the header the question names: alike in words, they answer nothing.
+    result = security.ask(question)
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert "developer.mozilla.org" not in result.answer
+    assert all("developer.mozilla.org" not in c.quote for c in result.citations)

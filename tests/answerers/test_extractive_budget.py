@@ -130,3 +130,16 @@ def test_a_point_exempt_from_the_word_budget_is_kept_past_it() -> None:
 ])
 def test_an_introduction_whose_example_is_not_shown_ends_as_a_statement(said: str, shown: str) -> None:
     assert closed(said) == shown
+
+
+def test_the_list_the_lead_was_taken_from_is_not_a_point() -> None:
+    texts = [("sentence", "Here is how each segment changes version `1.0.0`:"), ("list_item", "`major`: `2.0.0`"),
+             ("list_item", "`minor`: `1.1.0`"), ("list_item", "`dev`: `1.0.0.dev0`"),
+             ("sentence", "Segments can be chained with a comma.")]
+    units = [Unit(1, kind, text, 0, len(text), block) for block, (kind, text) in enumerate(texts)]
+    # Asked what bumping `dev` gives, the lead is the item; its list's other items answer nothing asked.
+    chosen, items = fit_to_budget(units, [3, 0, 4], part_picks=[])
+    assert chosen == [3, 4] and items[3] == [] and items[4] == []
+    # The same introduction under a lead from elsewhere brings its items.
+    chosen, items = fit_to_budget(units, [4, 0], part_picks=[])
+    assert chosen == [4, 0] and items[0] == [1, 2, 3]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from citeline.documents.models import ChunkBlock
 from citeline.index.store import Passage
-from citeline.retrieval.units import passage_units
+from citeline.retrieval.units import is_bare_link, passage_units
 
 
 def _passage(*blocks: tuple[str, str]) -> Passage:
@@ -26,3 +26,10 @@ def test_a_row_pairing_two_values_is_a_unit_but_a_bare_name_is_not() -> None:
         ("sentence", "Here is how each segment changes version `1.0.0`:"),
         ("table_row", "`dev`: `1.0.0.dev0`"),
     ]
+
+
+def test_a_bare_link_is_told_apart_from_a_sentence_holding_one() -> None:
+    assert is_bare_link("https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Strict-Transport-Security")
+    assert is_bare_link("- <https://example.org/guide>.")
+    assert not is_bare_link("See https://example.org/guide for the full list.")
+    assert not is_bare_link("`https://example.org` is the default base URL.")

@@ -71,7 +71,7 @@ from citeline.retrieval.evidence import (
 from citeline.retrieval.focus import question_focus
 from citeline.retrieval.lead import LEAD_SIGNALS, lead_model_from, lead_shares, shipped_lead_model
 from citeline.retrieval.opposites import opposed
-from citeline.retrieval.units import Unit, evidence_units, item_sentences
+from citeline.retrieval.units import Unit, evidence_units, is_bare_link, item_sentences
 from citeline.text import collapse_ws, fold, stem
 
 MAX_OPEN = 3
@@ -242,7 +242,11 @@ class ExtractiveAnswerer(Answerer):
             return self._decline(run, keys, pool)
         pool_coverage = Coverage(pool)
         parts = split_parts(question)
-        units = [u for u in evidence_units(evidence) if u.is_code or not is_instruction(u.text)]
+        question_vocab = vocabulary(question)
+        # A bare link, or a unit made only of the question's own words ("PREFERRED_URL_SCHEME" for
+        # "What is the default PREFERRED_URL_SCHEME?"), tells a reader nothing as a point.
+        units = [u for u in evidence_units(evidence) if u.is_code or not (
+            is_instruction(u.text) or is_bare_link(u.text) or vocabulary(u.text) <= question_vocab)]
         if not any(not u.is_code for u in units):
             return self._decline(run, keys, pool)
         unit_vocab = [vocabulary(f"{u.label or ''} {u.text}") for u in units]
@@ -250,7 +254,6 @@ class ExtractiveAnswerer(Answerer):
         # part of the lexical credit, so the sentence in the right section wins over a look-alike.
         sections = [evidence[u.number - 1].section or "" for u in units]
         section_vocab = [vocabulary(section) for section in sections]
-        question_vocab = vocabulary(question)
         # A unit that only repeats the question (an error message quoted back) answers nothing.
         novelty = np.array([
             min(1.0, len([t for t in v if t not in question_vocab]) / max(1, len(v)) * 2) for v in unit_vocab

@@ -126,7 +126,10 @@ def fit_to_budget(units: Sequence[Unit], picked: Sequence[int], part_picks: Sequ
     a list ("There are two event hooks:") brings the items after it, as many as the budget allows
     but at least one: the items carry the answer, and a reader should not be left at a colon. A
     point that introduces anything else ("For example, to set headers on every request:") and
-    names no value of its own is left out unless what it introduces is the code example shown."""
+    names no value of its own is left out unless what it introduces is the code example shown, as is
+    one introducing the list the lead is an item of (asked what bumping `dev` gives, the lead
+    "`dev`: `1.0.0.dev0`" answers; the eight other segments after "Here are the supported segments:"
+    do not)."""
     chosen: list[int] = []
     items: dict[int, list[int]] = {}
     words = 0
@@ -139,6 +142,8 @@ def fit_to_budget(units: Sequence[Unit], picked: Sequence[int], part_picks: Sequ
         if chosen and (len(chosen) > MAX_POINTS or (words + size > WORD_BUDGET and index not in part_picks)):
             continue
         introduces = bool(INTRODUCES.search(text))
+        if chosen and introduces and chosen[0] in introduced_items(units, index):
+            continue  # the list the lead was taken from: the lead is its answer, the rest of it is not
         under: list[int] = []
         for item in introduced_items(units, index) if introduces else []:
             item_size = len(unit_text(units[item]).split())

@@ -84,6 +84,14 @@ def _only_code(text: str) -> bool:
     return not re.search(r"[^\W_]", _CODE_SPAN.sub("", text))
 
 
+_BARE_LINK = re.compile(r"[\s*•-]*<?(?:https?://|www\.)\S+?>?[\s.]*")
+
+
+def is_bare_link(text: str) -> bool:
+    """Whether a unit is nothing but a link (a "see also" list item): it points at an answer, it is none."""
+    return bool(_BARE_LINK.fullmatch(text))
+
+
 def evidence_units(evidence: Sequence[Passage]) -> list[Unit]:
     """Every unit of the evidence, numbered by passage ([1] is the first passage)."""
     return [unit for number, passage in enumerate(evidence, 1) for unit in passage_units(number, passage)]
