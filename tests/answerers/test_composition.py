@@ -452,7 +452,7 @@ def test_answers_carry_no_source_markup(app: Citeline) -> None:
             assert passage is not None and citation.quote in passage.text
 
 
-SECURITY = {"security.md": """# Security headers
+HEADERS = {"security.md": """# Security headers
 
 ## HTTP Strict Transport Security (HSTS)
 
@@ -469,20 +469,42 @@ response.headers['Strict-Transport-Security'] = 'max-age=31536000; includeSubDom
 Prevents external sites from embedding your site in an iframe.
 
 - https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/X-Frame-Options
+""", "clients.md": """# Clients
+
+## Sharing configuration
+
+For example, to apply a set of custom headers on every request:
+
+```python
+client = httpx.Client(headers={'user-agent': 'my-app/0.0.1'})
+```
+
+## Merging configuration
+
+When a header is set on both the client and the request, the values are combined together.
 """}
 
 
 @pytest.fixture(scope="module")
-def security(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
-    root = tmp_path_factory.mktemp("security")
-    yield from _ingested(root, write_corpus(root / "docs", SECURITY))
+def headers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
+    root = tmp_path_factory.mktemp("headers")
+    yield from _ingested(root, write_corpus(root / "docs", HEADERS))
 
 
 @pytest.mark.parametrize("question", ["What does the Strict-Transport-Security header do?",
                                       "What is the X-Frame-Options header for?"])
-def test_a_link_alone_is_never_a_point(security: Citeline, question: str) -> None:
+def test_a_link_alone_is_never_a_point(headers: Citeline, question: str) -> None:
     # The "see also" items name the header the question names: alike in words, they answer nothing.
-    result = security.ask(question)
+    result = headers.ask(question)
     assert result.exit_reason == ExitReason.COMPLETED
     assert "developer.mozilla.org" not in result.answer
     assert all("developer.mozilla.org" not in c.quote for c in result.citations)
+
+
+def test_an_introduction_to_an_example_not_shown_is_never_a_point(headers: Citeline) -> None:
+    # Not a how-to question, so no code is shown: "For example, to apply … headers on every request:"
+    # would be a fragment ending in nothing.
+    result = headers.ask("What happens to custom headers set on the client and on a request?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert "```" not in result.answer and "For example" not in result.answer
+    assert "combined together" in first_sentence(result.answer)

@@ -7,7 +7,14 @@ import numpy as np
 import pytest
 
 from citeline.answerers.extractive import ExtractiveAnswerer, Ranking
-from citeline.answerers.layout import closed, exempt_from_budget, fit_to_budget, holds_asked, shows_the_prose
+from citeline.answerers.layout import (
+    closed,
+    exempt_from_budget,
+    fit_to_budget,
+    holds_asked,
+    shows_the_prose,
+    untied,
+)
 from citeline.retrieval.answer_types import expected_types
 from citeline.retrieval.units import Unit
 
@@ -143,3 +150,15 @@ def test_the_list_the_lead_was_taken_from_is_not_a_point() -> None:
     # The same introduction under a lead from elsewhere brings its items.
     chosen, items = fit_to_budget(units, [4, 0], part_picks=[])
     assert chosen == [4, 0] and items[0] == [1, 2, 3]
+
+
+@pytest.mark.parametrize(("said", "shown"), [
+    ("However, this can be explicitly enabled.", "This can be explicitly enabled."),
+    ("Alternatively, `--resolution lowest-direct` uses the lowest direct versions.",
+     "`--resolution lowest-direct` uses the lowest direct versions."),
+    ("However, uv keeps them.", "uv keeps them."),  # a name keeps its case
+    ("Instead, use the `--frozen` flag.", "Instead, use the `--frozen` flag."),  # a tie that means something stays
+    ("However the cache is kept.", "However the cache is kept."),
+])
+def test_a_line_drops_the_word_tying_it_to_a_sentence_not_shown(said: str, shown: str) -> None:
+    assert untied(said) == shown

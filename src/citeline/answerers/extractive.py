@@ -40,6 +40,7 @@ from citeline.answerers.layout import (
     lead_paragraph,
     shows_the_prose,
     unit_text,
+    untied,
 )
 from citeline.config import Settings
 from citeline.index.embedder import Embedder, EmbedsTokens
@@ -79,6 +80,8 @@ SEARCH_TOP_K = 8  # a wider net than the default: coverage is judged on what com
 MAX_PART_SEARCHES = 2
 _FOLLOWING_BLOCKS = 6  # how far after the lead, in blocks of its passage, its code example may sit
 _CODE_SCORE_FLOOR = 0.5  # a how-to answer shows code only when the block is this close to the lead
+# A sentence whose whole content is the example it hands over to: "For example, to set headers on every request:".
+_EXAMPLE_HANDOVER = re.compile(r"\s*(?:for\s+(?:example|instance)|e\.g\.)\b.*:\s*$", re.IGNORECASE | re.DOTALL)
 MAX_EMBEDDED = 20  # prose units embedded per answer (the lexically closest ones)
 # A unit's relevance mixes its cosine to the question with its weighted share of the question's
 # terms. Chosen with leave-one-corpus-out over the development sets (0.45-0.75 tried): every
@@ -243,10 +246,16 @@ class ExtractiveAnswerer(Answerer):
         pool_coverage = Coverage(pool)
         parts = split_parts(question)
         question_vocab = vocabulary(question)
+        # A follow-up's rewrite carries the previous question's words for searching; what is asked
+        # is still the follow-up's own sentence ("and what about its environment variables?").
+        focus = question_focus(run.question)
+        how_to = asks_how_to(focus.text)
         # A bare link, or a unit made only of the question's own words ("PREFERRED_URL_SCHEME" for
-        # "What is the default PREFERRED_URL_SCHEME?"), tells a reader nothing as a point.
+        # "What is the default PREFERRED_URL_SCHEME?"), tells a reader nothing as a point; nor does
+        # "For example, to set headers on every request:" when no example is shown (not a how-to).
         units = [u for u in evidence_units(evidence) if u.is_code or not (
-            is_instruction(u.text) or is_bare_link(u.text) or vocabulary(u.text) <= question_vocab)]
+            is_instruction(u.text) or is_bare_link(u.text) or vocabulary(u.text) <= question_vocab
+            or (not how_to and _EXAMPLE_HANDOVER.match(u.text)))]
         if not any(not u.is_code for u in units):
             return self._decline(run, keys, pool)
         unit_vocab = [vocabulary(f"{u.label or ''} {u.text}") for u in units]
@@ -270,9 +279,6 @@ class ExtractiveAnswerer(Answerer):
         # Units are scored against what the question asks: terms it names only as what it does
         # not want ("instead of asyncio") earn nothing, and its asking sentence counts as much
         # as the whole question with its scene-setting.
-        # A follow-up's rewrite carries the previous question's words for searching; what is asked
-        # is still the follow-up's own sentence ("and what about its environment variables?").
-        focus = question_focus(run.question)
         wanted = focus.keep(keys)
         asked_keys = focus.keep(key_terms(focus.text))
         focused = focus.differs_from(question)
@@ -291,7 +297,6 @@ class ExtractiveAnswerer(Answerer):
         if unit_vecs.focus is not None:
             overall = 0.5 * overall + 0.5 * score(unit_vecs.similarity(unit_vecs.focus),
                                                   lexical(asked_keys + answer_type_terms(focus.text)))
-        how_to = asks_how_to(focus.text)
         if how_to:
             # A how-to answer is an instruction: "You can ... by passing `x`", "Use ...".
             overall = overall * np.array([1.1 if not u.is_code and tells_how(u.text) else 1.0 for u in units])
@@ -523,6 +528,8 @@ class ExtractiveAnswerer(Answerer):
 
         paragraph, used = lead_paragraph(units, lead, said(lead, self._lead_text(units[lead], ranking.answer_type)),
                                          ranking.answer_type)
+        # Each line of the answer starts afresh: "However, …" would answer a sentence the reader never saw.
+        paragraph = untied(paragraph)
         listed = {i for under in items.values() for i in under}
         points = sorted((i for i in chosen[1:] if i not in listed and i not in used),
                         key=lambda i: (units[i].number, units[i].start))
@@ -533,7 +540,7 @@ class ExtractiveAnswerer(Answerer):
         lines = [paragraph]
         if bullets:
             lines.append("")
-            lines.extend(f"{'  ' * depth}- {said(i, unit_text(units[i])) if depth == 0 else unit_text(units[i])} "
+            lines.extend(f"{'  ' * depth}- {untied(said(i, unit_text(units[i]))) if depth == 0 else unit_text(units[i])} "
                          f"[{units[i].number}]" for i, depth in bullets)
         if shown is not None:
             block = units[shown]

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from citeline.retrieval.answer_types import AnswerType, AnswerTypes, holds, new_values
 from citeline.retrieval.units import Unit
-from citeline.text import collapse_ws, content_terms
+from citeline.text import STOPWORDS, collapse_ws, content_terms
 
 MAX_POINTS = 3  # supporting points after the lead
 WORD_BUDGET = 60  # words outside code a composed answer aims to stay under
@@ -103,6 +103,24 @@ def code_intro(units: Sequence[Unit], code: int | None) -> int | None:
 # What a sentence says before the colon that hands over to an example: "… the `--private` flag like so:".
 _HANDS_OVER = re.compile(r"(?:(?:^|,?\s+)(?:like\s+(?:so|this)|as\s+follows|for\s+(?:example|instance)|e\.g\.|such\s+as))?\s*:\s*$",
                          re.IGNORECASE)
+
+
+# Words that tie a sentence to the one before it in its source ("However, …", "Alternatively, …"):
+# quoted on its own, the tie points at nothing and the sentence is complete without it. Ties that
+# carry meaning of their own ("Instead, …", "Otherwise, …", "Therefore, …") stay.
+_TIED = re.compile(r"(?:however|alternatively|additionally|also|furthermore|moreover|finally|besides|"
+                   r"nevertheless|nonetheless|in\s+addition|that\s+said),\s+(?=\S)", re.IGNORECASE)
+
+
+def untied(text: str) -> str:
+    """A sentence without the word tying it to its source's previous one: "However, this can be
+    enabled." → "This can be enabled."; a name keeps its case ("However, uv …" → "uv …")."""
+    tie = _TIED.match(text)
+    if tie is None:
+        return text
+    rest = text[tie.end():]
+    first = re.match(r"[a-z]+\b", rest)
+    return rest[0].upper() + rest[1:] if first and first.group() in STOPWORDS else rest
 
 
 def closed(text: str) -> str:
