@@ -508,3 +508,10 @@ def test_an_introduction_to_an_example_not_shown_is_never_a_point(headers: Citel
     assert result.exit_reason == ExitReason.COMPLETED
     assert "```" not in result.answer and "For example" not in result.answer
     assert "combined together" in first_sentence(result.answer)
+
+
+def test_a_decline_names_what_is_missing_not_the_askers_phrasing(app: Citeline) -> None:
+    result = app.ask("Even though nothing else is running, can background tasks be scheduled with cron expressions?")
+    assert result.exit_reason == ExitReason.INSUFFICIENT_CONTEXT
+    missing = result.insufficiencies[0].missing
+    assert "do not mention: scheduled, cron, expressions;" in missing  # not "though", "nothing"

