@@ -73,6 +73,7 @@ def _english_ranks() -> dict[str, int]:
 
 @cache
 def _common_words() -> frozenset[str]:
+    """Every whole word of the vocabulary (see `_english_ranks`)."""
     return frozenset(_english_ranks())
 
 
