@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from citeline.evaluation.fit import leave_one_corpus_out, outcome, select_features
+from citeline.evaluation.fit import leave_one_corpus_out, nested_selection, outcome, select_features
 from citeline.retrieval.answerability import FEATURES, AnswerabilityModel, fit, shipped_model
 
 
@@ -77,6 +77,28 @@ def test_selection_keeps_signals_that_hold_on_held_out_corpora_only() -> None:
     assert all(f["unanswerable_declined"] >= 0.9 and f["answerable_declined"] <= 0.1 for f in report.values())
     with_habit = leave_one_corpus_out(by_set, ["dense_top"])
     assert with_habit["c"]["answerable_declined"] > 0.5  # the habit of a and b fails on c
+
+
+def test_selection_inside_each_fold_shows_what_selection_on_the_held_out_sets_hides() -> None:
+    # Coverage separates the classes only roughly; `dense_top` separates a, b and c perfectly and d
+    # the wrong way round. Chosen on all four, the habit never makes it in; chosen without d, as a
+    # new corpus meets the selection, it does, and d is declined wholesale.
+    def corpus(seed: int, sign: float) -> list[dict[str, object]]:
+        rng = random.Random(seed)
+        rows = []
+        for _ in range(80):
+            answerable = rng.random() < 0.6
+            coverage = rng.uniform(0.2, 1.0) if answerable else rng.uniform(0.0, 0.8)
+            rows.append(_row(answerable, coverage, (0.8 if answerable else 0.2) * sign + rng.uniform(-0.05, 0.05)))
+        return rows
+
+    by_set = {"a": corpus(1, 1.0), "b": corpus(2, 1.0), "c": corpus(3, 1.0), "d": corpus(4, -1.0)}
+    assert "dense_top" not in select_features(by_set)
+    same_fold = leave_one_corpus_out(by_set, select_features(by_set))
+    nested = nested_selection(by_set)
+    assert same_fold["d"]["answerable_declined"] <= 0.1
+    assert nested["d"]["answerable_declined"] >= 0.9
+    assert nested["a"] == same_fold["a"]  # without the odd one out in training, the choice is the same
 
 
 def test_the_shipped_model_is_fitted_on_known_signals_and_reports_its_held_out_figures() -> None:

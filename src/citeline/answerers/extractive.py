@@ -38,6 +38,7 @@ from citeline.answerers.layout import (
     fit_to_budget,
     is_command_line,
     lead_paragraph,
+    only_hands_over,
     shows_the_prose,
     unit_text,
     untied,
@@ -81,8 +82,6 @@ SEARCH_TOP_K = 8  # a wider net than the default: coverage is judged on what com
 MAX_PART_SEARCHES = 2
 _FOLLOWING_BLOCKS = 6  # how far after the lead, in blocks of its passage, its code example may sit
 _CODE_SCORE_FLOOR = 0.5  # a how-to answer shows code only when the block is this close to the lead
-# A sentence whose whole content is the example it hands over to: "For example, to set headers on every request:".
-_EXAMPLE_HANDOVER = re.compile(r"\s*(?:for\s+(?:example|instance)|e\.g\.)\b.*:\s*$", re.IGNORECASE | re.DOTALL)
 MAX_EMBEDDED = 20  # prose units embedded per answer (the lexically closest ones)
 # A unit's relevance mixes its cosine to the question with its weighted share of the question's
 # terms. Chosen with leave-one-corpus-out over the development sets (0.45-0.75 tried): every
@@ -256,7 +255,7 @@ class ExtractiveAnswerer(Answerer):
         # "For example, to set headers on every request:" when no example is shown (not a how-to).
         units = [u for u in evidence_units(evidence) if u.is_code or not (
             is_instruction(u.text) or is_bare_link(u.text) or vocabulary(u.text) <= question_vocab
-            or (not how_to and _EXAMPLE_HANDOVER.match(u.text)))]
+            or (not how_to and only_hands_over(u.text)))]
         if not any(not u.is_code for u in units):
             return self._decline(run, keys, pool)
         unit_vocab = [vocabulary(f"{u.label or ''} {u.text}") for u in units]

@@ -101,9 +101,18 @@ def code_intro(units: Sequence[Unit], code: int | None) -> int | None:
     return next((i for i in range(code - 1, -1, -1) if not units[i].is_code), None) if code is not None else None
 
 
+_FOR_EXAMPLE = r"for\s+(?:example|instance)|e\.g\."
 # What a sentence says before the colon that hands over to an example: "… the `--private` flag like so:".
-_HANDS_OVER = re.compile(r"(?:(?:^|,?\s+)(?:like\s+(?:so|this)|as\s+follows|for\s+(?:example|instance)|e\.g\.|such\s+as))?\s*:\s*$",
+_HANDS_OVER = re.compile(rf"(?:(?:^|,?\s+)(?:like\s+(?:so|this)|as\s+follows|{_FOR_EXAMPLE}|such\s+as))?\s*:\s*$",
                          re.IGNORECASE)
+# A sentence whose whole content is the example it hands over to: "For example, to set headers on every request:".
+_ONLY_HANDS_OVER = re.compile(rf"\s*(?:{_FOR_EXAMPLE})\b.*:\s*$", re.IGNORECASE | re.DOTALL)
+
+
+def only_hands_over(text: str) -> bool:
+    """Whether a sentence says nothing but "here is an example" ("For example, to set headers on
+    every request:"): without its example shown, it is no point and no lead."""
+    return bool(_ONLY_HANDS_OVER.match(text))
 
 
 # Words that tie a sentence to the one before it in its source ("However, …", "Alternatively, …"):
@@ -161,10 +170,11 @@ def fit_to_budget(units: Sequence[Unit], picked: Sequence[int], part_picks: Sequ
         if chosen and (len(chosen) > MAX_POINTS or (words + size > WORD_BUDGET and index not in part_picks)):
             continue
         introduces = bool(INTRODUCES.search(text))
-        if chosen and introduces and chosen[0] in introduced_items(units, index):
+        listed = introduced_items(units, index) if introduces else []
+        if chosen and chosen[0] in listed:
             continue  # the list the lead was taken from: the lead is its answer, the rest of it is not
         under: list[int] = []
-        for item in introduced_items(units, index) if introduces else []:
+        for item in listed:
             item_size = len(unit_text(units[item]).split())
             if item in chosen:
                 continue
