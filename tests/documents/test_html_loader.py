@@ -254,3 +254,47 @@ def test_deep_structures_load_in_linear_time(tmp_path: Path, markup: str) -> Non
     assert time.monotonic() - started < 20  # quadratic walks took 30 s and more here
     assert doc.text.endswith(("deep text", "item"))
     assert "hidden" not in doc.text
+
+
+TEXINFO = """<html><head><title>Data Manual</title></head><body>
+<div class="contents"><h2 class="contents-heading">Table of Contents</h2>
+<ul class="toc-numbered-mark">
+<li><a id="toc-Intro" href="#Intro">1 Introduction</a></li>
+<li><a id="toc-Files" href="#Files">2 Files</a><ul>
+<li><a href="#Text">2.1 Text files</a></li><li><a href="#Binary">2.2 Binary files</a></li></ul></li>
+<li><a href="#Index">Concept index</a></li></ul></div>
+<div class="chapter" id="Intro"><div class="header"><p>
+Next: <a href="#Files" accesskey="n" rel="next">Files</a>, Previous: <a href="#Top" accesskey="p" rel="prev">Top</a>,
+Up: <a href="#Top" accesskey="u" rel="up">Top</a> &nbsp; [<a href="#SEC_Contents" rel="contents">Contents</a>]</p></div>
+<h2 class="chapter">1 Introduction</h2>
+<p>Windows may write <code>UTF-16LE</code><a id="DOCF1" href="#FOOT1"><sup>1</sup></a> files.
+See <a href="#Files">Files</a> for reading them, and the
+<a href="https://example.org/guide">online guide</a>.</p>
+<ul><li><a href="#Text">Text files</a> hold one record per line.</li>
+<li><a href="#Binary">Binary files</a> need a reader of their own.</li></ul>
+</div>
+<div class="appendix" id="Index"><h2>Concept index</h2>
+<table class="index-cp"><tr><th>Index Entry</th><th>Section</th></tr>
+<tr><th>B</th></tr>
+<tr><td><a href="#index-binary">Binary files:</a></td><td><a href="#Binary">Binary files</a></td></tr>
+<tr><th>C</th></tr>
+<tr><td><a href="#index-csv">CSV files:</a></td><td><a href="#Text">Text files</a></td></tr>
+<tr><td><a href="#index-conn">Connections:</a></td><td><a href="#Text">Text files</a></td></tr>
+</table></div>
+<div class="footnotes-segment"><h4 class="footnotes-heading">Footnotes</h4>
+<h5><a id="FOOT1" href="#DOCF1">(1)</a></h5><p>The distinction is subtle.</p></div>
+</body></html>"""
+
+
+def test_texinfo_navigation_contents_and_index_are_not_the_document(tmp_path: Path) -> None:
+    doc = load(tmp_path, TEXINFO)
+    for gone in ("Next:", "Previous:", "Table of Contents\n\n1 Introduction\n\n2 Files", "2.1 Text files",
+                 "Index Entry", "CSV files:", "Connections:"):
+        assert gone not in doc.text, gone
+    # a footnote mark is not read into the word before it; the footnote itself stays
+    assert "Windows may write `UTF-16LE` files." in doc.text
+    assert "The distinction is subtle." in doc.text
+    # links inside prose and a list whose items say something of their links are the document
+    assert "See Files for reading them, and the online guide." in doc.text
+    assert "Text files hold one record per line." in doc.text
+    assert "Binary files need a reader of their own." in doc.text

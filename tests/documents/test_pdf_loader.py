@@ -15,7 +15,7 @@ from citeline.documents.registry import loader_for
 from citeline.errors import IngestError
 
 from .makers import circular_xref_pdf, encrypted_pdf, pdf_bytes
-from .typeset import Bullets, Code, Fill, Heading, Item, Label, Para, Table, Toc, manual_pdf
+from .typeset import BODY_FONT, Bullets, Code, Fill, Heading, Item, Label, Para, Spans, Table, Toc, manual_pdf
 
 
 def load(tmp_path: Path, data: bytes, name: str = "doc.pdf"):
@@ -297,3 +297,28 @@ def test_a_table_continued_on_the_next_page_is_one_table(tmp_path: Path) -> None
 def test_hyphen_at_a_line_end_is_joined_as_the_document_spells_the_word(
         left: str, right: str, vocabulary: dict[str, int], joined: str) -> None:
     assert join_hyphenated(left, right, Counter(vocabulary)) == joined
+
+
+def test_footnote_marks_go_and_inline_code_set_below_the_baseline_stays(tmp_path: Path) -> None:
+    # As TeX sets "a suitable¹ `tar` installed": the raised mark sorts before the line's glyphs and
+    # the typewriter word sits 0.3 pt low; measured from the mark, that word was a line of its own and
+    # was lost from the sentence, and the mark was read as part of the word ("suitable1").
+    mark, second = ("1", BODY_FONT, 7.0, 4.7), ("2", BODY_FONT, 7.0, 5.2)
+    data = manual_pdf([[
+        Heading(1, "Sources"),
+        Spans([("Unpack the sources on systems that have a suitable", BODY_FONT, 10.0, 0.0), mark,
+               (" tar", "Courier", 10.0, -0.3), (" installed. Note that https is required", BODY_FONT, 10.0, 0.0),
+               second, (", and that the server must be reachable.", BODY_FONT, 10.0, 0.0)]),
+        Para(["The rest of the page explains the unpacking."]),
+    ]], spaces=True)
+    text = " ".join(load(tmp_path, data).text.split())
+    assert "a suitable `tar` installed." in text or "a suitable tar installed." in text
+    assert "is required, and that the server" in text
+    assert "suitable1" not in text and "required2" not in text and " 1 2 " not in text
+
+
+def test_a_name_broken_at_an_underscore_is_joined(tmp_path: Path) -> None:
+    data = manual_pdf([[Heading(1, "Libraries"),
+                        Para(["Users can have libraries of their own, named by the environment variable R_",
+                              "LIBS_USER, which is read at start-up."])]])
+    assert "the environment variable R_LIBS_USER, which is read" in load(tmp_path, data).text

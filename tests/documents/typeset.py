@@ -69,7 +69,15 @@ class Fill:
     bottom: float
 
 
-Item = Heading | Para | Code | Label | Table | Toc | Bullets | Fill
+@dataclass
+class Spans:
+    """One line set from pieces in their own font, size and rise above the baseline, as TeX sets
+    inline code (a typewriter font a hair below the baseline) and footnote marks (small, raised)."""
+
+    pieces: list[tuple[str, str, float, float]]  # (text, font, size, rise)
+
+
+Item = Heading | Para | Code | Label | Table | Toc | Bullets | Fill | Spans
 
 
 def _escape(text: str) -> str:
@@ -175,6 +183,14 @@ class _Writer:
             self.para(Para([f"Filler paragraph {number} explains one more detail of how the index keeps",
                             "its passages, so that this page is full."]))
 
+    def spans(self, item: Spans) -> None:
+        self.y -= LEADING
+        x = MARGIN
+        for text, font, size, rise in item.pieces:
+            self.text(x, self.y + rise, text, font, size)
+            x += stringWidth(text, font, size)
+        self.y -= LEADING * 0.7
+
     def bullets(self, item: Bullets) -> None:
         for lines in item.items:
             for index, line in enumerate(lines):
@@ -232,6 +248,8 @@ def manual_pdf(
                 writer.toc(item)
             elif isinstance(item, Fill):
                 writer.fill(item)
+            elif isinstance(item, Spans):
+                writer.spans(item)
             else:
                 writer.bullets(item)
         canvas.showPage()

@@ -54,6 +54,15 @@ _CONTENT_ASIDES = frozenset(("sidebar", "admonition", "topic", "footnote", "foot
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 _SKIP_LINK = re.compile(r"^\s*skip\s+to\s+(?:the\s+)?(?:main\s+)?content\s*$", re.IGNORECASE)
 _PERMALINK_TEXT = frozenset(("¶", "#", "§", "🔗"))
+_FOOTNOTE_MARK = re.compile(r"\[?(?:\d{1,3}|[*†‡])\]?")
+# Links and labels of a navigation bar (HTML's link types for a page's place in a sequence).
+_NAVIGATION_RELS = frozenset(("next", "prev", "previous", "up", "contents", "index", "start", "first", "last", "top"))
+_NAVIGATION_WORDS = frozenset(("next", "previous", "prev", "up", "contents", "index", "top", "home", "back", "forward",
+                               "jump", "to"))
+_NAVIGATION_BLOCKS = frozenset(("div", "p", "table", "tr", "td", "span", "ul", "li"))
+_NAVIGATION_NODES = 60  # elements and strings a navigation bar stays within
+_LINK_LIST_NODES = 20_000  # ... and a table of contents or an index
+_WORD = re.compile(r"[^\W\d_]+")
 _HEADINGS = {f"h{level}": level for level in range(1, 7)}
 _BLOCK_TAGS = frozenset((
     "p", "div", "section", "article", "main", "ul", "ol", "dl", "dt", "dd", "table", "thead", "tbody",
@@ -102,8 +111,71 @@ def _chrome(tag: Any) -> bool:
         return True
     if name == "a":
         text = tag.get_text().strip()
-        return text in _PERMALINK_TEXT or bool(_SKIP_LINK.match(text)) or text == "[source]"
-    return False
+        return (text in _PERMALINK_TEXT or bool(_SKIP_LINK.match(text)) or text == "[source]"
+                or _footnote_reference(tag, text))
+    return _navigation_bar(tag) or _link_list(tag)
+
+
+def _footnote_reference(link: Any, text: str) -> bool:
+    """A link to a footnote on the same page ("UTF-16LE¹"): read as part of the word before it
+    ("UTF-16LE1"), and the footnote itself is kept where it is."""
+    return (str(link.get("href", "")).startswith("#") and bool(_FOOTNOTE_MARK.fullmatch(text))
+            and (link.find("sup") is not None or link.find_parent("sup") is not None
+                 or any("footnote" in name for name in _classes(link))))
+
+
+def _navigation_bar(tag: Any) -> bool:
+    """A small block holding only next / previous / up links and their labels ("Next: Introduction,
+    Previous: R FAQ, Up: R FAQ [Contents]"), as texinfo and other generators put above every section.
+    Read without building the subtree's text: every block of the page is asked."""
+    from bs4.element import Tag
+
+    if tag.name not in _NAVIGATION_BLOCKS:
+        return False
+    links = 0
+    stack: list[tuple[Any, bool]] = [(child, False) for child in tag.contents]
+    for _ in range(_NAVIGATION_NODES):
+        if not stack:
+            return links > 0
+        node, in_link = stack.pop()
+        if isinstance(node, Tag):
+            if node.name == "a":
+                if not {str(rel).lower() for rel in node.get("rel") or ()} & _NAVIGATION_RELS:
+                    return False
+                links, in_link = links + 1, True
+            stack.extend((child, in_link) for child in node.contents)
+        elif not in_link and any(word.lower() not in _NAVIGATION_WORDS for word in _WORD.findall(str(node))):
+            return False
+    return False  # too big to be a navigation bar
+
+
+def _link_list(tag: Any) -> bool:
+    """A list or table made of links into the page itself: a table of contents or an index, which
+    repeats the page's headings and names without saying anything of them. Read only as far as it
+    takes to see it is not one (a first link soon, hardly a word outside links): every list is asked."""
+    from bs4.element import Tag
+
+    if tag.name not in ("ul", "ol", "table", "dl"):
+        return False
+    links = linked = unlinked = 0
+    stack: list[tuple[Any, bool]] = [(child, False) for child in tag.contents]
+    for step in range(_LINK_LIST_NODES):
+        if not stack:
+            return links >= 5 and unlinked <= 0.1 * (linked + unlinked)
+        if unlinked > 20 + 0.2 * (linked + unlinked) or (not links and step > 50):
+            return False
+        node, in_link = stack.pop()
+        if isinstance(node, Tag):
+            if node.name in ("th", "caption"):
+                continue  # an index's column names and initial letters label it
+            if node.name == "a" and str(node.get("href", "")).startswith("#"):
+                links, in_link = links + 1, True
+            stack.extend((child, in_link) for child in node.contents)
+        elif in_link:
+            linked += len(_WORD.findall(str(node)))
+        else:
+            unlinked += sum(word.lower() not in _NAVIGATION_WORDS for word in _WORD.findall(str(node)))
+    return False  # read no further: a page's own lists are not this long
 
 
 def _main_rule(tag: Any) -> int | None:

@@ -155,8 +155,8 @@ def _prose(lines: list[Line], vocabulary: Counter[str]) -> str:
             text = piece
         elif re.search(r"[^\W\d_][-\u00ad]$", text) and piece[:1].isalpha():
             text = join_hyphenated(text, piece, vocabulary)
-        elif text.endswith(("—", "/")):
-            text += piece
+        elif text.endswith(("—", "/")) or (text.endswith("_") and piece[:1].isalnum()):
+            text += piece  # a path, or a name broken at an underscore ("R_" + "LIBS_USER")
         else:
             text += " " + piece
     return text

@@ -28,6 +28,7 @@ WORD_GAP_EM = 0.13
 # Glyphs whose baselines differ by less than this fraction of the font size share a line
 # (superscripts and mixed sizes on one line included).
 _LINE_TOLERANCE_EM = 0.45
+_SUPERSCRIPT_RISE_EM = 0.6  # how far above its line's baseline a small raised mark may sit
 _MONO = re.compile(r"courier|mono|consol|menlo|monaco|typewriter|code|fixed|inconsolata|nimbusmon|cursor|cousine"
                    r"|(?:^|\+)(?:cm|sf|lm|ec|tc|tx)tt",
                    re.IGNORECASE)
@@ -162,6 +163,7 @@ def _collect(item: Any, page_top: float, page_left: float, chars: list[dict[str,
 
 
 _NARROW, _WIDE = frozenset("il.,;:'|!"), frozenset("mwMW@")
+_MARKS = frozenset("0123456789*†‡§")
 
 
 def _mark_fixed_pitch(chars: list[dict[str, Any]]) -> None:
@@ -241,14 +243,18 @@ def _cluster_lines(chars: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]
     """Glyphs grouped by baseline, top to bottom; each group left to right."""
     ordered = sorted(chars, key=lambda char: char["bottom"])
     group: list[dict[str, Any]] = []
-    baseline = 0.0
+    baseline = reference = 0.0
     for char in ordered:
         size = float(char["size"]) or 1.0
-        if group and char["bottom"] - baseline > _LINE_TOLERANCE_EM * size:
+        # Glyphs so far all small (raised footnote marks) wait for their line a little further down.
+        tolerance = _SUPERSCRIPT_RISE_EM * size if reference <= 0.8 * size else _LINE_TOLERANCE_EM * max(size, reference)
+        if group and char["bottom"] - baseline > tolerance:
             yield sorted(group, key=lambda item: item["x0"])
             group = []
-        if not group:
-            baseline = char["bottom"]
+        # The line's baseline is its body text's: a raised footnote mark sorts first, and measured
+        # from it, a word on the true baseline set a hair lower (a code font) would start a line of its own.
+        if not group or size > reference:
+            baseline, reference = char["bottom"], size
         group.append(char)
     if group:
         yield sorted(group, key=lambda item: item["x0"])
@@ -260,6 +266,7 @@ def _make_line(chars: list[dict[str, Any]], page: int) -> tuple[Line | None, int
     current: list[dict[str, Any]] = []
     removed = 0
     previous: dict[str, Any] | None = None
+    reach = 0.0
     for char in chars:
         text = char["text"]
         if previous is not None and text == previous["text"] and abs(char["x0"] - previous["x0"]) < 0.5 \
@@ -269,10 +276,16 @@ def _make_line(chars: list[dict[str, Any]], page: int) -> tuple[Line | None, int
             _flush(current, words)
             current = []
             previous = char
+            reach = 0.0
+            continue
+        if current and _footnote_mark(char, current[-1]):
+            # "a suitable¹ tar": a reader reads no "suitable1" (the footnote itself stays); what
+            # follows the mark is measured from its end ("required², and" is "required, and").
+            reach = max(reach, float(char["x1"]))
             continue
         if current:
             size = max(float(current[-1]["size"]), float(char["size"]), 1.0)
-            gap = char["x0"] - current[-1]["x1"]
+            gap = char["x0"] - max(current[-1]["x1"], reach)
             if gap > WORD_GAP_EM * size or gap < -0.5 * size:
                 _flush(current, words)
                 current = []
@@ -306,6 +319,15 @@ def _make_line(chars: list[dict[str, Any]], page: int) -> tuple[Line | None, int
         text=" ".join(word.text for word in cleaned),
     )
     return line, removed
+
+
+def _footnote_mark(char: dict[str, Any], before: dict[str, Any]) -> bool:
+    """Whether a glyph is a footnote reference: a small raised digit or dagger right after a word
+    (after a digit it is more likely an exponent, and kept)."""
+    size = float(before["size"]) or 1.0
+    return (char["text"] in _MARKS and not before["text"].isdigit()
+            and float(char["size"]) <= 0.8 * size
+            and float(before["bottom"]) - float(char["bottom"]) > 0.2 * size)
 
 
 def _flush(chars: list[dict[str, Any]], words: list[Word]) -> None:
