@@ -4,6 +4,8 @@ corpus (stale, from another database, unreadable), replaced atomically, rebuilt 
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -211,3 +213,12 @@ def test_a_word_in_too_many_chunks_does_not_rank_when_a_rarer_one_remains(tmp_pa
     assert set(lexical("widget gizmo")) == {f"w-{common}", f"w-{common + 1}"}  # only the rare word ranks
     assert len(lexical("widget")) == 50  # alone, the common word still finds its chunks
     engine.close()
+
+
+def test_loading_the_graph_library_first_does_not_crash_the_embedder_runtime() -> None:
+    # usearch's extension loaded before ONNX Runtime made ONNX Runtime's import crash the process
+    # (SIGSEGV): a store that opens its graph before the first query is embedded.
+    code = "from citeline.index import ann; assert ann.available(); import onnxruntime; print('loaded')"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "loaded"

@@ -93,10 +93,21 @@ class HnswParams:
 def available() -> bool:
     """Whether the ANN library is importable (it is a core dependency; a broken install scans exactly)."""
     try:
-        import usearch.index  # noqa: F401
+        _usearch_index()
     except ImportError:
         return False
     return True
+
+
+def _usearch_index() -> Any:
+    """The `usearch.index` module, loaded after ONNX Runtime when that is installed: loaded the other
+    way round, ONNX Runtime's C++ runtime crashes the process (SIGSEGV) while it initialises
+    (usearch 2.26, onnxruntime 1.32), and the embedder imports it later in the same process."""
+    with contextlib.suppress(ImportError):
+        import onnxruntime  # noqa: F401
+    import usearch.index
+
+    return usearch.index
 
 
 def chunk_keys(chunk_ids: Iterable[str]) -> npt.NDArray[np.uint32]:
@@ -183,7 +194,7 @@ class AnnIndexes:
         pointer = self._read_pointer(owner)
         if pointer is None:
             return None
-        from usearch.index import Index
+        Index = _usearch_index().Index
 
         index_file, keys_file = str(pointer["index"]), str(pointer["keys"])
         try:
@@ -246,7 +257,7 @@ class AnnIndexes:
             index.add(keys[head:].astype(np.uint64), matrix[head:], threads=self.threads)
 
     def _new_index(self, dim: int) -> Any:
-        from usearch.index import Index
+        Index = _usearch_index().Index
 
         # Inner product on unit vectors is the cosine similarity the exact scan computes.
         return Index(ndim=dim, metric="ip", dtype="f32", connectivity=self.params.connectivity,
@@ -283,7 +294,7 @@ class AnnIndexes:
             graph = _Graph(rows.version, base.index, rows.rowids, rows.keys, base.files, base.identity)
             self._publish(owner, graph, write_data=False)
             return graph
-        from usearch.index import Index
+        Index = _usearch_index().Index
 
         # A memory-mapped graph is read-only: patch a loaded copy.
         index = Index.restore(str(self.directory / base.files[0]), view=False)
