@@ -40,6 +40,8 @@ FEATURES: tuple[str, ...] = (
     "lead_coverage",  # weighted share of key terms in the sentence the answer would lead with
     "lead_type",  # 1 when that sentence holds the kind of value asked for (or none is asked)
     "lead_probability",  # the lead model's probability that that sentence holds the answer (0 without one)
+    "alignment_top",  # the best sentence's word-by-word match to the question by meaning (`retrieval.alignment`)
+    "lead_alignment",  # ... the sentence the answer would lead with
 )
 
 MODEL_FILE = Path(__file__).with_name("answerability.json")

@@ -100,7 +100,9 @@ def key_terms(question: str) -> list[KeyTerm]:
             continue
         stemmed = stem(term)
         if stemmed not in _GENERIC:
-            weight = 0.6 if term in common or term.replace("-", "") in common else 1.5
+            # An inflection of an ordinary word is ordinary ("crawls": the vocabulary lists "crawl").
+            ordinary = term in common or term.replace("-", "") in common or stemmed in common
+            weight = 0.6 if ordinary else 1.5
             result.setdefault(stemmed, KeyTerm(stemmed, weight, original))
     return list(result.values())
 
