@@ -28,6 +28,12 @@ def test_a_stemmed_term_keeps_the_word_the_question_used() -> None:
     assert found["snapshot"].shown == "snapshots"
 
 
+def test_an_inflected_ordinary_word_weighs_as_ordinary() -> None:
+    # The tokenizer's vocabulary lists "crawl" but not "crawls": the asker's phrasing, not a rare name.
+    found = _terms("R.app crawls whenever its window is hidden")
+    assert found["crawl"].weight == found["window"].weight < found["r.app"].weight
+
+
 def test_a_hyphenated_compound_matches_its_closed_spelling_but_not_its_parts() -> None:
     assert present("e-mail", vocabulary("Send a welcome email after signing up."))
     assert present("email", vocabulary("Send a welcome e-mail after signing up."))
