@@ -310,11 +310,14 @@ def test_footnote_marks_go_and_inline_code_set_below_the_baseline_stays(tmp_path
                (" tar", "Courier", 10.0, -0.3), (" installed. Note that https is required", BODY_FONT, 10.0, 0.0),
                second, (", and that the server must be reachable.", BODY_FONT, 10.0, 0.0)]),
         Para(["The rest of the page explains the unpacking."]),
+        Spans([("1", BODY_FONT, 5.5, 3.2), (" Either GNU or BSD tar will do.", BODY_FONT, 8.0, 0.0)]),
     ]], spaces=True)
     text = " ".join(load(tmp_path, data).text.split())
     assert "a suitable `tar` installed." in text or "a suitable tar installed." in text
     assert "is required, and that the server" in text
     assert "suitable1" not in text and "required2" not in text and " 1 2 " not in text
+    # the footnote itself is kept, without its mark
+    assert "unpacking. Either GNU or BSD tar will do." in text
 
 
 def test_a_name_broken_at_an_underscore_is_joined(tmp_path: Path) -> None:

@@ -267,7 +267,12 @@ def _make_line(chars: list[dict[str, Any]], page: int) -> tuple[Line | None, int
     removed = 0
     previous: dict[str, Any] | None = None
     reach = 0.0
-    for char in chars:
+    # A footnote at the page's foot starts with its mark ("¹ for example, …"): the text is the footnote.
+    body = max(chars, key=lambda char: float(char["size"]))
+    start = 0
+    while start + 1 < len(chars) and _raised_mark(chars[start], body):
+        start += 1
+    for char in chars[start:]:
         text = char["text"]
         if previous is not None and text == previous["text"] and abs(char["x0"] - previous["x0"]) < 0.5 \
                 and abs(char["top"] - previous["top"]) < 0.5:
@@ -322,12 +327,16 @@ def _make_line(chars: list[dict[str, Any]], page: int) -> tuple[Line | None, int
 
 
 def _footnote_mark(char: dict[str, Any], before: dict[str, Any]) -> bool:
-    """Whether a glyph is a footnote reference: a small raised digit or dagger right after a word
-    (after a digit it is more likely an exponent, and kept)."""
-    size = float(before["size"]) or 1.0
-    return (char["text"] in _MARKS and not before["text"].isdigit()
-            and float(char["size"]) <= 0.8 * size
-            and float(before["bottom"]) - float(char["bottom"]) > 0.2 * size)
+    """Whether a glyph right after `before` is a footnote mark (after a digit, a small raised digit is
+    more likely an exponent, and kept)."""
+    return not before["text"].isdigit() and _raised_mark(char, before)
+
+
+def _raised_mark(char: dict[str, Any], body: dict[str, Any]) -> bool:
+    """Whether a glyph is a digit or dagger set small and raised against `body`, a glyph of the text."""
+    size = float(body["size"]) or 1.0
+    return (char["text"] in _MARKS and float(char["size"]) <= 0.8 * size
+            and float(body["bottom"]) - float(char["bottom"]) > 0.2 * size)
 
 
 def _flush(chars: list[dict[str, Any]], words: list[Word]) -> None:
