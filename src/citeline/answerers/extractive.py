@@ -114,7 +114,6 @@ class Ranking:
     code: int | None = None  # the code block a how-to answer shows
     features: dict[str, float] = field(default_factory=dict)
     cosine: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    alignment: np.ndarray = field(default_factory=lambda: np.zeros(0))  # each unit's word-by-word match, `retrieval.alignment`
     opposite: tuple[str, str] | None = None  # (asked word, the lead's opposite of it), see `opposed`
     recorded: list[dict[str, Any]] | None = None  # each prose unit's lead signals, when recording for fitting
 
@@ -356,7 +355,7 @@ class ExtractiveAnswerer(Answerer):
                     part_picks.append(best)
         code = self._code_block(units, overall, lead, question_lexical, asks_for_command(focus.text)) if how_to else None
         ranking = Ranking(units, overall, part_picks, insufficiencies, lead_scores, lead, answer_type, code,
-                          cosine=cosine, alignment=unit_vecs.alignment)
+                          cosine=cosine)
         ranking.features = self._features(keys, asked_keys, pool, pool_coverage, ranking, lexical(keys))
         ranking.features["lead_probability"] = round(float(lead_scores[lead]), 4) if lead_model else 0.0
         if self.settings.answerer.record_signals:
@@ -484,8 +483,6 @@ class ExtractiveAnswerer(Answerer):
             "coverage_capped": round(coverage.best(keys, coverage.capped_weights(keys))[0], 4),
             "lead_coverage": round(float(unit_lexical[ranking.lead]), 4),
             "lead_type": float(holds(ranking.answer_type, lead_text)),
-            "alignment_top": round(float(max((ranking.alignment[i] for i in prose), default=0.0)), 4),
-            "lead_alignment": round(float(ranking.alignment[ranking.lead]), 4) if len(ranking.alignment) else 0.0,
         }
 
     # --- the answer ----------------------------------------------------------------------

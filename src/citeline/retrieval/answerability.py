@@ -22,6 +22,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+# Signals every embedder gives: the word-by-word alignment of token states (`retrieval.alignment`)
+# would add one, but only embedders implementing `EmbedsTokens` give it, and a gate must decide the
+# same way whatever embedder the index was built with.
 FEATURES: tuple[str, ...] = (
     "coverage_passage",  # weighted share of key terms the best single passage covers
     "coverage_unit",  # ... the best single sentence/item covers
@@ -40,8 +43,6 @@ FEATURES: tuple[str, ...] = (
     "lead_coverage",  # weighted share of key terms in the sentence the answer would lead with
     "lead_type",  # 1 when that sentence holds the kind of value asked for (or none is asked)
     "lead_probability",  # the lead model's probability that that sentence holds the answer (0 without one)
-    "alignment_top",  # the best sentence's word-by-word match to the question by meaning (`retrieval.alignment`)
-    "lead_alignment",  # ... the sentence the answer would lead with
 )
 
 MODEL_FILE = Path(__file__).with_name("answerability.json")
