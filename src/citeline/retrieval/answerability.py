@@ -23,8 +23,8 @@ import numpy as np
 import numpy.typing as npt
 
 # Signals every embedder gives: the word-by-word alignment of token states (`retrieval.alignment`)
-# would add one, but only embedders implementing `EmbedsTokens` give it, and a gate must decide the
-# same way whatever embedder the index was built with.
+# would add one, but only embedders implementing `EmbedsTokens` give it, and the gate must work with
+# any embedder: without the signal, a model leaning on it declined or answered everything.
 FEATURES: tuple[str, ...] = (
     "coverage_passage",  # weighted share of key terms the best single passage covers
     "coverage_unit",  # ... the best single sentence/item covers
