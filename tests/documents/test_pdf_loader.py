@@ -306,11 +306,11 @@ def test_footnote_marks_go_and_inline_code_set_below_the_baseline_stays(tmp_path
     mark, second = ("1", BODY_FONT, 7.0, 4.7), ("2", BODY_FONT, 7.0, 5.2)
     data = manual_pdf([[
         Heading(1, "Sources"),
-        Spans([("Unpack the sources on systems that have a suitable", BODY_FONT, 10.0, 0.0), mark,
-               (" tar", "Courier", 10.0, -0.3), (" installed. Note that https is required", BODY_FONT, 10.0, 0.0),
-               second, (", and that the server must be reachable.", BODY_FONT, 10.0, 0.0)]),
+        Spans([[("Unpack the sources on systems that have a suitable", BODY_FONT, 10.0, 0.0), mark,
+                (" tar", "Courier", 10.0, -0.3), (" installed. Note that https is required", BODY_FONT, 10.0, 0.0),
+                second, (", and that the server must be reachable.", BODY_FONT, 10.0, 0.0)]]),
         Para(["The rest of the page explains the unpacking."]),
-        Spans([("1", BODY_FONT, 5.5, 3.2), (" Either GNU or BSD tar will do.", BODY_FONT, 8.0, 0.0)]),
+        Spans([[("1", BODY_FONT, 5.5, 3.2), (" Either GNU or BSD tar will do.", BODY_FONT, 8.0, 0.0)]]),
     ]], spaces=True)
     text = " ".join(load(tmp_path, data).text.split())
     assert "a suitable `tar` installed." in text or "a suitable tar installed." in text
@@ -325,3 +325,23 @@ def test_a_name_broken_at_an_underscore_is_joined(tmp_path: Path) -> None:
                         Para(["Users can have libraries of their own, named by the environment variable R_",
                               "LIBS_USER, which is read at start-up."])]])
     assert "the environment variable R_LIBS_USER, which is read" in load(tmp_path, data).text
+
+
+def test_a_url_that_did_not_fit_goes_on_in_its_sentence(tmp_path: Path) -> None:
+    # As texinfo sets a long URL: broken after a dot where the (indented first) line is full, the rest
+    # in the code font at the next line's start, the sentence going on after it.
+    body = ("Users of the application need to be aware of the App Nap feature of the system, which"
+            " is documented (https://developer.example.")
+    data = manual_pdf([[
+        Heading(1, "Running on macOS"),
+        Spans([[(body, BODY_FONT, 10.0, 0.0)],
+               [("com/library/archive/releasenotes/MacOSX/WhatsNew/Articles/notes.", "Courier", 10.0, 0.0)],
+               [("html) which can make tasks run very slowly when they are hidden behind other windows.",
+                 BODY_FONT, 10.0, 0.0)]], indent=15.0),
+        Para(["See https://example.org/docs.", "for details of the other settings."]),
+    ]], spaces=True)
+    text = " ".join(load(tmp_path, data).text.split())
+    assert ("(https://developer.example.com/library/archive/releasenotes/MacOSX/WhatsNew/Articles/notes.html)"
+            " which can make tasks run very slowly" in text), text
+    # a URL ending a line whole is not run into the next word
+    assert "https://example.org/docs. for details" in text

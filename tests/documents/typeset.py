@@ -71,10 +71,12 @@ class Fill:
 
 @dataclass
 class Spans:
-    """One line set from pieces in their own font, size and rise above the baseline, as TeX sets
-    inline code (a typewriter font a hair below the baseline) and footnote marks (small, raised)."""
+    """A paragraph whose lines are set from pieces in their own font, size and rise above the
+    baseline, as TeX sets inline code (a typewriter font a hair below the baseline) and footnote
+    marks (small, raised)."""
 
-    pieces: list[tuple[str, str, float, float]]  # (text, font, size, rise)
+    lines: list[list[tuple[str, str, float, float]]]  # each line's (text, font, size, rise)
+    indent: float = 0.0  # the first line's indent
 
 
 Item = Heading | Para | Code | Label | Table | Toc | Bullets | Fill | Spans
@@ -184,11 +186,12 @@ class _Writer:
                             "its passages, so that this page is full."]))
 
     def spans(self, item: Spans) -> None:
-        self.y -= LEADING
-        x = MARGIN
-        for text, font, size, rise in item.pieces:
-            self.text(x, self.y + rise, text, font, size)
-            x += stringWidth(text, font, size)
+        for number, pieces in enumerate(item.lines):
+            self.y -= LEADING
+            x = MARGIN + (item.indent if number == 0 else 0.0)
+            for text, font, size, rise in pieces:
+                self.text(x, self.y + rise, text, font, size)
+                x += stringWidth(text, font, size)
         self.y -= LEADING * 0.7
 
     def bullets(self, item: Bullets) -> None:

@@ -24,6 +24,10 @@ _MAX_HEADING_CHARS = 200
 # Top-to-top distance above this multiple of the usual pitch is a paragraph gap.
 _GAP_RATIO = 1.35
 _TERMINAL = re.compile(r"[.!?:…][\"'”’)\]]*$")
+# A line ending inside a URL, and a line going on with the rest of one: a first token in lower case
+# with a URL's punctuation in it ("com/library/…", "html)"); "for details" or "E.g." start anew.
+_URL_TAIL = re.compile(r"https?://[^\s()<>\"']*[./_#?=&-]$")
+_URL_GOES_ON = re.compile(r"[a-z0-9~%][\w.~%-]*[/._#?=&)]\S*(?:\s|$)")
 _BULLETS = frozenset("•◦▪‣⁃–-*·●○■□➢►✓✔∙")
 _ENUMERATOR = re.compile(r"^(?:\(?\d{1,3}[.)]|\(?[a-z][.)]|\(?[ivx]{1,5}[.)])$")
 # Marks a typesetter puts where it wrapped a long code line (Sphinx's ↪): the next line is the
@@ -147,6 +151,18 @@ def join_hyphenated(left: str, right: str, vocabulary: Counter[str]) -> str:
     return left[:-1] + right
 
 
+def _ends_in_url(lines: list[Line]) -> bool:
+    """Whether `lines` end inside a URL broken at a line end (it may run over several lines, each
+    one unbroken token)."""
+    for line in reversed(lines):
+        text = line.text.rstrip()
+        if _URL_TAIL.search(text):
+            return True
+        if " " in text or not text.endswith(tuple("./_#?=&-")):
+            return False
+    return False
+
+
 def _prose(lines: list[Line], vocabulary: Counter[str]) -> str:
     text = ""
     for line in lines:
@@ -155,8 +171,11 @@ def _prose(lines: list[Line], vocabulary: Counter[str]) -> str:
             text = piece
         elif re.search(r"[^\W\d_][-\u00ad]$", text) and piece[:1].isalpha():
             text = join_hyphenated(text, piece, vocabulary)
-        elif text.endswith(("—", "/")) or (text.endswith("_") and piece[:1].isalnum()):
-            text += piece  # a path, or a name broken at an underscore ("R_" + "LIBS_USER")
+        elif (text.endswith(("—", "/")) or (text.endswith("_") and piece[:1].isalnum())
+              or (_URL_TAIL.search(text) and _URL_GOES_ON.match(piece))):
+            # a path, a name broken at an underscore ("R_" + "LIBS_USER"), or a URL broken where it
+            # did not fit ("https://developer.apple." + "com/library/…")
+            text += piece
         else:
             text += " " + piece
     return text
@@ -316,7 +335,9 @@ class _Flow:
                     and step <= pitch * _GAP_RATIO and len(current.lines) < 3)
         if current.kind == "code":
             return line.mono and not _glyph_bullet(line) and (not same_page or step <= pitch * 3.2)
-        if line.mono and not self._inline_code_line(current, previous, line, step, pitch):
+        # A URL that did not fit goes on at the next line's start (in texinfo, in the code font).
+        url_goes_on = _ends_in_url(current.lines) and bool(_URL_GOES_ON.match(line.text))
+        if line.mono and not url_goes_on and not self._inline_code_line(current, previous, line, step, pitch):
             return False
         numbered = _is_bullet(line) and not _glyph_bullet(line)
         if numbered and not _TERMINAL.search(previous.text.rstrip()) and not previous.text.rstrip().endswith(";"):
@@ -334,7 +355,7 @@ class _Flow:
             return line.x0 >= text_left - 2 and not self._ends_short(previous)
         if line.x0 - margin > line.size * 0.8 and first.x0 <= margin + 1 and not self._reaches_right(previous):
             return False  # a first-line indent after a short line: a new paragraph
-        return not self._ends_short(previous)
+        return url_goes_on or not self._ends_short(previous)
 
     def _inline_code_line(self, current: _Open, previous: Line, line: Line, step: float, pitch: float) -> bool:
         """A line set wholly in a code font inside running prose (a long identifier or a list
