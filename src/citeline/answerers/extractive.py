@@ -323,17 +323,10 @@ class ExtractiveAnswerer(Answerer):
             # all but ties (the runner-up has 0.8 of the top share or more) a sentence restating the
             # question with one naming a new value, the latter leads. Held out on seven sets it changed
             # two leads, both to right ones; at 0.5 of the share it lost three on the PDF manual's set.
-            named = [i for i in prose if signals["new_value"][i] and lead_scores[i] >= _UNDECIDED * lead_scores[lead]
-                     and overall[i] >= _CONTENDER * overall[lead]]
-            if named and not signals["new_value"][lead]:
-                lead = max(named, key=lambda i: lead_scores[i])
+            lead = _unless_unsure(lead, signals["new_value"], lead_scores, overall, prose, _UNDECIDED)
             # Asked how to do something, a reader wants to be told what to do: when the model is
-            # unsure (an instruction has half the top share or more, and half the relevance), the
-            # instruction leads.
-            told = [i for i in prose if signals["instruction"][i] and lead_scores[i] >= _CONTENDER * lead_scores[lead]
-                    and overall[i] >= _CONTENDER * overall[lead]]
-            if told and not signals["instruction"][lead]:
-                lead = max(told, key=lambda i: lead_scores[i])
+            # unsure (an instruction has half the top share or more), the instruction leads.
+            lead = _unless_unsure(lead, signals["instruction"], lead_scores, overall, prose, _CONTENDER)
         part_picks: list[int] = []
         insufficiencies: list[dict[str, Any]] = []
         if len(parts) > 1:
@@ -654,6 +647,17 @@ def _asks_count(answer_type: AnswerTypes) -> bool:
 def _counts(text: str, terms: set[str]) -> bool:
     """Whether a number in `text` counts one of `terms` ("40 threads" for "how many threads")."""
     return any(stem(fold(m.group(1))) in terms or fold(m.group(1)) in terms for m in _COUNTED.finditer(text))
+
+
+def _unless_unsure(lead: int, kind: np.ndarray, preference: np.ndarray, overall: np.ndarray, prose: Sequence[int],
+                   share: float) -> int:
+    """`lead`, or, when it is not of the `kind` a reader wants (`kind[i]` true) and a unit of that kind
+    has `share` of the lead's preference or more and half its relevance, the likeliest such unit."""
+    if kind[lead]:
+        return lead
+    rivals = [i for i in prose if kind[i] and preference[i] >= share * preference[lead]
+              and overall[i] >= _CONTENDER * overall[lead]]
+    return max(rivals, key=lambda i: preference[i], default=lead)
 
 
 def _spread(values: np.ndarray, where: Sequence[int], size: int) -> np.ndarray:

@@ -128,10 +128,10 @@ def _navigation_bar(tag: Any) -> bool:
     """A small block holding only next / previous / up links and their labels ("Next: Introduction,
     Previous: R FAQ, Up: R FAQ [Contents]"), as texinfo and other generators put above every section.
     Read without building the subtree's text: every block of the page is asked."""
-    from bs4.element import Tag
-
     if tag.name not in _NAVIGATION_BLOCKS:
         return False
+    from bs4.element import Tag  # after the name: every element of the page is asked
+
     links = 0
     stack: list[tuple[Any, bool]] = [(child, False) for child in tag.contents]
     for _ in range(_NAVIGATION_NODES):
@@ -153,10 +153,10 @@ def _link_list(tag: Any) -> bool:
     """A list or table made of links into the page itself: a table of contents or an index, which
     repeats the page's headings and names without saying anything of them. Read only as far as it
     takes to see it is not one (a first link soon, hardly a word outside links): every list is asked."""
-    from bs4.element import Tag
-
     if tag.name not in ("ul", "ol", "table", "dl"):
         return False
+    from bs4.element import Tag  # after the name: every element of the page is asked
+
     links = linked = unlinked = 0
     stack: list[tuple[Any, bool]] = [(child, False) for child in tag.contents]
     for step in range(_LINK_LIST_NODES):

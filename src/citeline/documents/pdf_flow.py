@@ -26,7 +26,8 @@ _GAP_RATIO = 1.35
 _TERMINAL = re.compile(r"[.!?:…][\"'”’)\]]*$")
 # A line ending inside a URL, and a line going on with the rest of one: a first token in lower case
 # with a URL's punctuation in it ("com/library/…", "html)"); "for details" or "E.g." start anew.
-_URL_TAIL = re.compile(r"https?://[^\s()<>\"']*[./_#?=&-]$")
+_URL_BREAKS = "./_#?=&-"  # where a typesetter breaks a URL that does not fit
+_URL_TAIL = re.compile(rf"https?://[^\s()<>\"']*[{re.escape(_URL_BREAKS)}]$")
 _URL_GOES_ON = re.compile(r"[a-z0-9~%][\w.~%-]*[/._#?=&)]\S*(?:\s|$)")
 _BULLETS = frozenset("•◦▪‣⁃–-*·●○■□➢►✓✔∙")
 _ENUMERATOR = re.compile(r"^(?:\(?\d{1,3}[.)]|\(?[a-z][.)]|\(?[ivx]{1,5}[.)])$")
@@ -158,7 +159,7 @@ def _ends_in_url(lines: list[Line]) -> bool:
         text = line.text.rstrip()
         if _URL_TAIL.search(text):
             return True
-        if " " in text or not text.endswith(tuple("./_#?=&-")):
+        if " " in text or not text.endswith(tuple(_URL_BREAKS)):
             return False
     return False
 
