@@ -396,6 +396,17 @@ def test_a_near_miss_question_is_declined_with_the_searches_tried(app: Citeline)
     assert "do not mention: maximum, kilobytes;" in result.insufficiencies[0].missing
 
 
+def test_a_value_the_documents_never_state_is_declined(app: Citeline) -> None:
+    # Every word of the question is in the documents ("uses bundled Mozilla root certificates"),
+    # but no number of certificates is: answering would quote a sentence that does not answer.
+    result = app.ask("How many certificates does uv bundle by default?")
+    assert result.exit_reason == ExitReason.INSUFFICIENT_CONTEXT and not result.citations
+    assert "no passage gives a number for “certificates”" in result.insufficiencies[0].missing
+    # Where the documents state the value beside the thing asked about, the same kind of question is answered.
+    answered = app.ask("How many threads can run at the same time in the thread pool?")
+    assert answered.exit_reason == ExitReason.COMPLETED and "40" in first_sentence(answered.answer)
+
+
 def test_a_decline_names_the_missing_words_as_asked_and_where_it_looked(app: Citeline) -> None:
     result = app.ask("Can background tasks be scheduled with cron expressions?")
     assert result.exit_reason == ExitReason.INSUFFICIENT_CONTEXT

@@ -2,12 +2,14 @@
 
 from citeline.retrieval.answer_types import (
     AnswerType,
+    asked_attribute,
     asks_for_command,
     asks_for_value,
     asks_how_to,
     expected_types,
     holds,
     new_values,
+    states_value,
 )
 
 
@@ -104,3 +106,23 @@ def test_a_directory_or_place_in_software_is_a_path() -> None:
     assert expected_types("In which directory are the binaries installed?") == (AnswerType.NAME,)
     assert holds(expected_types("Where does uv put tool environments?"), "They live in `~/.local/share/uv/tools`.")
     assert holds(expected_types("Where does the Rhine begin?"), "It begins in the Swiss canton of Graubünden.")
+
+
+def test_the_thing_whose_value_is_asked() -> None:
+    assert asked_attribute("How many threads does Waitress use by default?") == ("thread",)
+    assert asked_attribute("What is the default timeout for requests?") == ("timeout",)
+    # Words naming the kind of value are not what it is the value of: a sentence giving a year or
+    # an option rarely repeats "year" or "option".
+    assert asked_attribute("Which keyring backend does Hatch use?") == ("keyr",)
+    assert asked_attribute("What year was the bridge built?") == ()
+    assert asked_attribute("Which option does the server take?") == ()
+    assert asked_attribute("How long does the cookie last?") == ()
+
+
+def test_a_value_is_stated_where_its_thing_is_named() -> None:
+    asked = expected_types("How many threads does Waitress use by default?")
+    attribute = asked_attribute("How many threads does Waitress use by default?")
+    assert states_value(asked, attribute, "Waitress runs four threads unless told otherwise.")
+    # The thing named without a number, or a number without the thing, states nothing.
+    assert not states_value(asked, attribute, "Waitress is a pure-Python server with threads.")
+    assert not states_value(asked, attribute, "Waitress listens on port 8080.")

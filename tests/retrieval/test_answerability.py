@@ -5,17 +5,24 @@ from __future__ import annotations
 import random
 
 from citeline.evaluation.fit import leave_one_corpus_out, nested_selection, outcome, select_features
-from citeline.retrieval.answerability import FEATURES, AnswerabilityModel, fit, shipped_model
+from citeline.retrieval.answerability import (
+    EMBEDDER_SCALE,
+    FEATURES,
+    GATE_CANDIDATES,
+    AnswerabilityModel,
+    fit,
+    shipped_model,
+)
 
 
 def _row(answerable: bool, coverage: float, local: float) -> dict[str, object]:
-    features = dict.fromkeys(FEATURES, 0.0) | {"coverage_passage": coverage, "dense_top": local}
+    features = dict.fromkeys(FEATURES, 0.0) | {"coverage_passage": coverage, "lead_coverage": local}
     return {"answerable": answerable, "exit_reason": "COMPLETED", "correct": answerable, "lead": answerable,
             "decision": {"features": features}}
 
 
 def _corpus(seed: int, local_sign: float) -> list[dict[str, object]]:
-    """Coverage separates the classes in every corpus; `dense_top` only in the direction
+    """Coverage separates the classes in every corpus; `lead_coverage` only in the direction
     `local_sign` says, which differs between corpora (a habit of one corpus)."""
     rng = random.Random(seed)
     rows = []
@@ -75,12 +82,12 @@ def test_selection_keeps_signals_that_hold_on_held_out_corpora_only() -> None:
     assert chosen == ["coverage_passage"]
     report = leave_one_corpus_out(by_set, chosen)
     assert all(f["unanswerable_declined"] >= 0.9 and f["answerable_declined"] <= 0.1 for f in report.values())
-    with_habit = leave_one_corpus_out(by_set, ["dense_top"])
+    with_habit = leave_one_corpus_out(by_set, ["lead_coverage"])
     assert with_habit["c"]["answerable_declined"] > 0.5  # the habit of a and b fails on c
 
 
 def test_selection_inside_each_fold_shows_what_selection_on_the_held_out_sets_hides() -> None:
-    # Coverage separates the classes only roughly; `dense_top` separates a, b and c perfectly and d
+    # Coverage separates the classes only roughly; `lead_coverage` separates a, b and c perfectly and d
     # the wrong way round. Chosen on all four, the habit never makes it in; chosen without d, as a
     # new corpus meets the selection, it does, and d is declined wholesale.
     def corpus(seed: int, sign: float) -> list[dict[str, object]]:
@@ -93,7 +100,7 @@ def test_selection_inside_each_fold_shows_what_selection_on_the_held_out_sets_hi
         return rows
 
     by_set = {"a": corpus(1, 1.0), "b": corpus(2, 1.0), "c": corpus(3, 1.0), "d": corpus(4, -1.0)}
-    assert "dense_top" not in select_features(by_set)
+    assert "lead_coverage" not in select_features(by_set)
     same_fold = leave_one_corpus_out(by_set, select_features(by_set))
     nested = nested_selection(by_set)
     assert same_fold["d"]["answerable_declined"] <= 0.1
@@ -104,7 +111,7 @@ def test_selection_inside_each_fold_shows_what_selection_on_the_held_out_sets_hi
 def test_the_shipped_model_is_fitted_on_known_signals_and_reports_its_held_out_figures() -> None:
     model = shipped_model()
     assert model is not None
-    assert set(model.features) <= set(FEATURES)
+    assert set(model.features) <= set(GATE_CANDIDATES)
     held_out = model.provenance["leave_one_corpus_out"]
     assert set(held_out) == set(model.provenance["sets"]) and len(held_out) >= 4
 
@@ -117,3 +124,16 @@ def test_a_lead_speaking_of_the_opposite_is_declined_under_any_gate_but_not_with
     model = fit([{"coverage_passage": c} for c in (0.9, 0.8, 0.1, 0.2)], [1, 1, 0, 0], features=["coverage_passage"])
     assert outcome(rows, model)["unanswerable_declined"] == 1.0 and outcome(rows, model)["answerable_declined"] == 0.0
     assert outcome(rows, None)["unanswerable_declined"] == 0.0  # no gate: answered whenever evidence is found
+
+
+def test_signals_on_the_embedders_scale_are_never_offered_to_the_gate() -> None:
+    # A cosine of 0.6 means something else under another embedder: a gate leaning on one would
+    # decline or answer everything once a user configures theirs.
+    assert EMBEDDER_SCALE <= set(FEATURES) and not EMBEDDER_SCALE & set(GATE_CANDIDATES)
+    strong = {"a": _corpus(1, 1.0), "b": _corpus(2, 1.0), "c": _corpus(3, 1.0)}
+    for rows in strong.values():
+        for row in rows:  # only the embedder's cosine separates these sets, perfectly; it is still not chosen
+            features = row["decision"]["features"]  # type: ignore[index]
+            features["coverage_passage"] = features["lead_coverage"] = 0.5
+            features["dense_top"] = 1.0 if row["answerable"] else 0.0
+    assert "dense_top" not in select_features(strong)

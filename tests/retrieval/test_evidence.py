@@ -34,11 +34,14 @@ def test_an_inflected_ordinary_word_weighs_as_ordinary() -> None:
     assert found["crawl"].weight == found["window"].weight < found["r.app"].weight
 
 
-def test_a_hyphenated_compound_matches_its_closed_spelling_but_not_its_parts() -> None:
+def test_a_hyphenated_compound_matches_its_closed_and_open_spellings_but_not_its_parts() -> None:
     assert present("e-mail", vocabulary("Send a welcome email after signing up."))
     assert present("email", vocabulary("Send a welcome e-mail after signing up."))
     assert present("built-in", vocabulary("Retries are builtin."))
     assert not present("rate-limit", vocabulary("The rate of requests has no limit."))
+    # ... nor its open spelling, the words side by side
+    assert present("tab-completion", vocabulary("Hatch offers tab completion for zsh."))
+    assert present("rate-limits", vocabulary("Each client gets its own rate limit."))
     # an ordinary word however it is spelled: a missing "e-mail" weighs what a missing "email" would
     assert _terms("Who gets the e-mail?")["e-mail"].weight == _terms("Who gets the email?")["email"].weight
 

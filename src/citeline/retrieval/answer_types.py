@@ -10,7 +10,10 @@ words and value shapes, nothing about a particular corpus.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from enum import Enum
+
+from citeline.text import content_terms
 
 
 class AnswerType(Enum):
@@ -90,6 +93,14 @@ _VALUE_BY_TYPE: dict[AnswerType, re.Pattern[str]] = {
 AnswerTypes = tuple[AnswerType, ...]
 
 
+def kind_asked(answer_types: AnswerTypes) -> str:
+    """The asked kind of value in words, for telling the asker what the documents lack ("a number")."""
+    specific: list[AnswerType] = [t for t in answer_types if t is not AnswerType.DEFAULT] or list(answer_types)
+    return {AnswerType.DURATION: "a duration", AnswerType.MEASURE: "a measure", AnswerType.NUMBER: "a number",
+            AnswerType.NAME: "a name", AnswerType.DEFAULT: "a default", AnswerType.PERSON: "a person",
+            AnswerType.DATE: "a date", AnswerType.PLACE: "a place"}.get(specific[0], "a value") if specific else "a value"
+
+
 # "How do I change how long a job may run?" asks for the setting that decides the duration, not
 # for a duration: a "how long/many/much" that is the object of a verb of adjusting names a name.
 _ADJUSTED = re.compile(
@@ -116,6 +127,44 @@ def holds(answer_types: AnswerTypes, text: str) -> bool:
     if not wanted:
         return True
     return any(_VALUE_BY_TYPE[answer_type].search(text) for answer_type in wanted)
+
+
+# The thing whose value is asked, named between the question word and the verb: "how many
+# *threads* does …", "what is the default *timeout* for …", "which *keyring* backend does …".
+_ASKED_OF = re.compile(
+    r"\bhow\s+(?:many|much)\s+((?:[\w-]+\s+){0,2}?[\w-]+)\s+(?:does|do|did|is|are|was|were|can|will|should|would|could|in|of)\b"
+    r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:default\s+|maximum\s+|minimum\s+|max\s+|min\s+)?"
+    r"((?:[\w-]+\s+){0,2}?[\w-]+)\s+(?:does|do|did|is|are|was|were|can|will|should|would|of|for)\b",
+    re.IGNORECASE)
+# Words naming the kind of value rather than what it is the value of ("what *year* …", "which
+# *option* …"): a sentence giving the value rarely repeats them ("added in 1939", "pass `--port`").
+_KIND_WORDS = frozenset(content_terms(
+    "name names called value values kind kinds type types one ones thing things way number numbers percentage "
+    "size sizes port ports version versions limit limits year years century decade date dates month day "
+    "city country river place region town state length width height depth distance area elevation altitude "
+    "breadth function class method option flag variable setting argument parameter command subcommand header "
+    "field attribute module package keyword key exception error hook endpoint status code property extra "
+    "backend file directory folder path"))
+
+
+def asked_phrase(question: str) -> str:
+    """The words naming the thing whose value the question asks for, as written ("how many
+    threads does Waitress use": "threads"); empty when the question names none."""
+    match = _ASKED_OF.search(question)
+    return (match.group(1) or match.group(2)) if match else ""
+
+
+def asked_attribute(question: str) -> tuple[str, ...]:
+    """The content terms of `asked_phrase`, without words naming the kind of value ("which keyring
+    backend": keyring); empty when none is left."""
+    return tuple(t for t in content_terms(asked_phrase(question)) if t not in _KIND_WORDS)
+
+
+def states_value(answer_types: AnswerTypes, attribute: Iterable[str], text: str) -> bool:
+    """Whether `text` names the asked thing and holds a value of the asked kind ("Waitress uses
+    four threads" for "how many threads does Waitress use?")."""
+    found = set(content_terms(text))
+    return all(term in found for term in attribute) and holds(answer_types, text)
 
 
 # A concrete value in code: a code span, an ALL_CAPS name, a call, a flag or a dotted name.

@@ -43,7 +43,14 @@ FEATURES: tuple[str, ...] = (
     "lead_coverage",  # weighted share of key terms in the sentence the answer would lead with
     "lead_type",  # 1 when that sentence holds the kind of value asked for (or none is asked)
     "lead_probability",  # the lead model's probability that that sentence holds the answer (0 without one)
+    "value_unstated",  # 1 when the question asks a value of a named thing no evidence sentence states with it
 )
+
+# Signals on the embedder's own scale: a cosine of 0.6 is close for one embedder and far for another
+# (E5 puts unrelated texts near 0.7, MiniLM near 0.1). Recorded for analysis, they are not offered
+# to the fitted gate, which must hold whichever embedder a user configures.
+EMBEDDER_SCALE: frozenset[str] = frozenset({"dense_top", "dense_margin", "lead_score", "lead_cosine"})
+GATE_CANDIDATES: tuple[str, ...] = tuple(name for name in FEATURES if name not in EMBEDDER_SCALE)
 
 MODEL_FILE = Path(__file__).with_name("answerability.json")
 
@@ -99,7 +106,7 @@ def shipped_model() -> AnswerabilityModel | None:
 
 
 def fit(rows: Sequence[Mapping[str, float]], labels: Sequence[int], *, groups: Sequence[str] | None = None,
-        features: Sequence[str] = FEATURES, l2: float = 1.0, iterations: int = 50,
+        features: Sequence[str] = GATE_CANDIDATES, l2: float = 1.0, iterations: int = 50,
         provenance: Mapping[str, Any] | None = None, max_declined: float | None = None) -> AnswerabilityModel:
     """Fit an L2-regularised logistic regression by Newton's method and choose the threshold that
     maximises balanced accuracy on the training rows, lowered if need be until no group declines

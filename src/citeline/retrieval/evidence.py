@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence, Set
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -119,6 +120,10 @@ def vocabulary(text: str) -> frozenset[str]:
             vocab.update(stem(part) for part in re.split(r"[._/=-]", word) if part)
         elif "-" in word:  # "e-mail" is also "email", "built-in" also "builtin"
             vocab.add(stem(word.replace("-", "")))
+    # Two words in a row are also their hyphenated compound: "tab completion" is "tab-completion",
+    # "keep alive" is "keep-alive" (the last word stemmed, as a compound's plural is its last word's).
+    vocab.update(f"{first}-{stem(second)}" for first, second in pairwise(words)
+                 if first.isalpha() and second.isalpha())
     return frozenset(vocab)
 
 
@@ -163,9 +168,11 @@ def present(term: str, vocab: Set[str]) -> bool:
     if term in vocab or stem(term) in vocab:
         return True
     if "-" in term:
-        # A hyphenated compound is often written closed ("e-mail" and "email"), but "rate-limit" is
-        # not covered by "rate" and "limit" apart: the joined form counts, the parts do not.
-        return stem(term.replace("-", "")) in vocab
+        # A hyphenated compound is often written closed ("e-mail" and "email") or open ("rate limit"),
+        # but "rate-limit" is not covered by "rate" and "limit" apart: the joined forms count, the
+        # parts do not.
+        head, _, last = term.rpartition("-")
+        return stem(term.replace("-", "")) in vocab or f"{head}-{stem(last)}" in vocab
     if len(term) >= 5 and term.isalpha():  # tolerate typos: "certifcate", "reqeust"
         limit = 2 if len(term) >= 8 else 1
         first, size = term[0], len(term)
