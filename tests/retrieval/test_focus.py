@@ -12,6 +12,16 @@ def test_scene_setting_sentences_are_left_out() -> None:
                               "How do I make uv use the active environment?")
 
 
+def test_a_scene_setting_clause_before_the_question_word_is_left_out() -> None:
+    focus = question_focus("After users who are not logged in are redirected to my login view, "
+                           "how does that view know which page they were trying to reach?")
+    assert focus.text == "how does that view know which page they were trying to reach?"
+    # Not when too little would be left to ask about, nor when the clause is the question.
+    kept = "If I set headers on the client and on a request, what happens?"
+    assert question_focus(kept).text == kept
+    assert question_focus("When was the bridge built?").text == "When was the bridge built?"
+
+
 def test_what_the_asker_rules_out_is_excluded() -> None:
     focus = question_focus("How do I run my tests on trio instead of asyncio?")
     assert focus.text == "How do I run my tests on trio?"

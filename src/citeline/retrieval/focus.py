@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from citeline.retrieval.evidence import KeyTerm
-from citeline.text import collapse_ws, segments, stem, terms
+from citeline.text import collapse_ws, content_terms, segments, stem, terms
 
 # "instead of X", "rather than X": X runs to the next clause boundary. Questions are typed in a
 # hurry, so "instaed"/"insted" and "rahter" count too (the transposed or dropped letter of a fast typist).
@@ -42,12 +42,29 @@ class Focus:
         return collapse_ws(self.text).casefold() != collapse_ws(question).strip().casefold()
 
 
+# "After users are redirected to my login view, how does that view know …?": a clause opened by a
+# conjunction of time, condition or cause sets the scene inside the asking sentence, as a sentence
+# before it would; the question starts at the question word after its comma.
+_SCENE_CLAUSE = re.compile(
+    r"^\s*(?:after|when|whenever|once|if|since|because|although|though|while|before|given\s+that)\b[^,?]*,\s*"
+    r"(?=(?:how|what|which|where|when|why|who|whom|whose|is|are|can|could|does|do|did|should|will|would)\b)",
+    re.IGNORECASE)
+
+
+def _without_scene(sentence: str) -> str:
+    """`sentence` without its scene-setting clause, unless too little would be left to ask about
+    ("If I pass both, what happens?")."""
+    rest = _SCENE_CLAUSE.sub("", sentence)
+    return rest if len(content_terms(rest)) >= 2 else sentence
+
+
 def question_focus(question: str) -> Focus:
-    """The asking sentences of `question` (those ending in "?", else the last sentence) with any
-    "instead of / rather than …" clause taken out."""
+    """The asking sentences of `question` (those ending in "?", else the last sentence) without a
+    scene-setting clause before the question word and with any "instead of / rather than …"
+    clause taken out."""
     stripped = collapse_ws(question).strip()
     sentences = [span.text for span in segments(stripped) if span.text.strip()]
-    asking = [s for s in sentences if s.rstrip().endswith("?")]
+    asking = [_without_scene(s) for s in sentences if s.rstrip().endswith("?")]
     chosen = " ".join(asking) if asking else (sentences[-1] if sentences else stripped)
     ruled_out = [m.group(1) for m in _CONTRAST.finditer(chosen)]
     kept = re.sub(r"\s+([?.!,;])", r"\1", collapse_ws(_CONTRAST.sub(" ", chosen))).strip(" ,;")
