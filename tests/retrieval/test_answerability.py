@@ -129,7 +129,7 @@ def test_a_lead_speaking_of_the_opposite_is_declined_under_any_gate_but_not_with
 def test_signals_on_the_embedders_scale_are_never_offered_to_the_gate() -> None:
     # A cosine of 0.6 means something else under another embedder: a gate leaning on one would
     # decline or answer everything once a user configures theirs.
-    assert EMBEDDER_SCALE <= set(FEATURES) and not EMBEDDER_SCALE & set(GATE_CANDIDATES)
+    assert set(FEATURES) >= EMBEDDER_SCALE and not EMBEDDER_SCALE & set(GATE_CANDIDATES)
     strong = {"a": _corpus(1, 1.0), "b": _corpus(2, 1.0), "c": _corpus(3, 1.0)}
     for rows in strong.values():
         for row in rows:  # only the embedder's cosine separates these sets, perfectly; it is still not chosen

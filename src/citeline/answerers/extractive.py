@@ -667,7 +667,7 @@ def _value_unstated(units: list[Unit], evidence: Sequence[Passage], answer_type:
         if not holds(answer_type, unit.text):
             continue
         before = units[index - 1].text if index and units[index - 1].number == unit.number else ""
-        section = evidence[unit.number - 1].section or "" if 0 < unit.number <= len(evidence) else ""
+        section = (evidence[unit.number - 1].section or "") if 0 < unit.number <= len(evidence) else ""
         if states_value(answer_type, attribute, f"{section}\n{before}\n{unit.text}"):
             return False
     return True

@@ -93,12 +93,18 @@ _VALUE_BY_TYPE: dict[AnswerType, re.Pattern[str]] = {
 AnswerTypes = tuple[AnswerType, ...]
 
 
+_KIND_IN_WORDS: dict[AnswerType, str] = {
+    AnswerType.DURATION: "a duration", AnswerType.MEASURE: "a measure", AnswerType.NUMBER: "a number",
+    AnswerType.NAME: "a name", AnswerType.DEFAULT: "a default", AnswerType.PERSON: "a person",
+    AnswerType.DATE: "a date", AnswerType.PLACE: "a place",
+}
+
+
 def kind_asked(answer_types: AnswerTypes) -> str:
-    """The asked kind of value in words, for telling the asker what the documents lack ("a number")."""
-    specific: list[AnswerType] = [t for t in answer_types if t is not AnswerType.DEFAULT] or list(answer_types)
-    return {AnswerType.DURATION: "a duration", AnswerType.MEASURE: "a measure", AnswerType.NUMBER: "a number",
-            AnswerType.NAME: "a name", AnswerType.DEFAULT: "a default", AnswerType.PERSON: "a person",
-            AnswerType.DATE: "a date", AnswerType.PLACE: "a place"}.get(specific[0], "a value") if specific else "a value"
+    """The asked kind of value in words ("a number"; the specific kind over "a default"), for
+    telling the asker what the documents lack."""
+    ranked = sorted(answer_types, key=lambda t: t is AnswerType.DEFAULT)
+    return _KIND_IN_WORDS.get(ranked[0], "a value") if ranked else "a value"
 
 
 # "How do I change how long a job may run?" asks for the setting that decides the duration, not
