@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable
 from enum import Enum
 
+from citeline.retrieval.evidence import present, vocabulary
 from citeline.text import content_terms
 
 
@@ -168,9 +169,12 @@ def asked_attribute(question: str) -> tuple[str, ...]:
 
 def states_value(answer_types: AnswerTypes, attribute: Iterable[str], text: str) -> bool:
     """Whether `text` names the asked thing and holds a value of the asked kind ("Waitress uses
-    four threads" for "how many threads does Waitress use?")."""
-    found = set(content_terms(text))
-    return all(term in found for term in attribute) and holds(answer_types, text)
+    four threads" for "how many threads does Waitress use?"). A term is found as coverage finds
+    it: stemmed, or within a typo ("configure" in "configured")."""
+    if not holds(answer_types, text):
+        return False
+    found = vocabulary(text)
+    return all(present(term, found) for term in attribute)
 
 
 # A concrete value in code: a code span, an ALL_CAPS name, a call, a flag or a dotted name.
