@@ -126,3 +126,7 @@ def test_a_value_is_stated_where_its_thing_is_named() -> None:
     # The thing named without a number, or a number without the thing, states nothing.
     assert not states_value(asked, attribute, "Waitress is a pure-Python server with threads.")
     assert not states_value(asked, attribute, "Waitress listens on port 8080.")
+    # The thing may be named just before the value (the sentence before, the section title); the
+    # value itself must be in the sentence quoted.
+    assert states_value(asked, attribute, "It defaults to 4.", "Waitress serves requests from threads.")
+    assert not states_value(asked, attribute, "Waitress serves requests from threads.", "It defaults to 4.")

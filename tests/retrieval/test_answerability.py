@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import random
 
-from citeline.evaluation.fit import leave_one_corpus_out, nested_selection, outcome, select_features
+import pytest
+
+import citeline.evaluation.fit as fit_module
+from citeline.evaluation.fit import balanced, leave_one_corpus_out, nested_selection, outcome, select_features
 from citeline.retrieval.answerability import (
     EMBEDDER_SCALE,
     FEATURES,
@@ -137,3 +140,25 @@ def test_signals_on_the_embedders_scale_are_never_offered_to_the_gate() -> None:
             features["coverage_passage"] = features["lead_coverage"] = 0.5
             features["dense_top"] = 1.0 if row["answerable"] else 0.0
     assert "dense_top" not in select_features(strong)
+
+
+def test_selection_finds_signals_that_only_separate_together(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Two signals each all but useless alone (a large shared offset), their difference separating the
+    # classes perfectly; a third modestly useful alone. Greedy selection takes the third and stops.
+    def corpus(seed: int) -> list[dict[str, object]]:
+        rng = random.Random(seed)
+        rows = []
+        for _ in range(80):
+            answerable = rng.random() < 0.6
+            offset = rng.gauss(0, 10)
+            row = _row(answerable, (0.6 if answerable else 0.4) + rng.gauss(0, 0.15), 0.0)
+            features = row["decision"]["features"]  # type: ignore[index]
+            features["coverage_unit"], features["lead_coverage"] = offset, offset + (1 if answerable else -1)
+            rows.append(row)
+        return rows
+
+    by_set = {"a": corpus(1), "b": corpus(2), "c": corpus(3)}
+    assert set(select_features(by_set)) == {"coverage_unit", "lead_coverage"}
+    assert balanced(leave_one_corpus_out(by_set, select_features(by_set))) == 1.0
+    monkeypatch.setattr(fit_module, "BEAM_WIDTH", 1)
+    assert select_features(by_set) == ["coverage_passage"]

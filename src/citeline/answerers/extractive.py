@@ -664,11 +664,9 @@ def _value_unstated(units: list[Unit], evidence: Sequence[Passage], answer_type:
     if not answer_type or not attribute:
         return False
     for index, unit in enumerate(units):
-        if not holds(answer_type, unit.text):
-            continue
         before = units[index - 1].text if index and units[index - 1].number == unit.number else ""
         section = (evidence[unit.number - 1].section or "") if 0 < unit.number <= len(evidence) else ""
-        if states_value(answer_type, attribute, f"{section}\n{before}\n{unit.text}"):
+        if states_value(answer_type, attribute, unit.text, before, section):
             return False
     return True
 

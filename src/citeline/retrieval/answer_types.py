@@ -167,13 +167,14 @@ def asked_attribute(question: str) -> tuple[str, ...]:
     return tuple(t for t in content_terms(asked_phrase(question)) if t not in _KIND_WORDS)
 
 
-def states_value(answer_types: AnswerTypes, attribute: Iterable[str], text: str) -> bool:
-    """Whether `text` names the asked thing and holds a value of the asked kind ("Waitress uses
-    four threads" for "how many threads does Waitress use?"). A term is found as coverage finds
-    it: stemmed, or within a typo ("configure" in "configured")."""
+def states_value(answer_types: AnswerTypes, attribute: Iterable[str], text: str, *context: str) -> bool:
+    """Whether `text` holds a value of the asked kind and it or its `context` (the sentence before,
+    the section title) names the asked thing ("Waitress uses four threads" for "how many threads
+    does Waitress use?"). A term is found as coverage finds it: stemmed, or within a typo."""
     if not holds(answer_types, text):
         return False
-    found = vocabulary(text)
+    # Each piece's vocabulary is cached on its own (sentences and titles recur across questions).
+    found = vocabulary(text).union(*(vocabulary(piece) for piece in context))
     return all(present(term, found) for term in attribute)
 
 
