@@ -8,6 +8,7 @@ from citeline.retrieval.answer_types import (
     asks_how_to,
     expected_types,
     holds,
+    kind_asked,
     new_values,
     states_value,
 )
@@ -114,9 +115,35 @@ def test_the_thing_whose_value_is_asked() -> None:
     # Words naming the kind of value are not what it is the value of: a sentence giving a year or
     # an option rarely repeats "year" or "option".
     assert asked_attribute("Which keyring backend does Hatch use?") == ("keyr",)
-    assert asked_attribute("What year was the bridge built?") == ()
-    assert asked_attribute("Which option does the server take?") == ()
+    assert asked_attribute("What year was the bridge built?") == ("bridge",)
+    assert asked_attribute("Which option does the server take?") == ("server",)
     assert asked_attribute("How long does the cookie last?") == ()
+
+
+def test_the_thing_a_measure_or_value_is_asked_of() -> None:
+    # "How long is X?" asks the measure of the subject that ends the question.
+    assert asked_attribute("How long is the Upper Rhine Plain?") == ("upper", "rhine", "plain")
+    assert asked_attribute("How wide are the Jura Mountains?") == ("jura", "mountain")
+    # "the length of X", "the default value of X": the thing follows "of", up to the clause's end.
+    assert asked_attribute("What is the length of the Old Rhine Bridge at Constance?") == ("old", "rhine", "bridge")
+    assert asked_attribute("What is the default value of R_PDFVIEWER, i.e. which viewer?") == ("r_pdfviewer", "pdfviewer")
+    assert asked_attribute("What is the default value of max_redirects in httpx?") == ("max_redirects", "max", "redirect")
+    # A name has no shape in prose to look for, so "the name of X" names no thing to check.
+    assert asked_attribute("What is the name of the longest bridge in Germany?") == ()
+
+
+def test_the_subject_is_the_thing_when_only_the_kind_of_value_is_named() -> None:
+    # "what directory does X point to": the subject up to its verb.
+    assert asked_attribute("On Linux, what directory does R_LIBS_USER point to by default?") == (
+        "r_libs_user", "libs", "user")
+    assert asked_attribute("What port does the dev server use by default?") == ("dev", "server")
+    assert asked_attribute("What year was the Old Rhine Bridge shortened?") == ("old", "rhine", "bridge")
+    # After a form of "be", only a subject with an article: "is read" has none.
+    assert asked_attribute("Which variable is read for the password?") == ()
+    assert asked_attribute("What river is larger than the Rhine?") == ()
+    assert asked_attribute("What is the region called that is the largest conurbation?") == ()
+    # A possessive before the thing is not part of it.
+    assert asked_attribute("What is uv's default timeout for HTTP requests?") == ("timeout",)
 
 
 def test_a_value_is_stated_where_its_thing_is_named() -> None:
@@ -130,3 +157,12 @@ def test_a_value_is_stated_where_its_thing_is_named() -> None:
     # value itself must be in the sentence quoted.
     assert states_value(asked, attribute, "It defaults to 4.", "Waitress serves requests from threads.")
     assert not states_value(asked, attribute, "Waitress serves requests from threads.", "It defaults to 4.")
+
+
+def test_the_kind_asked_in_words() -> None:
+    # "How long is …?" takes a duration or a length: the decline names both.
+    assert kind_asked(expected_types("How long is Lake Constance?")) == "a duration or a measure"
+    # A specific kind over "a default"; "a default" alone when nothing else is asked.
+    assert kind_asked(expected_types("How many threads does it use by default?")) == "a number"
+    assert kind_asked(expected_types("What is the default for this?")) == "a default"
+    assert kind_asked(()) == "a value"

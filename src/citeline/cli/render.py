@@ -121,14 +121,20 @@ def print_document(record: DocumentRecord) -> None:
                       highlight=False, soft_wrap=True)
 
 
+def _sources(result: AgentResult) -> Iterator[tuple[int, str, str, list[str]]]:
+    """Each source as it is shown: its [n], document, where in it (section, page) and its quotes on one line each."""
+    for citation, quotes in result.sources():
+        where = " › ".join(x for x in (citation.section, f"p. {citation.page}" if citation.page else None) if x)
+        yield citation.id, citation.document_name, where, [" ".join(quote.split()) for quote in quotes]
+
+
 def _print_plain(result: AgentResult, out: Console, *, with_answer: bool) -> None:
     lines = [result.answer, ""] if with_answer else []
     if result.citations:
         lines.append("Sources")
-        for citation, quotes in result.sources():
-            where = " › ".join(x for x in (citation.section, f"p. {citation.page}" if citation.page else None) if x)
-            lines.append(f"  [{citation.id}] {citation.document_name}" + (f" — {where}" if where else ""))
-            lines.extend(f"      “{' '.join(quote.split())}”" for quote in quotes)
+        for number, name, where, quotes in _sources(result):
+            lines.append(f"  [{number}] {name}" + (f" — {where}" if where else ""))
+            lines.extend(f"      “{quote}”" for quote in quotes)
         lines.append("")
     lines.append(f"{result.exit_reason.value} · {result.model} · {result.timings.total_ms:.0f} ms")
     out.file.write("\n".join(lines) + "\n")
@@ -150,11 +156,10 @@ def print_result(result: AgentResult, out: Console | None = None, *, with_answer
     if result.citations:
         out.print()
         out.print("[bold]Sources[/bold]")
-        for citation, quotes in result.sources():
-            where = " › ".join(x for x in (citation.section, f"p. {citation.page}" if citation.page else None) if x)
-            out.print(f"  \\[{citation.id}] [cyan]{escape(citation.document_name)}[/cyan]"
-                      + (f" — {escape(where)}" if where else ""), highlight=False)
-            for quote in (" ".join(q.split()) for q in quotes):
+        for number, name, where, quotes in _sources(result):
+            out.print(f"  \\[{number}] [cyan]{escape(name)}[/cyan]" + (f" — {escape(where)}" if where else ""),
+                      highlight=False)
+            for quote in quotes:
                 quote = quote if len(quote) <= 240 else quote[:237] + "..."
                 out.print(f"      “{quote}”", style="dim", markup=False, highlight=False)
     out.print(f"\n[dim]{result.exit_reason.value} · {result.model} · {result.timings.total_ms:.0f} ms[/dim]")

@@ -102,10 +102,12 @@ _KIND_IN_WORDS: dict[AnswerType, str] = {
 
 
 def kind_asked(answer_types: AnswerTypes) -> str:
-    """The asked kind of value in words ("a number"; the specific kind over "a default"), for
-    telling the asker what the documents lack."""
-    ranked = sorted(answer_types, key=lambda t: t is AnswerType.DEFAULT)
-    return _KIND_IN_WORDS.get(ranked[0], "a value") if ranked else "a value"
+    """The asked kind of value in words ("a number", "a duration or a measure" for "how long is
+    …?"; the specific kinds over "a default"), for telling the asker what the documents lack."""
+    kinds = [_KIND_IN_WORDS[t] for t in answer_types if t is not AnswerType.DEFAULT and t in _KIND_IN_WORDS]
+    if not kinds:
+        kinds = [_KIND_IN_WORDS[t] for t in answer_types if t in _KIND_IN_WORDS]
+    return " or ".join(kinds[:2]) or "a value"
 
 
 # "How do I change how long a job may run?" asks for the setting that decides the duration, not
@@ -140,7 +142,7 @@ def holds(answer_types: AnswerTypes, text: str) -> bool:
 # *threads* does …", "what is the default *timeout* for …", "which *keyring* backend does …".
 _ASKED_OF = re.compile(
     r"\bhow\s+(?:many|much)\s+((?:[\w-]+\s+){0,2}?[\w-]+)\s+(?:does|do|did|is|are|was|were|can|will|should|would|could|in|of)\b"
-    r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:default\s+|maximum\s+|minimum\s+|max\s+|min\s+)?"
+    r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+|[\w-]+'s\s+)?(?:default\s+|maximum\s+|minimum\s+|max\s+|min\s+)?"
     r"((?:[\w-]+\s+){0,2}?[\w-]+)\s+(?:does|do|did|is|are|was|were|can|will|should|would|of|for)\b",
     re.IGNORECASE)
 # Words naming the kind of value rather than what it is the value of ("what *year* …", "which
@@ -151,14 +153,56 @@ _KIND_WORDS = frozenset(content_terms(
     "city country river place region town state length width height depth distance area elevation altitude "
     "breadth function class method option flag variable setting argument parameter command subcommand header "
     "field attribute module package keyword key exception error hook endpoint status code property extra "
-    "backend file directory folder path"))
+    "backend file directory folder path config population"))
+
+
+# Kinds of value with a shape of their own (a number, a measure, a stated value): "the *length* of
+# X" asks it of X. Not "the *name* of X": in prose a name has no shape to look for.
+_QUANTITIES = frozenset(content_terms(
+    "value values number length width height depth distance area elevation altitude breadth size population "
+    "percentage limit maximum minimum default"))
+# "How long is *the Upper Rhine Plain*?": a measure asked of the subject that ends the question.
+_MEASURE_OF = re.compile(
+    r"\bhow\s+(?:long|wide|deep|tall|high|far|thick|broad|big|large|old)\s+(?:is|are|was|were)\s+"
+    r"(?:the\s+|an?\s+)?((?:[\w-]+\s+){0,5}?[\w-]+)\s*\?", re.IGNORECASE)
+# "… the length of *the Old Rhine Bridge* at Constance?", "… the default value of *max_redirects*, and …":
+# after a phrase that only names the kind of value, the thing follows "of", up to a clause's end.
+_OF_THING = re.compile(r"\s*(?:the\s+)?((?:[\w-]+\s+){0,3}?[\w-]+)\s*(?:[?,;]|$|\s+(?:in|at|on|when|and|for)\b)",
+                       re.IGNORECASE)
+
+
+# A name has no shape in prose ("What is the region called …"): its subject is no thing to check.
+_NAMED = re.compile(r"\b(?:name[sd]?|called)\b", re.IGNORECASE)
+_AUXILIARIES = frozenset({"does", "do", "did", "can", "will", "should", "would"})
+_COPULAS = frozenset({"is", "are", "was", "were"})
+# "What port does *the dev server* use?", "what directory does *R_LIBS_USER* point to?", "what year
+# was *the bridge* built?": after a phrase naming only the kind of value, the subject is the thing,
+# up to its verb (the word before a preposition, an article or the question's end). After a form of
+# "be" only a subject with an article counts: in "which variable is read for …" none follows.
+_SUBJECT_END = (r"\s+[\w-]+\s*(?:[?,;]|$|\s+(?:to|in|at|on|by|for|from|with|when|if|and|out|up|into|back|off|down|over|"
+                r"first|the|an?|my|its|their|your)\b)")
+_SUBJECT = re.compile(rf"\s*(?:the\s+|an?\s+)?((?:[\w-]+\s+){{0,3}}?[\w-]+){_SUBJECT_END}", re.IGNORECASE)
+_ARTICLED_SUBJECT = re.compile(rf"\s*(?:the|an?)\s+((?:[\w-]+\s+){{0,3}}?[\w-]+){_SUBJECT_END}", re.IGNORECASE)
 
 
 def asked_phrase(question: str) -> str:
     """The words naming the thing whose value the question asks for, as written ("how many
-    threads does Waitress use": "threads"); empty when the question names none."""
+    threads does Waitress use": "threads"; "what is the length of the Old Rhine Bridge": "Old
+    Rhine Bridge"); empty when the question names none."""
     match = _ASKED_OF.search(question)
-    return (match.group(1) or match.group(2)) if match else ""
+    if match is None:
+        measured = _MEASURE_OF.search(question)
+        return measured.group(1) if measured else ""
+    phrase = match.group(1) or match.group(2)
+    kind_only = all(t in _KIND_WORDS for t in content_terms(phrase))
+    verb = match.group(0).rsplit(None, 1)[-1].casefold()
+    if verb == "of" and all(t in _QUANTITIES for t in content_terms(phrase)):
+        thing = _OF_THING.match(question, match.end())
+        return thing.group(1) if thing else ""
+    if kind_only and (verb in _AUXILIARIES or verb in _COPULAS) and not _NAMED.search(phrase):
+        subject = (_SUBJECT if verb in _AUXILIARIES else _ARTICLED_SUBJECT).match(question, match.end())
+        return subject.group(1) if subject else ""
+    return phrase
 
 
 def asked_attribute(question: str) -> tuple[str, ...]:
