@@ -407,6 +407,16 @@ def test_a_value_the_documents_never_state_is_declined(app: Citeline) -> None:
     assert answered.exit_reason == ExitReason.COMPLETED and "40" in first_sentence(answered.answer)
 
 
+def test_a_list_item_does_not_lend_its_name_to_the_next_items_value(app: Citeline) -> None:
+    # "`secret_key` - Should be a random string." sits just above "`session_cookie` - Defaults to
+    # "session".": the default stated is the session cookie's, not the secret key's.
+    result = app.ask("What is the default value of secret_key?")
+    assert result.exit_reason == ExitReason.INSUFFICIENT_CONTEXT and not result.citations
+    assert "no passage gives a default for “secret_key”" in result.insufficiencies[0].missing
+    answered = app.ask("What is the default value of same_site?")
+    assert answered.exit_reason == ExitReason.COMPLETED and "'lax'" in first_sentence(answered.answer)
+
+
 def test_a_decline_names_the_missing_words_as_asked_and_where_it_looked(app: Citeline) -> None:
     result = app.ask("Can background tasks be scheduled with cron expressions?")
     assert result.exit_reason == ExitReason.INSUFFICIENT_CONTEXT

@@ -658,13 +658,16 @@ def _asks_count(answer_type: AnswerTypes) -> bool:
 def _value_unstated(units: list[Unit], evidence: Sequence[Passage], answer_type: AnswerTypes,
                     attribute: tuple[str, ...]) -> bool:
     """Whether the question asks for a kind of value of a named thing ("how many threads …") and
-    no unit of the evidence holds such a value where the thing is named — in the unit, the one
+    no unit of the evidence holds such a value where the thing is named — in the unit, the sentence
     before it or the section it sits in. Documents that speak of the thing without stating it are
     the near miss a reader must not be given an answer for."""
     if not answer_type or not attribute:
         return False
     for index, unit in enumerate(units):
-        before = units[index - 1].text if index and units[index - 1].number == unit.number else ""
+        # A unit may name its thing in the sentence before it (a list's items in the sentence that
+        # introduces them), never in the item before it: that is another thing ("`secret_key` - …"
+        # above "`session_cookie` - Defaults to …").
+        before = next((u.text for u in reversed(units[:index]) if u.number == unit.number and u.kind == "sentence"), "")
         section = (evidence[unit.number - 1].section or "") if 0 < unit.number <= len(evidence) else ""
         if states_value(answer_type, attribute, unit.text, before, section):
             return False

@@ -194,11 +194,11 @@ def asked_phrase(question: str) -> str:
         measured = _MEASURE_OF.search(question)
         return measured.group(1) if measured else ""
     phrase = match.group(1) or match.group(2)
-    kind_only = all(t in _KIND_WORDS for t in content_terms(phrase))
     verb = match.group(0).rsplit(None, 1)[-1].casefold()
     if verb == "of" and all(t in _QUANTITIES for t in content_terms(phrase)):
         thing = _OF_THING.match(question, match.end())
         return thing.group(1) if thing else ""
+    kind_only = all(t in _KIND_WORDS for t in content_terms(phrase))
     if kind_only and (verb in _AUXILIARIES or verb in _COPULAS) and not _NAMED.search(phrase):
         subject = (_SUBJECT if verb in _AUXILIARIES else _ARTICLED_SUBJECT).match(question, match.end())
         return subject.group(1) if subject else ""
