@@ -113,7 +113,7 @@ def test_the_thing_whose_value_is_asked() -> None:
     assert asked_attribute("How many threads does Waitress use by default?") == ("thread",)
     assert asked_attribute("What is the default timeout for requests?") == ("timeout",)
     # Words naming the kind of value are not what it is the value of: a sentence giving a year or
-    # an option rarely repeats "year" or "option".
+    # an option rarely repeats "year" or "option". The subject is what it is asked of.
     assert asked_attribute("Which keyring backend does Hatch use?") == ("keyr",)
     assert asked_attribute("What year was the bridge built?") == ("bridge",)
     assert asked_attribute("Which option does the server take?") == ("server",)
