@@ -396,25 +396,24 @@ def test_a_near_miss_question_is_declined_with_the_searches_tried(app: Citeline)
     assert "do not mention: maximum, kilobytes;" in result.insufficiencies[0].missing
 
 
-def test_a_value_the_documents_never_state_is_declined(app: Citeline) -> None:
+@pytest.mark.parametrize(("unstated", "lacking", "stated", "value"), [
     # Every word of the question is in the documents ("uses bundled Mozilla root certificates"),
     # but no number of certificates is: answering would quote a sentence that does not answer.
-    result = app.ask("How many certificates does uv bundle by default?")
-    assert result.exit_reason == ExitReason.INSUFFICIENT_CONTEXT and not result.citations
-    assert "no passage gives a number for “certificates”" in result.insufficiencies[0].missing
-    # Where the documents state the value beside the thing asked about, the same kind of question is answered.
-    answered = app.ask("How many threads can run at the same time in the thread pool?")
-    assert answered.exit_reason == ExitReason.COMPLETED and "40" in first_sentence(answered.answer)
-
-
-def test_a_list_item_does_not_lend_its_name_to_the_next_items_value(app: Citeline) -> None:
+    ("How many certificates does uv bundle by default?", "a number for “certificates”",
+     "How many threads can run at the same time in the thread pool?", "40"),
     # "`secret_key` - Should be a random string." sits just above "`session_cookie` - Defaults to
-    # "session".": the default stated is the session cookie's, not the secret key's.
-    result = app.ask("What is the default value of secret_key?")
+    # "session".": a list item does not lend its name to the next item's value.
+    ("What is the default value of secret_key?", "a default for “secret_key”",
+     "What is the default value of same_site?", "'lax'"),
+], ids=["number", "list-item"])
+def test_a_value_the_documents_never_state_is_declined(app: Citeline, unstated: str, lacking: str, stated: str,
+                                                        value: str) -> None:
+    result = app.ask(unstated)
     assert result.exit_reason == ExitReason.INSUFFICIENT_CONTEXT and not result.citations
-    assert "no passage gives a default for “secret_key”" in result.insufficiencies[0].missing
-    answered = app.ask("What is the default value of same_site?")
-    assert answered.exit_reason == ExitReason.COMPLETED and "'lax'" in first_sentence(answered.answer)
+    assert f"no passage gives {lacking}" in result.insufficiencies[0].missing
+    # Where the documents state the value beside the thing asked about, the same kind of question is answered.
+    answered = app.ask(stated)
+    assert answered.exit_reason == ExitReason.COMPLETED and value in first_sentence(answered.answer)
 
 
 def test_a_decline_names_the_missing_words_as_asked_and_where_it_looked(app: Citeline) -> None:

@@ -663,14 +663,16 @@ def _value_unstated(units: list[Unit], evidence: Sequence[Passage], answer_type:
     the near miss a reader must not be given an answer for."""
     if not answer_type or not attribute:
         return False
-    for index, unit in enumerate(units):
-        # A unit may name its thing in the sentence before it (a list's items in the sentence that
-        # introduces them), never in the item before it: that is another thing ("`secret_key` - …"
-        # above "`session_cookie` - Defaults to …").
-        before = next((u.text for u in reversed(units[:index]) if u.number == unit.number and u.kind == "sentence"), "")
+    # A unit may name its thing in the sentence before it (a list's items in the sentence that
+    # introduces them), never in the item before it: that is another thing ("`secret_key` - …"
+    # above "`session_cookie` - Defaults to …").
+    last_sentence: dict[int, str] = {}  # by passage number
+    for unit in units:
         section = (evidence[unit.number - 1].section or "") if 0 < unit.number <= len(evidence) else ""
-        if states_value(answer_type, attribute, unit.text, before, section):
+        if states_value(answer_type, attribute, unit.text, last_sentence.get(unit.number, ""), section):
             return False
+        if unit.kind == "sentence":
+            last_sentence[unit.number] = unit.text
     return True
 
 

@@ -173,8 +173,6 @@ _OF_THING = re.compile(r"\s*(?:the\s+)?((?:[\w-]+\s+){0,3}?[\w-]+)\s*(?:[?,;]|$|
 
 # A name has no shape in prose ("What is the region called …"): its subject is no thing to check.
 _NAMED = re.compile(r"\b(?:name[sd]?|called)\b", re.IGNORECASE)
-_AUXILIARIES = frozenset({"does", "do", "did", "can", "will", "should", "would"})
-_COPULAS = frozenset({"is", "are", "was", "were"})
 # "What port does *the dev server* use?", "what directory does *R_LIBS_USER* point to?", "what year
 # was *the bridge* built?": after a phrase naming only the kind of value, the subject is the thing,
 # up to its verb (the word before a preposition, an article or the question's end). After a form of
@@ -183,6 +181,10 @@ _SUBJECT_END = (r"\s+[\w-]+\s*(?:[?,;]|$|\s+(?:to|in|at|on|by|for|from|with|when
                 r"first|the|an?|my|its|their|your)\b)")
 _SUBJECT = re.compile(rf"\s*(?:the\s+|an?\s+)?((?:[\w-]+\s+){{0,3}}?[\w-]+){_SUBJECT_END}", re.IGNORECASE)
 _ARTICLED_SUBJECT = re.compile(rf"\s*(?:the|an?)\s+((?:[\w-]+\s+){{0,3}}?[\w-]+){_SUBJECT_END}", re.IGNORECASE)
+_SUBJECT_AFTER: dict[str, re.Pattern[str]] = {
+    **dict.fromkeys(("does", "do", "did", "can", "will", "should", "would"), _SUBJECT),
+    **dict.fromkeys(("is", "are", "was", "were"), _ARTICLED_SUBJECT),
+}
 
 
 def asked_phrase(question: str) -> str:
@@ -198,9 +200,9 @@ def asked_phrase(question: str) -> str:
     if verb == "of" and all(t in _QUANTITIES for t in content_terms(phrase)):
         thing = _OF_THING.match(question, match.end())
         return thing.group(1) if thing else ""
-    kind_only = all(t in _KIND_WORDS for t in content_terms(phrase))
-    if kind_only and (verb in _AUXILIARIES or verb in _COPULAS) and not _NAMED.search(phrase):
-        subject = (_SUBJECT if verb in _AUXILIARIES else _ARTICLED_SUBJECT).match(question, match.end())
+    after = _SUBJECT_AFTER.get(verb)
+    if after and all(t in _KIND_WORDS for t in content_terms(phrase)) and not _NAMED.search(phrase):
+        subject = after.match(question, match.end())
         return subject.group(1) if subject else ""
     return phrase
 
