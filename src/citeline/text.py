@@ -27,7 +27,7 @@ _STOPWORD_LIST = (
     doesn't doing don't down during each either else etc even ever every few for from further get
     gets getting got had hadn't has hasn't have haven't having he her here hers herself him himself
     his how however i i'd i'm i've if in into is isn't it it's its itself just let like make makes
-    me might more most much must my myself need needs no nor not now of off on once one only or other
+    me might more most much must my myself need needs neither no nor not now of off on once one only or other
     our ours ourselves out over own per please same shall she should shouldn't so some such than
     that that's the their theirs them themselves then there there's these they this those through
     thus to too under until up upon us use used uses using very via want was wasn't way we were
@@ -38,6 +38,35 @@ _STOPWORD_LIST = (
 # `terms` splits "aren't" at the apostrophe, so what a stopword check sees is "aren": the head of
 # each contraction is a stopword too ("won" of "won't" is also a word of its own, and stays).
 STOPWORDS = frozenset(_STOPWORD_LIST) | ({word.split("'")[0] for word in _STOPWORD_LIST if "'" in word} - {"won"})
+
+
+# Clippings of software English a question uses for what documents spell out: a "dev server" is
+# the "development server", an "env var" an "environment variable". Each pair is (short, long).
+_CLIPPING_PAIRS = """app application; arg argument; async asynchronous; auth authentication; auth authorization;
+cert certificate; config configuration; dep dependency; dev development; dir directory; doc documentation;
+env environment; impl implementation; info information; lib library; max maximum; min minimum; msg message;
+param parameter; perf performance; pkg package; prod production; repo repository; spec specification;
+temp temporary; tmp temporary; var variable"""
+
+
+def _clippings() -> dict[str, frozenset[str]]:
+    forms: dict[str, set[str]] = {}
+    for pair in _CLIPPING_PAIRS.split(";"):
+        short, long = pair.split()
+        # Plurals of the short forms are four letters or fewer, which `stem` leaves alone ("envs").
+        forms.setdefault(long, set()).update((short, short + "s"))
+        for clipped in (short, short + "s"):
+            forms.setdefault(clipped, set()).add(long)
+    return {word: frozenset(others) for word, others in forms.items()}
+
+
+_CLIPPINGS = _clippings()
+
+
+def clipping_forms(word: str) -> frozenset[str]:
+    """The other spelling of a clipped word and of what it clips ("dev" and "devs" for
+    "development", "development" for "dev"), for a folded word or its `stem`; empty for others."""
+    return _CLIPPINGS.get(word) or _CLIPPINGS.get(stem(word), frozenset())
 
 
 def fold(text: str) -> str:

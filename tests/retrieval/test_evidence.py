@@ -46,6 +46,17 @@ def test_a_hyphenated_compound_matches_its_closed_and_open_spellings_but_not_its
     assert _terms("Who gets the e-mail?")["e-mail"].weight == _terms("Who gets the email?")["email"].weight
 
 
+def test_a_clipped_word_and_the_word_it_clips_cover_each_other() -> None:
+    assert present("dev", vocabulary("Run the Development Server"))
+    assert present("envs", vocabulary("Detached environments skip installing the project."))
+    assert present("configuration", vocabulary("Put it in a config file."))
+    # a clipping is not any prefix: "devices" is not "development", "environ" not "environment"
+    assert not present("dev", vocabulary("Supported devices"))
+    assert not present("env", vocabulary("Read os.environ directly."))
+    # "neither … nor" is phrasing, like "either … or"
+    assert "neither" not in _terms("Neither inherits nor installs")
+
+
 def test_a_dotted_name_is_covered_by_its_parts_but_not_an_underscored_or_numbered_one() -> None:
     vocab = vocabulary("The session cookie has a max age. The client sends a post. HTTP is spoken here.")
     (dotted,) = key_terms("What does `client.post` return?")[:1]

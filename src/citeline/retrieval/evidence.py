@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from citeline.index.store import Passage
-from citeline.text import STOPWORDS, fold, stem, terms
+from citeline.text import STOPWORDS, clipping_forms, fold, stem, terms
 
 # Words that say what kind of answer is wanted, not what it is about.
 _GENERIC = frozenset(
@@ -116,6 +116,7 @@ def vocabulary(text: str) -> frozenset[str]:
     vocab = set(words)
     for word in words:
         vocab.add(stem(word))
+        vocab.update(clipping_forms(word))  # "development" also covers a question's "dev"
         if _IDENTIFIER.search(word):
             vocab.update(stem(part) for part in re.split(r"[._/=-]", word) if part)
         elif "-" in word:  # "e-mail" is also "email", "built-in" also "builtin"
