@@ -535,3 +535,31 @@ def test_a_decline_names_what_is_missing_not_the_askers_phrasing(app: Citeline) 
     assert result.exit_reason == ExitReason.INSUFFICIENT_CONTEXT
     missing = result.insufficiencies[0].missing
     assert "do not mention: scheduled, cron, expressions;" in missing  # not "though", "nothing"
+
+
+# A manual typeset from Texinfo (as R's are): a command set on a line of its own inside a sentence.
+MANUAL = {"packages.html": """<html><body><h1>Installing packages</h1>
+<h2>Removing packages</h2>
+<p>Packages can be removed from within R with remove.packages() or from a command prompt.</p>
+<p>To remove from library lib, do</p>
+<pre class="example">$ R CMD REMOVE -l lib pkg_1 pkg_2</pre>
+<p>where lib is the path to the library tree. Remember to restart R after removing packages.</p>
+<h2>Updating packages</h2>
+<p>The command update.packages() is the simplest way to ensure that all the packages on your system are up to date.</p>
+</body></html>
+"""}
+
+
+@pytest.fixture(scope="module")
+def manual(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
+    root = tmp_path_factory.mktemp("manual")
+    yield from _ingested(root, write_corpus(root / "docs", MANUAL))
+
+
+def test_a_command_set_inside_a_sentence_is_quoted_in_it(manual: Citeline) -> None:
+    result = manual.ask("What is the shell command to remove a package from a particular library?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert "To remove from library lib, do `R CMD REMOVE -l lib pkg_1 pkg_2` where lib is the path" in result.answer
+    # shown once, in the sentence that says what it does: not again as a block under it
+    assert result.answer.count("R CMD REMOVE -l") == 1
+    assert any("R CMD REMOVE -l lib pkg_1 pkg_2" in c.quote for c in result.citations)

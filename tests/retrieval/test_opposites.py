@@ -15,6 +15,11 @@ from citeline.retrieval.opposites import opposed
      "The delta is delimited in the West by the Old Rhine and in the East by a canal.", ("south", "east")),
     ("How high did the sea level rise during the ice ages?", "In six Ice Ages sea level dropped 120 m.",
      ("rise", "dropped")),
+    # A compass point the question names too is no contradiction; the one it does not name is.
+    ("What is the bend called where the direction of the river changes from East to North?",
+     "At Basel is the Rhine knee, a bend where the direction of the river changes from West to North.",
+     ("east", "west")),
+    ("What is the last major city on the river?", "Basel is the first major city on the river.", ("last", "first")),
     # A negation of the asked word.
     ("Which settings are unsafe to change at run time?", "These settings are safe to change at run time.",
      ("unsafe", "safe")),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from citeline.answerers.layout import unit_text
 from citeline.documents.models import ChunkBlock
 from citeline.index.store import Passage
 from citeline.retrieval.units import is_bare_link, passage_units
@@ -33,3 +34,39 @@ def test_a_bare_link_is_told_apart_from_a_sentence_holding_one() -> None:
     assert is_bare_link("- <https://example.org/guide>.")
     assert not is_bare_link("See https://example.org/guide for the full list.")
     assert not is_bare_link("`https://example.org` is the default base URL.")
+
+
+def test_a_sentence_going_on_through_a_one_line_code_display_is_one_unit() -> None:
+    # Manuals typeset from Texinfo set a command inside a sentence, on a line of its own.
+    passage = _passage(
+        ("paragraph", "Packages are removed by name. To remove from library lib, do"),
+        ("code", "$ R CMD REMOVE -l lib pkg"),
+        ("paragraph", "where lib is the library path. Restart R after removing any packages."),
+        ("paragraph", "This can be used by configuring R with something like"),
+        ("code", '--with-blas="openblas"'),
+        ("paragraph", "See the section on BLAS."),
+    )
+    units = passage_units(1, passage)
+    remove = next(u for u in units if "remove from library" in u.text)
+    assert remove.text == passage.text[remove.start:remove.end]
+    assert unit_text(remove) == "To remove from library lib, do `R CMD REMOVE -l lib pkg` where lib is the library path."
+    blas = next(u for u in units if "configuring" in u.text)
+    assert unit_text(blas) == 'This can be used by configuring R with something like `--with-blas="openblas"`.'
+    # the rest of each paragraph stays its own sentence, and each display is still a code block
+    assert [u.text for u in units if u.kind == "sentence"] == [
+        "Packages are removed by name.", remove.text, "Restart R after removing any packages.", blas.text, "See the section on BLAS."]
+    assert [u.text for u in units if u.is_code] == ["$ R CMD REMOVE -l lib pkg", '--with-blas="openblas"']
+
+
+def test_a_finished_sentence_or_a_longer_example_stays_apart_from_its_code() -> None:
+    units = passage_units(1, _passage(
+        ("paragraph", "Install it with:"),
+        ("code", "pip install citeline"),
+        ("paragraph", "then run it."),
+        ("paragraph", "A longer example follows"),
+        ("code", "import citeline\nciteline.ask()"),
+        ("paragraph", "and prints the answer."),
+    ))
+    assert not any(u.inline_code for u in units)
+    assert [u.text for u in units if u.kind == "sentence"] == [
+        "Install it with:", "then run it.", "A longer example follows", "and prints the answer."]

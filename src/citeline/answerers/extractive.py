@@ -78,7 +78,7 @@ from citeline.retrieval.evidence import (
 from citeline.retrieval.focus import question_focus
 from citeline.retrieval.lead import LEAD_SIGNALS, lead_model_from, lead_shares, shipped_lead_model
 from citeline.retrieval.opposites import opposed
-from citeline.retrieval.units import Unit, evidence_units, is_bare_link, item_sentences
+from citeline.retrieval.units import Unit, evidence_units, is_bare_link, item_sentences, quotes_inline
 from citeline.text import collapse_ws, fold, stem
 
 MAX_OPEN = 3
@@ -439,12 +439,13 @@ class ExtractiveAnswerer(Answerer):
         terms, then the most relevant, then the first; asked for a command, a command line before
         any configuration file), else the best-scoring block close enough to the lead's relevance."""
         lead_unit = units[lead]
-        following = [i for i, u in enumerate(units)
-                     if u.is_code and u.number == lead_unit.number and 0 < u.block - lead_unit.block <= _FOLLOWING_BLOCKS]
+        # A display the lead already shows as a code span is not shown again as a block.
+        blocks = [i for i, u in enumerate(units) if u.is_code and not quotes_inline(lead_unit, u)]
+        following = [i for i in blocks if units[i].number == lead_unit.number
+                     and 0 < units[i].block - lead_unit.block <= _FOLLOWING_BLOCKS]
         if following:
             return max(following, key=lambda i: (command and is_command_line(units[i]), round(float(lexical[i]), 3),
                                                  overall[i], -i))
-        blocks = [i for i, u in enumerate(units) if u.is_code]
         if not blocks:
             return None
         best = max(blocks, key=lambda i: overall[i])
@@ -532,6 +533,8 @@ class ExtractiveAnswerer(Answerer):
         lead = chosen[0]
         shown = ranking.code if ranking.code is not None and shows_the_prose(units[ranking.code],
                                                                             [units[i] for i in chosen]) else None
+        if shown is not None and any(quotes_inline(units[i], units[shown]) for i in chosen):
+            shown = None  # a sentence quoted already shows it as a code span
         intro = code_intro(units, shown)
 
         def said(index: int, text: str) -> str:

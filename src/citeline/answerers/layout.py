@@ -33,8 +33,21 @@ _CONTINUES = re.compile(
 
 
 def unit_text(unit: Unit) -> str:
-    """A unit as quoted in an answer: prose on one line; code as it stands."""
-    return unit.text if unit.is_code else collapse_ws(unit.text)
+    """A unit as quoted in an answer: prose on one line, a code display inside a sentence as a code
+    span; code as it stands."""
+    if unit.is_code:
+        return unit.text
+    pieces, at = [], unit.start
+    for start, end in unit.inline_code:
+        code = _PROMPT.sub("", unit.text[start - unit.start : end - unit.start].strip())
+        pieces += [unit.text[at - unit.start : start - unit.start], f" `{code}` "]
+        at = end
+    # A sentence that ends with its display ends there: with a full stop.
+    pieces.append(unit.text[at - unit.start :] or ".")
+    return collapse_ws("".join(pieces)).replace("` .", "`.")
+
+
+_PROMPT = re.compile(r"^(?:\$|>|R>)\s+")  # a shell or R prompt before a command: not what a reader types
 
 
 # "… the following dependencies are optional:", "… in one of the following directories."

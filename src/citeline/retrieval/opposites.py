@@ -4,9 +4,9 @@ Asked for the *shortest* bridge, documents that only name the *longest* one do n
 many words the two share; the sentence that matches best is then the best proof that the answer is
 not there. The test is the question's own wording against the sentence: a graded or directional
 word of the question is absent from the sentence, and its opposite is present. The pairs are
-English opposites of degree, direction (each compass point excludes the other three), change
-and time (the words a question varies to ask something else), and `un-`/`non-` negations of a
-question word; nothing about a particular corpus.
+English opposites of degree, direction (each compass point excludes the others), order ("first",
+"last"), change and time (the words a question varies to ask something else), and `un-`/`non-`
+negations of a question word; nothing about a particular corpus.
 Words that name an event in time ("before", "start", "add") are left out: "what runs after
 yield?" is often answered by a sentence saying what runs before.
 """
@@ -23,9 +23,11 @@ increase decrease; increased decreased; increases decreases; increasing decreasi
 strong weak; stronger weaker; strongest weakest; fast slow; faster slower; fastest slowest; upper lower;
 north south; east west; north east; north west; south east; south west; northern southern; eastern western;
 northern eastern; northern western; southern eastern; southern western; northwest southeast; northeast southwest;
+northwest northeast; northwest southwest; northeast southeast; southwest southeast;
 rise drop; rise drops; rise dropped; rises drops; rose dropped; risen dropped;
 upstream downstream; deep shallow; wide narrow; wider narrower; warm cold; hot cold; wet dry; heavy light;
-rich poor; major minor; former current
+rich poor; major minor; former current; light dark; lighter darker; lightest darkest; clean dirty;
+first last; first second; inner outer; top bottom; inside outside
 """
 
 _OPPOSITES: dict[str, frozenset[str]] = {}
@@ -45,13 +47,14 @@ def _words(text: str) -> set[str]:
 def opposed(question: str, sentence: str) -> tuple[str, str] | None:
     """(the question's word, the sentence's opposite of it) when `sentence` speaks of the opposite
     of what `question` asks, else None. A question word the sentence also holds, even in a longer
-    form ("warm" in "warmer"), or a question that names both opposites itself, is never a contradiction."""
+    form ("warm" in "warmer"), is never a contradiction, nor is an opposite the question names itself
+    ("where does the cold water meet the warm"; "changes from East to North" against "from West to
+    North": "west" contradicts, "north" does not)."""
     asked, said = _words(question), _words(sentence)
     for word in sorted(asked - said):
         if any(other.startswith(word) for other in said):
             continue
-        opposites = _OPPOSITES.get(word, frozenset())
-        if not opposites & asked and (found := sorted(opposites & said)):
+        if found := sorted((_OPPOSITES.get(word, frozenset()) & said) - asked):
             return word, found[0]
         for prefix in _NEGATIONS:
             base = word.removeprefix(prefix)

@@ -35,6 +35,9 @@ class Unit:
     block: int  # index of the block within its passage: units of one block share it
     label: str | None = None  # the list item's name, the code block's language, the tab's title
     first_in_block: bool = True
+    # Passage offsets of one-line code displays set inside this sentence ("… by using ⏎ make
+    # uninstall ⏎ optionally specifying prefix."): shown in a reader's answer as code spans.
+    inline_code: tuple[tuple[int, int], ...] = ()
 
     @property
     def is_code(self) -> bool:
@@ -53,6 +56,7 @@ def passage_units(number: int, passage: Passage) -> list[Unit]:
         return [Unit(number, "code" if span.code else "sentence", span.text, span.start, span.end, index)
                 for index, span in enumerate(segments(text)) if len(span.text) >= _MIN_UNIT_CHARS]
     units: list[Unit] = []
+    resumed: dict[int, int] = {}  # block index: where its text goes on after a sentence taken into the one before
     for index, block in enumerate(passage.blocks):
         if block.flags or block.kind == "heading":
             continue
@@ -63,6 +67,12 @@ def passage_units(number: int, passage: Passage) -> list[Unit]:
             if content_terms(body):
                 units.append(Unit(number, "code", body, block.start, block.end, index, block.label))
             continue
+        if index in resumed:
+            body, offset = text[resumed[index] : block.end], resumed[index]
+            if not body.strip():
+                continue
+        else:
+            offset = block.start
         if _only_code(body) and not (block.kind == "table_row" and len(_CODE_SPAN.findall(body)) >= 2):
             # A bare `name` in a list says nothing a reader can take away on its own; a table row
             # pairing two ("`dev`: `1.0.0.dev0`") says what one becomes, or defaults to.
@@ -70,13 +80,66 @@ def passage_units(number: int, passage: Passage) -> list[Unit]:
         if block.kind in ("list_item", "table_row") and len(body.split()) <= _MAX_ITEM_WORDS:
             units.append(Unit(number, block.kind, body, block.start, block.end, index, block.label))
             continue
-        for position, (sentence, start, end) in enumerate(_sentences(body, block.start)):
+        sentences = _sentences(body, offset)
+        joined = _through_displays(passage, index, sentences[-1]) if block.kind == "paragraph" and sentences else None
+        if joined is not None:
+            end, displays, resume = joined
+            sentences[-1] = (text[sentences[-1][1] : end], sentences[-1][1], end)
+            resumed.update(resume)
+        for position, (sentence, start, end) in enumerate(sentences):
             if len(sentence) >= _MIN_UNIT_CHARS:
-                units.append(Unit(number, "sentence", sentence, start, end, index, block.label, position == 0))
+                inline = displays if joined is not None and position == len(sentences) - 1 else ()
+                units.append(Unit(number, "sentence", sentence, start, end, index, block.label,
+                                  position == 0 and index not in resumed, inline))
     return units
 
 
+_MAX_INLINE_CODE = 100  # characters of a one-line code display read as part of a sentence
+_UNFINISHED = re.compile(r"[\w,)'\"’”]\s*$")  # a sentence that stops without a full stop or a colon
+_GOES_ON = re.compile(r"\s*[a-z]")  # text that continues a sentence begun before
+
+
+def _through_displays(passage: Passage, index: int, last: tuple[str, int, int]
+                      ) -> tuple[int, tuple[tuple[int, int], ...], dict[int, int]] | None:
+    """A paragraph's unfinished last sentence that goes on through a one-line code display
+    ("To install to another tree, use ⏎ R CMD INSTALL -l lib pkg.tar.gz ⏎ where lib gives the
+    path …", as manuals typeset from Texinfo set a command in a sentence): where the sentence
+    ends, the displays inside it, and for a paragraph it ends in, where that paragraph goes on.
+    None when the sentence is finished or no display follows it."""
+    blocks, text = passage.blocks, passage.text
+    sentence, end = last[0], last[2]
+    displays: list[tuple[int, int]] = []
+    resume: dict[int, int] = {}
+    following = index + 1
+    while _UNFINISHED.search(sentence) and following < len(blocks):
+        display = blocks[following]
+        code = text[display.start : display.end].strip()
+        if display.kind != "code" or display.flags or "\n" in code or "`" in code or not 0 < len(code) <= _MAX_INLINE_CODE:
+            break
+        displays.append((display.start, display.end))
+        end = display.end
+        after = blocks[following + 1] if following + 1 < len(blocks) else None
+        if after is None or after.kind != "paragraph" or after.flags or not _GOES_ON.match(text[after.start : after.end]):
+            break
+        # The sentence goes on in the next paragraph, to that paragraph's first sentence end; past
+        # another display only if that sentence is the whole paragraph.
+        first = _sentences(text[after.start : after.end], after.start)
+        if not first:
+            break
+        sentence, end = first[0][0], first[0][2]
+        resume[following + 1] = end
+        if len(first) > 1:
+            break
+        following += 2
+    return (end, tuple(displays), resume) if displays else None
+
+
 _CODE_SPAN = re.compile(r"`[^`]*`")
+
+
+def quotes_inline(sentence: Unit, code: Unit) -> bool:
+    """Whether a sentence holds a code block as a code span (a display set inside it)."""
+    return sentence.number == code.number and (code.start, code.end) in sentence.inline_code
 
 
 def _only_code(text: str) -> bool:
