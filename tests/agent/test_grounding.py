@@ -101,3 +101,22 @@ def test_constraint_checks() -> None:
 def test_empty_sentence_cannot_carry_a_citation() -> None:
     pieces = split_sentences("Requests time out after 5 seconds. | [1]")
     assert len(pieces) == 1 and pieces[0][0].endswith("[1]")
+
+
+def test_an_index_in_quoted_code_is_code_not_a_reference() -> None:
+    # `subprotocols[0]` once lost its "[0]" as an invalid reference: the example no longer stood
+    # verbatim in its source and a correct extractive answer failed validation.
+    code = 'if subprotocols[0] != "Authorization":\n    return subprotocols[2]'
+    passage = _passage(1, f"Check the subprotocols before accepting.\n\n{code}")
+    other = _passage(2, "WebSockets carry subprotocols in the handshake.")
+    answer = f"Check the subprotocols before accepting. [1]\n\n```python\n{code}\n```\n[1]"
+    result = validate(answer, [passage, other], question="How do I check subprotocols?", constraints=Constraints(),
+                      searches_done=1, opened_count=1)
+    assert result.ok, result.errors
+    assert code in result.cleaned_answer and result.stripped_refs == []
+    # the block cites [1] only: its "[2]" index is not a claim on passage 2
+    assert [c.id for c in build_citations(result.cleaned_answer, [passage, other])] == [1, 1]
+    # ... and in a sentence, a code span's brackets are neither stripped nor cited
+    answer = "Compare `subprotocols[0]` first. [2]"
+    assert _check(answer).cleaned_answer == answer
+    assert [c.id for c in build_citations(answer, [passage, other])] == [2]

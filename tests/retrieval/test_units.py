@@ -45,6 +45,9 @@ def test_a_sentence_going_on_through_a_one_line_code_display_is_one_unit() -> No
         ("paragraph", "This can be used by configuring R with something like"),
         ("code", '--with-blas="openblas"'),
         ("paragraph", "See the section on BLAS."),
+        ("paragraph", "You can unload the loaded package pkg by"),
+        ("code", 'detach("package:pkg", unload = TRUE)'),
+        ("paragraph", "(where unload = TRUE is needed only for packages with a namespace)."),
     )
     units = passage_units(1, passage)
     remove = next(u for u in units if "remove from library" in u.text)
@@ -52,10 +55,15 @@ def test_a_sentence_going_on_through_a_one_line_code_display_is_one_unit() -> No
     assert unit_text(remove) == "To remove from library lib, do `R CMD REMOVE -l lib pkg` where lib is the library path."
     blas = next(u for u in units if "configuring" in u.text)
     assert unit_text(blas) == 'This can be used by configuring R with something like `--with-blas="openblas"`.'
+    unload = next(u for u in units if "unload the loaded" in u.text)
+    assert unit_text(unload) == ('You can unload the loaded package pkg by `detach("package:pkg", unload = TRUE)` '
+                                 "(where unload = TRUE is needed only for packages with a namespace).")
     # the rest of each paragraph stays its own sentence, and each display is still a code block
     assert [u.text for u in units if u.kind == "sentence"] == [
-        "Packages are removed by name.", remove.text, "Restart R after removing any packages.", blas.text, "See the section on BLAS."]
-    assert [u.text for u in units if u.is_code] == ["$ R CMD REMOVE -l lib pkg", '--with-blas="openblas"']
+        "Packages are removed by name.", remove.text, "Restart R after removing any packages.", blas.text,
+        "See the section on BLAS.", unload.text]
+    assert [u.text for u in units if u.is_code] == [
+        "$ R CMD REMOVE -l lib pkg", '--with-blas="openblas"', 'detach("package:pkg", unload = TRUE)']
 
 
 def test_a_finished_sentence_or_a_longer_example_stays_apart_from_its_code() -> None:

@@ -8,7 +8,7 @@ passage it cites, checks quoted text verbatim, and removes what it cannot suppor
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from citeline.agent.planning import Constraints
@@ -150,7 +150,8 @@ def validate(
         result.stripped_refs.append(n)
         return ""
 
-    cleaned = CITE.sub(strip_invalid, answer).strip()
+    # Code keeps its brackets: `subprotocols[0]` in a quoted example is an index, not a reference.
+    cleaned = _outside_code(answer, lambda prose: CITE.sub(strip_invalid, prose)).strip()
     result.cleaned_answer = cleaned
     question_terms = set(content_terms(question))
     kept: list[str] = []
@@ -171,7 +172,7 @@ def validate(
             result.fail("UNGROUNDED_CLAIM", f'Unsupported: code block "{code[:80]}" (not verbatim in the source).')
         masked = masked[: block.start()] + re.sub(r"[^\n]", " ", block.group(0)) + masked[block.end() :]
     for text, start, end in split_sentences(masked):
-        refs = [int(n) for n in CITE.findall(text)]
+        refs = [int(n) for n in CITE.findall(_blank_inline_code(text))]
         check = SentenceCheck(text, start, end, refs)
         body = CITE.sub("", text)
         if refs:
@@ -258,33 +259,67 @@ def best_quote(fragment: str, passage: Passage) -> tuple[str, float]:
 def build_citations(answer: str, evidence: Sequence[Passage]) -> list[Citation]:
     """One Citation per claim and passage it cites, in order of appearance: each sentence (or code
     block) carrying `[n]` gets its own quote from passage n, so three points citing [1] show the
-    three sentences that support them (an `[n]` repeated within one claim counts once)."""
+    three sentences that support them (an `[n]` repeated within one claim counts once). A bracketed
+    number inside code (`argv[1]`) is code, not a reference."""
     citations: list[Citation] = []
-    claims: list[tuple[str, int, int | None]] = []  # (text, start, where its [n] stands if not in text)
+    # (fragment, start, its references: (passage number, where the [n] stands in the answer))
+    claims: list[tuple[str, int, list[tuple[int, int]]]] = []
     masked = answer
     for block in FENCED.finditer(answer):
         if block.group(2):
-            claims.append((f"{block.group(1)} [{block.group(2)}]", block.start(), block.start(2) - 1))
+            claims.append((block.group(1).strip(), block.start(), [(int(block.group(2)), block.start(2) - 1)]))
         masked = masked[: block.start()] + re.sub(r"[^\n]", " ", block.group(0)) + masked[block.end() :]
-    claims.extend((text, start, None) for text, start, _ in split_sentences(masked))
+    for text, start, _ in split_sentences(masked):
+        prose = _blank_inline_code(text)
+        refs = [(int(m.group(1)), start + m.start() + (1 if m.group(0).startswith(" ") else 0)) for m in CITE.finditer(prose)]
+        fragment = "".join(text[a:b] for a, b in _between(CITE.finditer(prose), len(text))).strip()
+        claims.append((fragment, start, refs))
     claims.sort(key=lambda claim: claim[1])
-    for text, start, fixed in claims:
+    for fragment, _, refs in claims:
         seen: set[int] = set()
-        for match in CITE.finditer(text):
-            n = int(match.group(1))
+        for n, position in refs:
             if n in seen or not 1 <= n <= len(evidence):
                 continue
             seen.add(n)
             passage = evidence[n - 1]
-            fragment = CITE.sub("", text).strip()
             quote, overlap = best_quote(fragment, passage)
             citations.append(Citation(
                 id=n, document_id=passage.document_id, document_name=passage.document_name,
                 source=passage.source, chunk_id=passage.chunk_id, chunk_index=passage.chunk_index,
                 page=passage.page, section=passage.section, quote=quote, response_fragment=fragment,
-                position_in_response=fixed if fixed is not None
-                else start + match.start() + (1 if match.group(0).startswith(" ") else 0),
+                position_in_response=position,
                 score=round(passage.score, 4), confidence=round(support_score(fragment, passage.text) * 0.5
                                                                  + overlap * 0.5, 4),
             ))
     return citations
+
+
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+
+
+def _blank_inline_code(text: str) -> str:
+    """`text` with its inline code spans blanked (same length), so what is found in it stands where it did."""
+    return _INLINE_CODE.sub(lambda span: " " * len(span.group(0)), text)
+
+
+def _between(matches: Iterable[re.Match[str]], end: int) -> Iterator[tuple[int, int]]:
+    """The spans of a text outside `matches` (up to `end`)."""
+    at = 0
+    for match in matches:
+        yield at, match.start()
+        at = match.end()
+    yield at, end
+
+
+def _outside_code(text: str, change: Callable[[str], str]) -> str:
+    """`text` with `change` applied to everything but the code: fenced blocks' bodies and inline code spans."""
+    spans = sorted([(m.start(1), m.end(1)) for m in FENCED.finditer(text)]
+                   + [m.span() for m in _INLINE_CODE.finditer(text)])
+    pieces, at = [], 0
+    for start, end in spans:
+        if start < at:  # a span inside a block already kept
+            continue
+        pieces += [change(text[at:start]), text[start:end]]
+        at = end
+    pieces.append(change(text[at:]))
+    return "".join(pieces)

@@ -96,7 +96,7 @@ def passage_units(number: int, passage: Passage) -> list[Unit]:
 
 _MAX_INLINE_CODE = 100  # characters of a one-line code display read as part of a sentence
 _UNFINISHED = re.compile(r"[\w,)'\"’”]\s*$")  # a sentence that stops without a full stop or a colon
-_GOES_ON = re.compile(r"\s*[a-z]")  # text that continues a sentence begun before
+_GOES_ON = re.compile(r"\s*\(?[a-z]")  # text that continues a sentence begun before ("where …", "(where …")
 
 
 def _through_displays(passage: Passage, index: int, last: tuple[str, int, int]
