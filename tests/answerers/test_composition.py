@@ -219,10 +219,15 @@ def _ingested(root: Path, docs: Path) -> Iterator[Citeline]:
     citeline.close()
 
 
+def _corpus(factory: pytest.TempPathFactory, name: str, files: dict[str, str]) -> Iterator[Citeline]:
+    """A Citeline over a fresh corpus made of `files` (name: content)."""
+    root = factory.mktemp(name)
+    yield from _ingested(root, write_corpus(root / "docs", files))
+
+
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
-    root = tmp_path_factory.mktemp("composition")
-    yield from _ingested(root, write_corpus(root / "docs", DOCS))
+    yield from _corpus(tmp_path_factory, "composition", DOCS)
 
 
 def test_a_value_question_leads_with_the_value(app: Citeline) -> None:
@@ -507,8 +512,7 @@ When a header is set on both the client and the request, the values are combined
 
 @pytest.fixture(scope="module")
 def headers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
-    root = tmp_path_factory.mktemp("headers")
-    yield from _ingested(root, write_corpus(root / "docs", HEADERS))
+    yield from _corpus(tmp_path_factory, "headers", HEADERS)
 
 
 @pytest.mark.parametrize("question", ["What does the Strict-Transport-Security header do?",
@@ -552,8 +556,7 @@ MANUAL = {"packages.html": """<html><body><h1>Installing packages</h1>
 
 @pytest.fixture(scope="module")
 def manual(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
-    root = tmp_path_factory.mktemp("manual")
-    yield from _ingested(root, write_corpus(root / "docs", MANUAL))
+    yield from _corpus(tmp_path_factory, "manual", MANUAL)
 
 
 def test_a_command_set_inside_a_sentence_is_quoted_in_it(manual: Citeline) -> None:

@@ -8,7 +8,7 @@ passage it cites, checks quoted text verbatim, and removes what it cannot suppor
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from citeline.agent.planning import Constraints
@@ -272,7 +272,7 @@ def build_citations(answer: str, evidence: Sequence[Passage]) -> list[Citation]:
     for text, start, _ in split_sentences(masked):
         prose = _blank_inline_code(text)
         refs = [(int(m.group(1)), start + m.start() + (1 if m.group(0).startswith(" ") else 0)) for m in CITE.finditer(prose)]
-        fragment = "".join(text[a:b] for a, b in _between(CITE.finditer(prose), len(text))).strip()
+        fragment = _outside_code(text, lambda words: CITE.sub("", words)).strip()
         claims.append((fragment, start, refs))
     claims.sort(key=lambda claim: claim[1])
     for fragment, _, refs in claims:
@@ -300,15 +300,6 @@ _INLINE_CODE = re.compile(r"`[^`\n]*`")
 def _blank_inline_code(text: str) -> str:
     """`text` with its inline code spans blanked (same length), so what is found in it stands where it did."""
     return _INLINE_CODE.sub(lambda span: " " * len(span.group(0)), text)
-
-
-def _between(matches: Iterable[re.Match[str]], end: int) -> Iterator[tuple[int, int]]:
-    """The spans of a text outside `matches` (up to `end`)."""
-    at = 0
-    for match in matches:
-        yield at, match.start()
-        at = match.end()
-    yield at, end
 
 
 def _outside_code(text: str, change: Callable[[str], str]) -> str:

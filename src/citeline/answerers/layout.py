@@ -42,9 +42,9 @@ def unit_text(unit: Unit) -> str:
         code = _PROMPT.sub("", unit.text[start - unit.start : end - unit.start].strip())
         pieces += [unit.text[at - unit.start : start - unit.start], f" `{code}` "]
         at = end
+    rest = unit.text[at - unit.start :]
     # A sentence that ends with its display ends there: with a full stop.
-    pieces.append(unit.text[at - unit.start :] or ".")
-    return collapse_ws("".join(pieces)).replace("` .", "`.")
+    return collapse_ws("".join(pieces) + rest) + ("." if unit.inline_code and not rest.strip() else "")
 
 
 _PROMPT = re.compile(r"^(?:\$|>|R>)\s+")  # a shell or R prompt before a command: not what a reader types
