@@ -566,3 +566,82 @@ def test_a_command_set_inside_a_sentence_is_quoted_in_it(manual: Citeline) -> No
     # shown once, in the sentence that says what it does: not again as a block under it
     assert result.answer.count("R CMD REMOVE -l") == 1
     assert any("R CMD REMOVE -l lib pkg_1 pkg_2" in c.quote for c in result.citations)
+
+
+COMPLETION = {"completion.md": """# Shell completion
+
+When using bash as your shell, pytest can use argcomplete for auto-completion of its options.
+
+For permanent activation of argcomplete for pytest, add this line to your shell profile:
+
+```bash
+register-python-argcomplete pytest >> ~/.bashrc
+```
+
+For one-time activation of argcomplete for pytest only, use:
+
+```bash
+eval "$(register-python-argcomplete pytest)"
+```
+
+Completion covers options and their values.
+"""}
+
+
+@pytest.fixture(scope="module")
+def completion(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
+    yield from _corpus(tmp_path_factory, "completion", COMPLETION)
+
+
+def test_a_sentence_whose_object_is_an_example_not_shown_is_no_answer(completion: Citeline) -> None:
+    # Not a how-to question, so no example is shown: "For one-time activation …, use:" hands its
+    # object to the example, and as "…, use." it would say nothing.
+    result = completion.ask("How is argcomplete activation for pytest done?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert "one-time" not in result.answer
+    assert not any(line.rstrip(" []0123456789").endswith((" use.", " use:")) for line in result.answer.splitlines())
+    assert "activation of argcomplete for pytest" in first_sentence(result.answer)
+
+
+IDS = {"ids.md": """# Test ids
+
+By default, non-ASCII strings in parametrized test ids are escaped in the terminal.
+
+To show non-ASCII test ids in the terminal as they are, set this option in your `pytest.ini`:
+
+```ini
+[pytest]
+disable_test_id_escaping = True
+```
+
+Showing them unescaped may cause problems on some terminals.
+
+## Selecting tests by id
+
+!!! note
+    To run one parametrized test, pass its id after the file name:
+
+    ```
+    pytest "test_ids.py::test_name[case-1]"
+    ```
+"""}
+
+
+@pytest.fixture(scope="module")
+def ids(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
+    yield from _corpus(tmp_path_factory, "ids", IDS)
+
+
+def test_a_lead_handing_over_to_a_short_example_shows_it(ids: Citeline) -> None:
+    # Not a how-to question, but "… use this option in your `pytest.ini`:" goes on into its setting.
+    result = ids.ask("Is there a setting to show non-ASCII test ids as they are?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert "set this option in your `pytest.ini`:" in first_sentence(result.answer)
+    assert "disable_test_id_escaping = True" in result.answer
+
+
+def test_a_note_title_is_not_shown_as_the_examples_language(ids: Citeline) -> None:
+    result = ids.ask("How do I run one parametrized test by its id?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert 'pytest "test_ids.py::test_name[case-1]"' in result.answer
+    assert "```Note" not in result.answer and "```note" not in result.answer

@@ -12,6 +12,7 @@ from citeline.answerers.layout import (
     exempt_from_budget,
     fit_to_budget,
     holds_asked,
+    needs_its_example,
     shows_the_prose,
     untied,
 )
@@ -162,3 +163,16 @@ def test_the_list_the_lead_was_taken_from_is_not_a_point() -> None:
 ])
 def test_a_line_drops_the_word_tying_it_to_a_sentence_not_shown(said: str, shown: str) -> None:
     assert untied(said) == shown
+
+
+@pytest.mark.parametrize(("sentence", "says_nothing"), [
+    ("If you want to get rid of R more completely using a Terminal, simply run:", True),
+    ("For one-time activation of argcomplete for `pytest` only, use:", True),  # `pytest` is asked
+    ("Defining `packages` for the `wheel` target is equivalent to the following:", False),  # names values
+    ("To see live logs, pass `--log-cli-level` like:", False),
+    ("Run the `init-db` command:", False),
+    ("Change the project section of the configuration file:", False),  # a whole statement
+    ("If you want to get rid of R, simply run it.", False),
+])
+def test_a_sentence_that_leaves_its_object_to_the_example(sentence: str, says_nothing: bool) -> None:
+    assert needs_its_example(sentence, "How do I set up completion for pytest?") is says_nothing

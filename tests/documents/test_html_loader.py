@@ -62,6 +62,11 @@ def test_title_from_title_tag_then_h1_then_name(tmp_path: Path) -> None:
     assert load(tmp_path, PAGE).title == "Widget Manual"
     assert load(tmp_path, "<h1>Only Heading</h1><p>x</p>").title == "Only Heading"
     assert load(tmp_path, "<p>no headings</p>", name="plain.htm").title == "plain"
+    site_first = "<title>Acme Docs | Getting started</title><h1>Getting started</h1><p>x</p>"
+    assert load(tmp_path, site_first).title == "Getting started"
+    # a <title> that is more than the h1 and the site's name stays whole
+    longer = "<title>Getting started with widgets</title><h1>Getting started</h1><p>x</p>"
+    assert load(tmp_path, longer).title == "Getting started with widgets"
 
 
 def test_metadata_from_meta_tags(tmp_path: Path) -> None:
@@ -166,7 +171,8 @@ def test_sphinx_page_keeps_only_the_document(tmp_path: Path) -> None:
         assert chrome not in doc.text, chrome
     assert doc.text.startswith("Clients\n\nUse `Client` for connection pooling. See the timeouts guide.")
     assert [s.heading for s in doc.sections] == ["Clients", "Clients > Configuration"]
-    assert doc.title == "Clients — httpx 0.28 documentation"
+    # the site's name, on every page's <title>, is not the page's title
+    assert doc.title == "Clients"
 
 
 def test_sphinx_page_blocks(tmp_path: Path) -> None:
@@ -298,3 +304,27 @@ def test_texinfo_navigation_contents_and_index_are_not_the_document(tmp_path: Pa
     assert "See Files for reading them, and the online guide." in doc.text
     assert "Text files hold one record per line." in doc.text
     assert "Binary files need a reader of their own." in doc.text
+
+
+CARTOUCHE = """<html><body><div class="section"><h2>Using packages</h2>
+<p>The installed packages are listed like this:</p>
+<blockquote><table summary="" class="cartouche" border="1"><tr><td>
+<div class="example"><pre class="example">base          The R Base package
+utils         The R Utils Package
+</pre></div>
+</td></tr></table></blockquote>
+<p>You can load the installed package pkg by</p>
+<table class="layout"><tr><td><p>A paragraph laid out in a one-cell table.</p></td></tr></table>
+<table><tr><td>name</td></tr><tr><td>utils</td></tr></table>
+</div></body></html>"""
+
+
+def test_a_one_cell_table_is_a_frame_round_its_content(tmp_path: Path) -> None:
+    doc = load(tmp_path, CARTOUCHE)
+    code = [b for b in doc.blocks if b.kind == "code"]
+    # the example keeps its lines as code instead of running on as one table row
+    assert len(code) == 1 and "base          The R Base package\nutils" in doc.text[code[0].start:code[0].end]
+    assert any(b.kind == "paragraph" and doc.text[b.start:b.end] == "A paragraph laid out in a one-cell table."
+               for b in doc.blocks)
+    # a table of one column and several rows is still a table
+    assert [b.cells for b in doc.blocks if b.kind == "table_row"] == [("name",), ("utils",)]

@@ -20,9 +20,6 @@ from citeline.retrieval.opposites import opposed
      "At Basel is the Rhine knee, a bend where the direction of the river changes from West to North.",
      ("east", "west")),
     ("What is the last major city on the river?", "Basel is the first major city on the river.", ("last", "first")),
-    # A negation of the asked word.
-    ("Which settings are unsafe to change at run time?", "These settings are safe to change at run time.",
-     ("unsafe", "safe")),
 ])
 def test_the_opposite_of_an_asked_word(question: str, sentence: str, expected: tuple[str, str]) -> None:
     assert opposed(question, sentence) == expected
@@ -37,8 +34,11 @@ def test_the_opposite_of_an_asked_word(question: str, sentence: str, expected: t
     ("Where does the cold water meet the warm water?", "The cold water flows near the surface."),
     # Words of events in time are not opposites to decline on: "after yield" is explained with "before".
     ("When does the code after yield run?", "Code before yield runs at startup, the rest at shutdown."),
-    # "input" is not a negation of "put"; nor is a word without an opposite a contradiction.
+    # A word without an opposite is no contradiction.
     ("What input does the parser take?", "Put the file in the folder."),
+    # Asked how to undo or avoid something, the answer says how it is done by default.
+    ("How do I uninstall uv?", "To install uv, run the standalone installer; it also updates your shell."),
+    ("Is there a setting to keep non-ASCII test ids unescaped?", "Non-ASCII strings in test ids are escaped by default."),
 ])
 def test_no_contradiction(question: str, sentence: str) -> None:
     assert opposed(question, sentence) is None

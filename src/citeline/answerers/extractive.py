@@ -38,12 +38,14 @@ from citeline.answerers.layout import (
     fit_to_budget,
     is_command_line,
     lead_paragraph,
+    needs_its_example,
     only_hands_over,
     shows_the_prose,
     unit_text,
     untied,
 )
 from citeline.config import Settings
+from citeline.documents.models import ADMONITION_KINDS
 from citeline.index.embedder import Embedder, EmbedsTokens
 from citeline.index.store import Passage
 from citeline.retrieval import Retriever
@@ -84,6 +86,7 @@ from citeline.text import collapse_ws, fold, stem
 MAX_OPEN = 3
 SEARCH_TOP_K = 8  # a wider net than the default: coverage is judged on what comes back
 MAX_PART_SEARCHES = 2
+_SHORT_EXAMPLE_LINES = 3  # an example of fewer lines completes the sentence introducing it
 _FOLLOWING_BLOCKS = 6  # how far after the lead, in blocks of its passage, its code example may sit
 _CODE_SCORE_FLOOR = 0.5  # a how-to answer shows code only when the block is this close to the lead
 MAX_EMBEDDED = 20  # prose units embedded per answer (the lexically closest ones)
@@ -257,10 +260,11 @@ class ExtractiveAnswerer(Answerer):
         how_to = asks_how_to(focus.text)
         # A bare link, or a unit made only of the question's own words ("PREFERRED_URL_SCHEME" for
         # "What is the default PREFERRED_URL_SCHEME?"), tells a reader nothing as a point; nor does
-        # "For example, to set headers on every request:" when no example is shown (not a how-to).
+        # "For example, to set headers on every request:" or "… simply run:" when no example is shown
+        # (not a how-to).
         units = [u for u in evidence_units(evidence) if u.is_code or not (
             is_instruction(u.text) or is_bare_link(u.text) or vocabulary(u.text) <= question_vocab
-            or (not how_to and only_hands_over(u.text)))]
+            or (not how_to and (only_hands_over(u.text) or needs_its_example(u.text, question))))]
         if not any(not u.is_code for u in units):
             return self._decline(run, keys, pool)
         unit_vocab = [vocabulary(f"{u.label or ''} {u.text}") for u in units]
@@ -351,7 +355,8 @@ class ExtractiveAnswerer(Answerer):
                                   asks_how_to(part))
                 if best not in part_picks:
                     part_picks.append(best)
-        code = self._code_block(units, overall, lead, question_lexical, asks_for_command(focus.text)) if how_to else None
+        code = (self._code_block(units, overall, lead, question_lexical, asks_for_command(focus.text)) if how_to
+                else _example_it_introduces(units, lead))
         ranking = Ranking(units, overall, part_picks, insufficiencies, lead_scores, lead, answer_type, code,
                           cosine=cosine)
         ranking.features = self._features(keys, asked_keys, pool, pool_coverage, ranking, lexical(keys))
@@ -475,6 +480,7 @@ class ExtractiveAnswerer(Answerer):
             "coverage_unit": round(float(max((unit_lexical[i] for i in prose), default=0.0)), 4),
             "missing_weight": round(sum(weights[k.term] for k in missing) / total, 4),
             "rare_missing": float(any(k.weight >= 1.5 for k in missing)),
+            "rare_missing_focus": float(any(k.weight >= 1.5 and found_nowhere(k.term) for k in asked_keys)),
             "dense_top": round(dense[0], 4) if dense else 0.0,
             "dense_margin": round(dense[0] - float(np.mean(dense[1:6])), 4) if len(dense) > 1 else 0.0,
             "agreement": float(top.dense_score is not None and top.lexical_rank is not None and top.lexical_rank < 3),
@@ -525,11 +531,11 @@ class ExtractiveAnswerer(Answerer):
     def render(self, run: RunState, ranking: Ranking, picked: list[int]) -> FinalAnswer:
         """The lead paragraph, the supporting points (in reading order) and the code example."""
         units = ranking.units
-        exempt = exempt_from_budget(units, picked, ranking.part_picks, ranking.answer_type,
-                                    run.standalone_query or run.question)
+        question = run.standalone_query or run.question
+        exempt = exempt_from_budget(units, picked, ranking.part_picks, ranking.answer_type, question)
         chosen, items = fit_to_budget(units, picked, exempt, ranking.code)
         if not chosen:
-            return self._decline(run, key_terms(run.standalone_query or run.question), run.retrieved())
+            return self._decline(run, key_terms(question), run.retrieved())
         lead = chosen[0]
         shown = ranking.code if ranking.code is not None and shows_the_prose(units[ranking.code],
                                                                             [units[i] for i in chosen]) else None
@@ -546,7 +552,9 @@ class ExtractiveAnswerer(Answerer):
         # Each line of the answer starts afresh: "However, …" would answer a sentence the reader never saw.
         paragraph = untied(paragraph)
         listed = {i for under in items.values() for i in under}
-        points = sorted((i for i in chosen[1:] if i not in listed and i not in used),
+        # A point whose object is an example not shown says nothing: "For one-time activation, use."
+        points = sorted((i for i in chosen[1:] if i not in listed and i not in used
+                         and (items.get(i) or i == intro or not needs_its_example(units[i].text, question))),
                         key=lambda i: (units[i].number, units[i].start))
         bullets = [(i, 0) for i in items[lead]]
         for index in points:
@@ -559,7 +567,9 @@ class ExtractiveAnswerer(Answerer):
                          f"[{units[i].number}]" for i, depth in bullets)
         if shown is not None:
             block = units[shown]
-            language = block.label if block.label and re.fullmatch(r"[\w+#.-]{1,20}", block.label) else ""
+            # A note's kind ("Note") is no language: the fence would read "```Note".
+            language = block.label if (block.label and re.fullmatch(r"[\w+#.-]{1,20}", block.label)
+                                       and block.label.casefold() not in ADMONITION_KINDS) else ""
             lines.extend(["", f"```{language}", block.text, "```", f"[{block.number}]"])
         answer = "\n".join(lines)
         run.event("token", text=answer)  # streamed whole; the validated `final` event stays authoritative
@@ -651,6 +661,21 @@ def _lead_fitness(units: Sequence[Unit], answer_type: AnswerTypes, keys: Sequenc
         if wants_number and _counts(text, counted_terms):
             fitness[index] *= 1.1
     return fitness
+
+
+def _example_it_introduces(units: Sequence[Unit], lead: int) -> int | None:
+    """The short example right after a lead that hands over to it with a colon ("… use this option in
+    your `pytest.ini`:" and the one-line setting), shown whatever was asked: the sentence's content
+    goes on into it. A longer example is shown only when asked how to do something."""
+    unit = units[lead]
+    after = lead + 1
+    if not unit.text.rstrip().endswith(":") or after >= len(units):
+        return None
+    example = units[after]
+    if (not example.is_code or example.number != unit.number or example.block != unit.block + 1
+            or example.text.count("\n") >= _SHORT_EXAMPLE_LINES or quotes_inline(unit, example)):
+        return None
+    return after
 
 
 def _asks_count(answer_type: AnswerTypes) -> bool:

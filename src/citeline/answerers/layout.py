@@ -122,6 +122,22 @@ _HANDS_OVER = re.compile(rf"(?:(?:^|,?\s+)(?:like\s+(?:so|this)|as\s+follows|{_F
 _ONLY_HANDS_OVER = re.compile(rf"\s*(?:{_FOR_EXAMPLE})\b.*:\s*$", re.IGNORECASE | re.DOTALL)
 
 
+# Verbs whose object a documentation sentence leaves to the example after its colon ("… simply
+# run:", "For one-time activation, use:"), besides the function words STOPWORDS already holds.
+_OBJECT_VERBS = frozenset(("run", "type", "enter", "execute", "call", "try", "write", "add", "invoke",
+                           "define", "following"))
+
+
+def needs_its_example(text: str, question: str) -> bool:
+    """Whether a sentence leaves its object to the example after its colon and names no value of its
+    own ("If you want to get rid of R completely, simply run:", "… is equivalent to the following:"):
+    without the example shown it says nothing ("… simply run."). One naming a value the question
+    does not ("To see live logs, pass `--log-cli-level` like:") still tells something."""
+    words = re.findall(r"[\w'-]+", text.rstrip()[:-1]) if text.rstrip().endswith(":") else []
+    return (bool(words) and (words[-1].casefold() in STOPWORDS or words[-1].casefold() in _OBJECT_VERBS)
+            and not new_values(text, question))
+
+
 def only_hands_over(text: str) -> bool:
     """Whether a sentence says nothing but "here is an example" ("For example, to set headers on
     every request:"): without its example shown, it is no point and no lead."""

@@ -22,7 +22,7 @@ from typing import Any
 
 from citeline.documents.builder import Containers, DocumentBuilder, item_name
 from citeline.documents.loaders import decode_text, sanitize
-from citeline.documents.models import BlockKind, LoadedDocument
+from citeline.documents.models import ADMONITION_KINDS, BlockKind, LoadedDocument
 from citeline.documents.registry import register_loader
 from citeline.errors import IngestError
 
@@ -70,9 +70,6 @@ _BLOCK_TAGS = frozenset((
     "summary", "fieldset", "body", "html", "center", "header", "aside", "li", "caption", *_HEADINGS,
 ))
 _CODE_TAGS = frozenset(("code", "kbd", "samp", "tt"))
-_ADMONITION_KINDS = ("note", "warning", "tip", "hint", "important", "caution", "danger", "error",
-                     "attention", "seealso", "todo", "info", "success", "question", "failure", "bug",
-                     "example", "quote", "abstract")
 _VERSION_CLASSES = frozenset(("versionadded", "versionchanged", "deprecated", "versionremoved"))
 # Sphinx marks API entries `dl.py.function`, `dl.py.class`, `dl.c.function`, ...
 _DESCRIPTION_CLASSES = frozenset((
@@ -261,6 +258,33 @@ def _language(pre: Any) -> str | None:
     return None
 
 
+def _box_cell(table: Any) -> Any:
+    """The one cell of a table that has one row of one cell, else None.
+
+    Such a table is a frame, not a table: Texinfo draws its "cartouche" boxes round an example this
+    way and older pages lay content out with it. Read as a table row, an example inside loses its
+    lines and runs on for pages as one "row".
+    """
+    rows = [row for row in table.find_all("tr") if row.find_parent("table") is table]
+    if len(rows) != 1:
+        return None
+    cells = rows[0].find_all(["td", "th"], recursive=False)
+    return cells[0] if len(cells) == 1 else None
+
+
+_SITE_SEPARATOR = r"\s*[—–|·:-]+\s*"  # "Page — Site", "Site | Page", "Page - Site"
+
+
+def _page_title(head: str, h1: str | None) -> str:
+    """The page's own title: the `<title>` without the site's name that generators add to every
+    page ("How to capture output — pytest documentation" over an h1 "How to capture output"), else
+    the `<title>`, else the first h1. The site's name on every page says nothing of any one page."""
+    if h1 and head != h1 and (re.fullmatch(re.escape(h1) + _SITE_SEPARATOR + r".+", head)
+                              or re.fullmatch(r".+" + _SITE_SEPARATOR + re.escape(h1), head)):
+        return h1
+    return head or h1 or ""
+
+
 class _Action:
     """A step of the walk that runs when the walker reaches it, with the walk's stack."""
 
@@ -381,7 +405,12 @@ class _Walker:
         elif name == "dl":
             self._definitions(tag, stack)
         elif name == "table":
-            self._table(tag)
+            box = _box_cell(tag)
+            if box is None:
+                self._table(tag)
+            else:  # a frame drawn round ordinary content: read the content
+                stack.append(_Action(lambda _stack: self.flush()))
+                stack.extend(reversed(box.contents))
         elif name == "blockquote":
             self._within(stack, None, "quote", list(tag.contents))
         elif self._admonition(tag, classes, stack) or self._tabs(tag, classes, stack):
@@ -500,7 +529,7 @@ class _Walker:
             return False
         title = " ".join(self.inline(title_tag.contents).split()) if title_tag is not None else ""
         if not title:
-            title = next((kind.capitalize() for kind in _ADMONITION_KINDS if kind in classes), "Note")
+            title = next((kind.capitalize() for kind in ADMONITION_KINDS if kind in classes), "Note")
         children = [child for child in tag.contents if child is not title_tag]
         self._within(stack, title, "note", children)
         return True
@@ -551,9 +580,7 @@ class HtmlLoader:
         walker = _Walker(builder)
         walker.walk(root)
         title_clean, title_removed = sanitize(head_title)
-        title = " ".join(title_clean.split())
-        if not title:
-            title = walker.first_h1 or path.stem
+        title = _page_title(" ".join(title_clean.split()), walker.first_h1) or path.stem
         return builder.build(title=title, metadata=metadata, sanitized_chars=walker.removed + title_removed)
 
     @staticmethod

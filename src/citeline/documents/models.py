@@ -15,10 +15,15 @@ from typing import Any, Literal
 # Bumped whenever a loader or the chunker changes the stored text or its blocks. It is part of
 # every document's content hash, so the next `ingest` re-reads documents stored by an older
 # text model instead of keeping text that no longer matches what the loaders produce.
-TEXT_MODEL_VERSION = 5
+TEXT_MODEL_VERSION = 6
 
 BlockKind = Literal["heading", "paragraph", "list_item", "code", "table_row", "note", "tab", "quote"]
 BLOCK_KINDS: tuple[str, ...] = ("heading", "paragraph", "list_item", "code", "table_row", "note", "tab", "quote")
+# The kinds of admonition documentation generators draw ("Note", "Warning", ...): a note titled
+# only with its kind says what sort of aside it is, not what its contents are about.
+ADMONITION_KINDS: tuple[str, ...] = ("note", "warning", "tip", "hint", "important", "caution", "danger", "error",
+                                     "attention", "seealso", "todo", "info", "success", "question", "failure", "bug",
+                                     "example", "quote", "abstract")
 
 
 @dataclass(frozen=True)
