@@ -328,3 +328,26 @@ def test_a_one_cell_table_is_a_frame_round_its_content(tmp_path: Path) -> None:
                for b in doc.blocks)
     # a table of one column and several rows is still a table
     assert [b.cells for b in doc.blocks if b.kind == "table_row"] == [("name",), ("utils",)]
+
+
+CONFVAL = """<html><body><div class="body" role="main"><h1>Configuration options</h1>
+<dl class="std confval">
+<dt class="sig sig-object std" id="confval-addopts"><span class="sig-name descname"><span class="pre">addopts</span></span><a class="headerlink" href="#confval-addopts">¶</a></dt>
+<dd><p>Add the specified <code class="docutils literal notranslate"><span class="pre">OPTS</span></code> to the command line.</p>
+<div class="highlight-ini notranslate"><div class="highlight"><pre>[pytest]
+addopts = -rf</pre></div></div></dd></dl>
+<dl class="py function">
+<dt class="sig sig-object py" id="main"><span class="sig-name descname"><span class="pre">main</span></span><span class="sig-paren">(</span><em class="sig-param">args</em><span class="sig-paren">)</span></dt>
+<dd><p>Run the tests.</p></dd></dl>
+</div></body></html>"""
+
+
+def test_a_setting_reads_as_a_definition_and_a_function_keeps_its_signature(tmp_path: Path) -> None:
+    doc = load(tmp_path, CONFVAL)
+    texts = [(b.kind, doc.text[b.start:b.end], b.label) for b in doc.blocks]
+    # the setting's description is quoted with its name
+    assert ("list_item", "addopts - Add the specified `OPTS` to the command line.", "addopts") in texts
+    assert ("code", "[pytest]\naddopts = -rf", "ini") in texts
+    # an API entry: the signature apart, its description labelled with it
+    assert ("paragraph", "main(args)", None) in texts
+    assert ("paragraph", "Run the tests.", "main(args)") in texts

@@ -77,6 +77,7 @@ _DESCRIPTION_CLASSES = frozenset((
     "staticmethod", "attribute", "property", "data", "exception", "describe", "object", "decorator",
     "envvar", "option", "cmdoption", "confval", "type", "member", "var", "macro",
 ))
+_NAMED_ENTRIES = frozenset(("envvar", "confval", "option", "cmdoption", "globalvar"))
 _LANGUAGE_CLASS = re.compile(r"^(?:highlight-|language-|lang-)([\w+#.-]+)$")
 
 
@@ -461,8 +462,10 @@ class _Walker:
 
     def _definitions(self, tag: Any, stack: list[Any]) -> None:
         classes = set(_classes(tag))
-        description = bool(classes & _DESCRIPTION_CLASSES) and not classes & {"field-list", "simple",
-                                                                               "footnote", "glossary"}
+        # A setting, option or environment variable has a name, not a signature: it reads as a
+        # definition ("`addopts` - Add the specified OPTS …"), so a quoted description keeps its name.
+        description = bool(classes & _DESCRIPTION_CLASSES) and not classes & {"field-list", "simple", "footnote",
+                                                                               "glossary", *_NAMED_ENTRIES}
         entries: list[Any] = []
         term: Any = None
         for child in tag.find_all(["dt", "dd"], recursive=False):
