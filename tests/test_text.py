@@ -39,3 +39,9 @@ def test_a_contraction_is_a_stopword_as_terms_split_it() -> None:
     assert content_terms("Why aren't these pages hidden, and why don't they 404?") == ["pag", "hidden", "404"]
     # "won" of "won't" is a word of its own.
     assert content_terms("Who won the race?") == ["won", "race"]
+
+
+def test_a_contraction_typed_without_its_apostrophe_is_a_stopword() -> None:
+    assert content_terms("why cant i pass cookies per request? isnt that a bug") == ["pass", "cooky", "request", "bug"]
+    # "we'll" without its apostrophe is "well", "i'd" is "id": words of their own.
+    assert content_terms("the id works well") == ["id", "work", "well"]
