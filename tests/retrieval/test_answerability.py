@@ -12,6 +12,7 @@ from citeline.retrieval.answerability import (
     EMBEDDER_SCALE,
     FEATURES,
     GATE_CANDIDATES,
+    RECORDED_ONLY,
     AnswerabilityModel,
     fit,
     shipped_model,
@@ -140,6 +141,17 @@ def test_signals_on_the_embedders_scale_are_never_offered_to_the_gate() -> None:
             features["coverage_passage"] = features["lead_coverage"] = 0.5
             features["dense_top"] = 1.0 if row["answerable"] else 0.0
     assert "dense_top" not in select_features(strong)
+
+
+def test_a_recorded_only_signal_is_never_chosen() -> None:
+    assert set(FEATURES) >= RECORDED_ONLY and not RECORDED_ONLY & set(GATE_CANDIDATES)
+    strong = {"a": _corpus(1, 1.0), "b": _corpus(2, 1.0), "c": _corpus(3, 1.0)}
+    for rows in strong.values():
+        for row in rows:  # only the recorded-only signal separates these sets, perfectly
+            features = row["decision"]["features"]  # type: ignore[index]
+            features["coverage_passage"] = features["lead_coverage"] = 0.5
+            features["rare_missing_focus"] = 0.0 if row["answerable"] else 1.0
+    assert "rare_missing_focus" not in select_features(strong)
 
 
 def test_selection_finds_signals_that_only_separate_together(monkeypatch: pytest.MonkeyPatch) -> None:
