@@ -122,8 +122,8 @@ _HANDS_OVER = re.compile(rf"(?:(?:^|,?\s+)(?:like\s+(?:so|this)|as\s+follows|{_F
 _ONLY_HANDS_OVER = re.compile(rf"\s*(?:{_FOR_EXAMPLE})\b.*:\s*$", re.IGNORECASE | re.DOTALL)
 
 
-# Verbs whose object a documentation sentence leaves to the example after its colon ("… simply
-# run:", "For one-time activation, use:"), besides the function words STOPWORDS already holds.
+# Last words that leave their object to the example after the colon ("… simply run:", "… is
+# equivalent to the following:"), besides the function words STOPWORDS already holds ("use:", "with:").
 _OBJECT_VERBS = frozenset(("run", "type", "enter", "execute", "call", "try", "write", "add", "invoke",
                            "define", "following"))
 

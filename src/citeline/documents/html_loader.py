@@ -259,6 +259,11 @@ def _language(pre: Any) -> str | None:
     return None
 
 
+def _own_rows(table: Any) -> list[Any]:
+    """The rows of `table` itself, not of the tables nested in its cells."""
+    return [row for row in table.find_all("tr") if row.find_parent("table") is table]
+
+
 def _box_cell(table: Any) -> Any:
     """The one cell of a table that has one row of one cell, else None.
 
@@ -266,7 +271,7 @@ def _box_cell(table: Any) -> Any:
     way and older pages lay content out with it. Read as a table row, an example inside loses its
     lines and runs on for pages as one "row".
     """
-    rows = [row for row in table.find_all("tr") if row.find_parent("table") is table]
+    rows = _own_rows(table)
     if len(rows) != 1:
         return None
     cells = rows[0].find_all(["td", "th"], recursive=False)
@@ -504,7 +509,7 @@ class _Walker:
     def _table(self, table: Any) -> None:
         for caption in table.find_all("caption", recursive=False):
             self.builder.block(self.context.kind("paragraph"), self.inline(caption.contents), label=self.context.label())
-        rows = [row for row in table.find_all("tr") if row.find_parent("table") is table]
+        rows = _own_rows(table)
         header: tuple[str, ...] = ()
         for index, row in enumerate(rows):
             cells_tags = row.find_all(["td", "th"], recursive=False)
