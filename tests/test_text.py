@@ -43,5 +43,6 @@ def test_a_contraction_is_a_stopword_as_terms_split_it() -> None:
 
 def test_a_contraction_typed_without_its_apostrophe_is_a_stopword() -> None:
     assert content_terms("why cant i pass cookies per request? isnt that a bug") == ["pass", "cooky", "request", "bug"]
+    assert content_terms("keep the stuff ive staged, im sure youre right") == ["keep", "stuff", "stag", "sure", "right"]
     # "we'll" without its apostrophe is "well", "i'd" is "id": words of their own.
     assert content_terms("the id works well") == ["id", "work", "well"]

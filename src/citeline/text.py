@@ -33,14 +33,15 @@ _STOPWORD_LIST = (
     thus to too under until up upon us use used uses using very via want was wasn't way we were
     weren't what what's when where whether which while who whom whose why will with within without
     won't would wouldn't yes yet you your yours yourself yourselves actually really thing things
-    something anything kind sort i'll you'll we'll it'll""".split()
+    something anything kind sort i'll you'll we'll it'll you're you've we're we've they're they've""".split()
 )
 # `terms` splits "aren't" at the apostrophe, so what a stopword check sees is "aren": the head of
 # each contraction is a stopword too ("won" of "won't" is also a word of its own, and stays).
-# Typed in a hurry, a negation or a "that's" loses its apostrophe ("why cant i …", "isnt that a bug"):
-# still phrasing. Not "we'll" → "well", "i'd" → "id", "i'll" → "ill": those are words of their own.
+# Typed in a hurry, a negation, a "that's" or an "I've" loses its apostrophe ("why cant i …", "isnt
+# that a bug", "the stuff ive staged"): still phrasing. Not "we'll" → "well", "i'd" → "id", "i'll" → "ill": those are words of their own.
 STOPWORDS = (frozenset(_STOPWORD_LIST) | ({word.split("'")[0] for word in _STOPWORD_LIST if "'" in word} - {"won"})
-             | {word.replace("'", "") for word in _STOPWORD_LIST if word.endswith(("n't", "at's", "ere's"))})
+             | {word.replace("'", "") for word in _STOPWORD_LIST
+                if word.endswith(("n't", "at's", "ere's", "'ve", "'re", "'m"))})
 
 
 # Clippings of software English a question uses for what documents spell out: a "dev server" is

@@ -29,6 +29,18 @@ def test_value_questions_and_the_values_that_answer_them() -> None:
     assert not holds(name, "Use the native store (e.g., for a proxy) on Python 3.14.")
 
 
+def test_what_happens_when_nothing_is_chosen_asks_for_the_default() -> None:
+    for question in ("If I don't pass --app at all, which module names will the flask command try?",
+                     "what compression level does git archive use if you dont give one",
+                     "What's the log level I'll see if I never configure logging?",
+                     "When I flash a message without giving a category, what category does it get?"):
+        assert AnswerType.DEFAULT in expected_types(question), question
+    assert holds(expected_types("which level if you dont give one"), "The level defaults to -6.")
+    # A condition on something the asker does is not a choice left out.
+    assert AnswerType.DEFAULT not in expected_types("If I pass both, what happens?")
+    assert AnswerType.DEFAULT not in expected_types("If I don't commit, can I still switch branches?")
+
+
 def test_how_long_as_the_thing_to_change_asks_for_a_setting() -> None:
     asked = expected_types("How do I change how long a job may run before it is cancelled?")
     assert asked == (AnswerType.NAME,)

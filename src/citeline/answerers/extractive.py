@@ -86,6 +86,10 @@ from citeline.text import collapse_ws, fold, stem
 MAX_OPEN = 3
 SEARCH_TOP_K = 8  # a wider net than the default: coverage is judged on what comes back
 MAX_PART_SEARCHES = 2
+# What a passage found only by the key-term search scores, relative to one found by the question
+# itself, when choosing what to open: the reformulation finds passages worded unlike the question,
+# and also passages about its rarer words alone.
+FALLBACK_SEARCH_WEIGHT = 0.8
 _SHORT_EXAMPLE_LINES = 3  # an example of fewer lines completes the sentence introducing it
 _FOLLOWING_BLOCKS = 6  # how far after the lead, in blocks of its passage, its code example may sit
 _CODE_SCORE_FLOOR = 0.5  # a how-to answer shows code only when the block is this close to the lead
@@ -195,6 +199,7 @@ class ExtractiveAnswerer(Answerer):
             return []
         coverage = Coverage(pool)
         question = run.standalone_query or run.question
+        found = _search_scores(run, key_term_query(question))
 
         def rank(keys: list[KeyTerm]) -> list[Passage]:
             weights = coverage.weights(keys)
@@ -202,7 +207,8 @@ class ExtractiveAnswerer(Answerer):
             scored = []
             for index, passage in enumerate(pool):
                 covered = sum(weights[k.term] * coverage.credit(k.term, index) for k in keys) / total
-                scored.append((0.6 * covered + 0.4 * passage.score, passage))
+                score = found.get((passage.document_id, passage.chunk_id), passage.score)
+                scored.append((0.6 * covered + 0.4 * score, passage))
             scored.sort(key=lambda pair: -pair[0])
             return [p for _, p in scored]
 
@@ -787,6 +793,21 @@ def _place(passage: Passage) -> str:
     the document is named after that heading)."""
     heading = passage.section.split(" > ")[-1] if passage.section else ""
     return f"{passage.document_name} › {heading}" if heading and heading != passage.document_name else passage.document_name
+
+
+def _search_scores(run: RunState, fallback_query: str) -> dict[tuple[str, str], float]:
+    """Each retrieved passage's best search score, a score from the key-term search counting at
+    `FALLBACK_SEARCH_WEIGHT`. Every search's scores are scaled to its own best, so the fallback's
+    top passage scores as high as the question's own even when it matches only the rarer half of
+    the question ("tool put environments Linux" for "Where does uv tool install put tool
+    environments by default on Linux?" tops with a passage about resolution environments)."""
+    best: dict[tuple[str, str], float] = {}
+    for record in run.searches:
+        weight = FALLBACK_SEARCH_WEIGHT if record.query == fallback_query else 1.0
+        for passage in record.passages:
+            key = (passage.document_id, passage.chunk_id)
+            best[key] = max(best.get(key, 0.0), weight * passage.score)
+    return best
 
 
 def key_term_query(question: str) -> str:
