@@ -645,3 +645,37 @@ def test_a_note_title_is_not_shown_as_the_examples_language(ids: Citeline) -> No
     assert result.exit_reason == ExitReason.COMPLETED
     assert 'pytest "test_ids.py::test_name[case-1]"' in result.answer
     assert "```Note" not in result.answer and "```note" not in result.answer
+
+
+REQUESTS = {"requests.md": """# Requests
+
+## Server push
+
+Signature: `send_push_promise(path)`
+
+Initiates a server push for the given path. If server push is not available this method does nothing.
+
+## Forms
+
+Signature: `request.form(max_files=1000, max_fields=1000)`
+
+Form parsing needs the `python-multipart` package installed.
+"""}
+
+
+@pytest.fixture(scope="module")
+def requests(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
+    yield from _corpus(tmp_path_factory, "requests", REQUESTS)
+
+
+def test_a_signature_alone_answers_no_what_happens_question(requests: Citeline) -> None:
+    result = requests.ask("What happens if an endpoint calls send_push_promise() but the server has no push support?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert "does nothing" in first_sentence(result.answer)
+    assert "Signature:" not in result.answer
+
+
+def test_a_signature_still_answers_a_question_asking_for_a_value(requests: Citeline) -> None:
+    result = requests.ask("How many files can request.form() parse at most?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert "max_files=1000" in result.answer

@@ -39,6 +39,7 @@ from citeline.answerers.layout import (
     is_command_line,
     lead_paragraph,
     needs_its_example,
+    only_labels_code,
     only_hands_over,
     shows_the_prose,
     unit_text,
@@ -267,10 +268,13 @@ class ExtractiveAnswerer(Answerer):
         # A bare link, or a unit made only of the question's own words ("PREFERRED_URL_SCHEME" for
         # "What is the default PREFERRED_URL_SCHEME?"), tells a reader nothing as a point; nor does
         # "For example, to set headers on every request:" or "… simply run:" when no example is shown
-        # (not a how-to).
+        # (not a how-to); nor "Signature: `send_push_promise(path)`" when no value is asked ("What
+        # happens if …", "do I need to install anything?").
+        asks_no_value = not how_to and not expected_types(focus.text)
         units = [u for u in evidence_units(evidence) if u.is_code or not (
             is_instruction(u.text) or is_bare_link(u.text) or vocabulary(u.text) <= question_vocab
-            or (not how_to and (only_hands_over(u.text) or needs_its_example(u.text, question))))]
+            or (not how_to and (only_hands_over(u.text) or needs_its_example(u.text, question)))
+            or (asks_no_value and only_labels_code(u.text)))]
         if not any(not u.is_code for u in units):
             return self._decline(run, keys, pool)
         unit_vocab = [vocabulary(f"{u.label or ''} {u.text}") for u in units]

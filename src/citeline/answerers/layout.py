@@ -138,6 +138,16 @@ def needs_its_example(text: str, question: str) -> bool:
             and not new_values(text, question))
 
 
+# A label and one code span, nothing else: "Signature: `send_push_promise(path)`", "Default: `'http'`".
+_LABELLED_CODE = re.compile(r"\s*[A-Za-z][\w ]{0,30}:\s*`[^`]+`\s*\.?\s*$")
+
+
+def only_labels_code(text: str) -> bool:
+    """Whether a sentence is only a label and a code span ("Signature: `send_push_promise(path)`"):
+    a value for a question asking for one, nothing said for one asking what happens or why."""
+    return bool(_LABELLED_CODE.match(text))
+
+
 def only_hands_over(text: str) -> bool:
     """Whether a sentence says nothing but "here is an example" ("For example, to set headers on
     every request:"): without its example shown, it is no point and no lead."""
