@@ -401,6 +401,14 @@ def test_a_near_miss_question_is_declined_with_the_searches_tried(app: Citeline)
     assert "do not mention: maximum, kilobytes;" in result.insufficiencies[0].missing
 
 
+def test_a_default_never_stated_is_what_the_decline_names(app: Citeline) -> None:
+    # Every word is in the documents but "choose", the asker's phrasing: what they lack is the default.
+    result = app.ask("What secret_key does SessionMiddleware use if I don't choose one?")
+    assert result.exit_reason == ExitReason.INSUFFICIENT_CONTEXT
+    missing = result.insufficiencies[0].missing
+    assert missing.startswith("no passage gives a default for"), missing
+
+
 @pytest.mark.parametrize(("unstated", "lacking", "stated", "value"), [
     # Every word of the question is in the documents ("uses bundled Mozilla root certificates"),
     # but no number of certificates is: answering would quote a sentence that does not answer.

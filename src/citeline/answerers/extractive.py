@@ -68,6 +68,7 @@ from citeline.retrieval.answer_types import (
 )
 from citeline.retrieval.answerability import AnswerabilityModel, shipped_model
 from citeline.retrieval.evidence import (
+    RARE_WEIGHT,
     Coverage,
     KeyTerm,
     answer_type_terms,
@@ -489,8 +490,8 @@ class ExtractiveAnswerer(Answerer):
             "coverage_passage": round(coverage.best(keys)[0], 4),
             "coverage_unit": round(float(max((unit_lexical[i] for i in prose), default=0.0)), 4),
             "missing_weight": round(sum(weights[k.term] for k in missing) / total, 4),
-            "rare_missing": float(any(k.weight >= 1.5 for k in missing)),
-            "rare_missing_focus": float(any(k.weight >= 1.5 and found_nowhere(k.term) for k in asked_keys)),
+            "rare_missing": float(any(k.weight >= RARE_WEIGHT for k in missing)),
+            "rare_missing_focus": float(any(k.weight >= RARE_WEIGHT and found_nowhere(k.term) for k in asked_keys)),
             "dense_top": round(dense[0], 4) if dense else 0.0,
             "dense_margin": round(dense[0] - float(np.mean(dense[1:6])), 4) if len(dense) > 1 else 0.0,
             "agreement": float(top.dense_score is not None and top.lexical_rank is not None and top.lexical_rank < 3),
@@ -610,9 +611,12 @@ class ExtractiveAnswerer(Answerer):
         """The canned decline, saying why (`said`, else which of the question's terms the documents
         lack, else `lacking`: what they were found to lack) and what the nearest passages were about."""
         vocab: set[str] = set().union(*(vocabulary(passage_text(p)) for p in pool)) if pool else set()
-        missing = [k.shown for k in keys if not present(k.term, vocab)]
+        absent = [k for k in keys if not present(k.term, vocab)]
         # "the documents do not mention: Mac, fails, taken, though, nothing, mine, grabbing" buries
-        # what is missing under the asker's phrasing: everyday words are named only when alone.
+        # what is missing under the asker's phrasing: everyday words are named only when alone. When
+        # what the documents lack is known, only rare words are named before it ("no passage gives
+        # a default for …" says more than "do not mention: choose").
+        missing = [k.shown for k in absent if not lacking or k.weight >= RARE_WEIGHT]
         missing = [word for word in missing if not everyday(word)] or missing
         nearest = list(dict.fromkeys(_place(p) for p in sorted(pool, key=lambda p: -p.score)[:2]))
         if said is None:

@@ -37,6 +37,11 @@ _IDENTIFIER = re.compile(r"[._/=]|\d")
 _ABBREVIATION = re.compile(r"(?:[a-z]\.)+[a-z]?\.?")
 
 
+# The weight of a word outside the common vocabulary (a name, a jargon term): missing from the
+# evidence, it is what the question is about rather than how it is phrased.
+RARE_WEIGHT = 1.5
+
+
 @dataclass(frozen=True)
 class KeyTerm:
     """A term of the question that an answer's evidence should contain, weighted by how specific it
@@ -103,7 +108,7 @@ def key_terms(question: str) -> list[KeyTerm]:
         if stemmed not in _GENERIC:
             # An inflection of an ordinary word is ordinary ("crawls": the vocabulary lists "crawl").
             ordinary = term in common or term.replace("-", "") in common or stemmed in common
-            weight = 0.6 if ordinary else 1.5
+            weight = 0.6 if ordinary else RARE_WEIGHT
             result.setdefault(stemmed, KeyTerm(stemmed, weight, original))
     return list(result.values())
 
