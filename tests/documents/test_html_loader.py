@@ -351,3 +351,18 @@ def test_a_setting_reads_as_a_definition_and_a_function_keeps_its_signature(tmp_
     # an API entry: the signature apart, its description labelled with it
     assert ("paragraph", "main(args)", None) in texts
     assert ("paragraph", "Run the tests.", "main(args)") in texts
+
+
+def test_terms_sharing_one_definition_are_one_entry(tmp_path: Path) -> None:
+    # A manual page lists an option's spellings as terms of one definition (AsciiDoc's hdlist).
+    doc = load(tmp_path, """<html><body><div class="dlist"><dl>
+<dt class="hdlist1">-k</dt><dt class="hdlist1">--keep-index</dt><dt class="hdlist1">--no-keep-index</dt>
+<dd><p>This option is only valid for <code>push</code> and <code>save</code> commands.</p></dd>
+<dt class="hdlist1">-q</dt><dd><p>Quiet, suppress feedback messages.</p></dd>
+<dt class="hdlist1">--orphan</dt>
+</dl></div></body></html>""")
+    texts = [doc.text[b.start:b.end] for b in doc.blocks]
+    assert "-k, --keep-index, --no-keep-index - This option is only valid for `push` and `save` commands." in texts
+    assert "-q - Quiet, suppress feedback messages." in texts
+    assert "--keep-index" not in texts and "-k" not in texts  # no bare name left without its meaning
+    assert "--orphan" in texts  # a term with no definition after it stays a name

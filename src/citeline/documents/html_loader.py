@@ -472,22 +472,22 @@ class _Walker:
         description = bool(classes & _DESCRIPTION_CLASSES) and not classes & {"field-list", "simple", "footnote",
                                                                                "glossary", *_NAMED_ENTRIES}
         entries: list[Any] = []
-        term: Any = None
+        # Several terms before one definition share it (a manual page's "-k", "--keep-index",
+        # "--no-keep-index"): one entry named by all of them, not bare names and one described.
+        terms: list[Any] = []
         for child in tag.find_all(["dt", "dd"], recursive=False):
             if child.name == "dt":
-                if term is not None:
-                    entries.append(self._definition_reader(term, None, tag, description))
-                term = child
+                terms.append(child)
             else:
-                entries.append(self._definition_reader(term, child, tag, description))
-                term = None
-        if term is not None:
-            entries.append(self._definition_reader(term, None, tag, description))
+                entries.append(self._definition_reader(terms, child, tag, description))
+                terms = []
+        entries.extend(self._definition_reader([term], None, tag, description) for term in terms)
         stack.extend(reversed(entries))
 
-    def _definition_reader(self, term: Any, definition: Any, group: Any, description: bool) -> _Action:
+    def _definition_reader(self, terms: list[Any], definition: Any, group: Any, description: bool) -> _Action:
         def read(stack: list[Any]) -> None:
-            name = " ".join(self.inline(term.contents, ticks=not description).split()) if term is not None else ""
+            names = (" ".join(self.inline(term.contents, ticks=not description).split()) for term in terms)
+            name = ", ".join(n for n in names if n)
             children = list(definition.contents) if definition is not None else []
             if description:
                 # An API entry: the signature as its own paragraph, the description labelled with it.
