@@ -38,7 +38,8 @@ _STOPWORD_LIST = (
 # `terms` splits "aren't" at the apostrophe, so what a stopword check sees is "aren": the head of
 # each contraction is a stopword too ("won" of "won't" is also a word of its own, and stays).
 # Typed in a hurry, a negation, a "that's" or an "I've" loses its apostrophe ("why cant i …", "isnt
-# that a bug", "the stuff ive staged"): still phrasing. Not "we'll" → "well", "i'd" → "id", "i'll" → "ill": those are words of their own.
+# that a bug", "the stuff ive staged"): still phrasing. Not "we'll" → "well", "i'd" → "id", "i'll" →
+# "ill": those are words of their own.
 STOPWORDS = (frozenset(_STOPWORD_LIST) | ({word.split("'")[0] for word in _STOPWORD_LIST if "'" in word} - {"won"})
              | {word.replace("'", "") for word in _STOPWORD_LIST
                 if word.endswith(("n't", "at's", "ere's", "'ve", "'re", "'m"))})
