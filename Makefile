@@ -36,7 +36,7 @@ bench: install-bench
 	$(BIN)/python bench/run.py $(BENCH_ARGS)
 
 # Every QA set under EVAL_DIRS (NAME-qa.jsonl with NAME-docs/ or NAME/), one row each, into EVAL_OUT:
-# the shared development sets and the two in this repository (eval/README.md).
+# the shared development sets and those in this repository (eval/README.md).
 EVAL_DIRS ?= ../shared/eval eval
 EVAL_OUT ?= docs/eval-results.md
 SUITES = $(foreach dir,$(EVAL_DIRS),$(if $(wildcard $(dir)),--suite $(dir)))
@@ -44,9 +44,13 @@ eval: install
 	CITELINE_HOME=$$(mktemp -d) $(BIN)/citeline eval $(SUITES) --out $(EVAL_OUT) --details $(EVAL_OUT:.md=-details)
 	@echo "table written to $(EVAL_OUT)"
 
-# Refit both models of the extractive answerer on every set under EVAL_DIRS, leave-one-corpus-out report included.
+# Refit both models of the extractive answerer on the FIT_SETS found under EVAL_DIRS,
+# leave-one-corpus-out report included. The shipped models are fitted on these seven; pytest and
+# git were written later and are answered by `make eval`, not fitted on: a refit on all nine was
+# measured and not shipped (CHANGELOG). `make fit FIT_SETS=` fits on every set found.
+FIT_SETS ?= httpx starlette uv squad-rhine flask hatch rdocs
 fit: install
-	$(BIN)/python -m citeline.evaluation.fit $(SUITES)
+	$(BIN)/python -m citeline.evaluation.fit $(SUITES) $(foreach name,$(FIT_SETS),--set $(name))
 
 run: install
 	CITELINE_HOME=$(DEMO_HOME) $(BIN)/citeline ingest examples/docs

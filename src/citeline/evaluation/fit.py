@@ -40,8 +40,9 @@ Row = dict[str, Any]
 
 
 def collect(suites: Sequence[Path], details: Path, home: Path,
-            lead_models: Mapping[str, Path] | None = None) -> dict[str, list[Row]]:
-    """Answer every question of every set in `suite` with the gate off; per-question rows.
+            lead_models: Mapping[str, Path] | None = None, only: Sequence[str] = ()) -> dict[str, list[Row]]:
+    """Answer every question of every set in `suite` (of the sets named in `only`, when given) with
+    the gate off; per-question rows.
 
     Without `lead_models` the lead is chosen by the hand-written rules and every candidate
     sentence's lead signals are recorded; with them, each set is answered with its own lead model."""
@@ -51,7 +52,9 @@ def collect(suites: Sequence[Path], details: Path, home: Path,
     from citeline.retrieval.cache import NullCache
 
     details.mkdir(parents=True, exist_ok=True)
-    for eval_set in [found for suite in suites for found in discover_suite(suite)]:
+    found = [eval_set for suite in suites for eval_set in discover_suite(suite)]
+    chosen = chosen_sets([eval_set.name for eval_set in found], only)
+    for eval_set in [eval_set for eval_set in found if eval_set.name in chosen]:
         answerer = (AnswererSettings(answerability="off", lead="model", lead_model=lead_models[eval_set.name])
                     if lead_models else AnswererSettings(answerability="off", lead="rules", record_signals=True))
         app = Citeline(Settings(index=IndexSettings(home=home), answerer=answerer), cache=NullCache())
@@ -59,7 +62,16 @@ def collect(suites: Sequence[Path], details: Path, home: Path,
             run_sets(app, [eval_set], details=details / f"{eval_set.name}.jsonl")
         finally:
             app.close()
-    return load_details(details)
+    return {name: rows for name, rows in load_details(details).items() if name in chosen}
+
+
+def chosen_sets(found: Sequence[str], only: Sequence[str]) -> list[str]:
+    """The sets to fit on: those named in `only`, else every one found; a name not found is an error
+    (a misspelt set would otherwise fit quietly on one set fewer)."""
+    unknown = sorted(set(only) - set(found))
+    if unknown:
+        raise SystemExit(f"error: no set named {', '.join(unknown)}; found: {', '.join(sorted(found))}")
+    return [name for name in found if not only or name in only]
 
 
 def lead_examples(by_set: Mapping[str, Sequence[Row]]) -> tuple[list[Question], list[str]]:
@@ -239,6 +251,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     source.add_argument("--suite", type=Path, action="append",
                         help="folder of NAME-qa.jsonl files with their corpora (repeatable)")
     source.add_argument("--from-details", type=Path, help="per-question rows of an earlier --suite run")
+    parser.add_argument("--set", dest="sets", action="append", default=[], metavar="NAME",
+                        help="fit on this set only (repeatable; default: every set found)")
     parser.add_argument("--details", type=Path, default=Path("docs/answerability-details"),
                         help="where --suite writes its per-question rows (the lead pass under lead/)")
     parser.add_argument("--lead-model", type=Path, default=LEAD_MODEL_FILE, help="where to write the lead model")
@@ -248,16 +262,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.from_details:
         lead_rows, by_set = load_details(args.from_details / "lead"), load_details(args.from_details)
+        chosen = chosen_sets(list(by_set), args.sets)
+        lead_rows = {name: rows for name, rows in lead_rows.items() if name in chosen}
+        by_set = {name: rows for name, rows in by_set.items() if name in chosen}
         lead_folds = lead_leave_one_corpus_out(lead_rows)
     else:
         with tempfile.TemporaryDirectory(prefix="citeline-fit-") as home:
-            lead_rows = collect(args.suite, args.details / "lead", Path(home))
+            lead_rows = collect(args.suite, args.details / "lead", Path(home), only=args.sets)
             lead_folds = lead_leave_one_corpus_out(lead_rows)
             fold_files = {}
             for name, fold in lead_folds.items():
                 fold_files[name] = Path(home) / f"lead-without-{name}.json"
                 fold_files[name].write_text(fold.to_json(), encoding="utf-8")
-            by_set = collect(args.suite, args.details, Path(home), fold_files)
+            by_set = collect(args.suite, args.details, Path(home), fold_files, only=args.sets)
     lead_report = {name: {"relevance_top1": lead_top1(rows, None), "model_top1": lead_top1(rows, lead_folds[name])}
                    for name, rows in lead_rows.items()}
     lead_model = fit_lead(lead_rows, provenance={
