@@ -62,7 +62,7 @@ def collect(suites: Sequence[Path], details: Path, home: Path,
             run_sets(app, [eval_set], details=details / f"{eval_set.name}.jsonl")
         finally:
             app.close()
-    return {name: rows for name, rows in load_details(details).items() if name in chosen}
+    return _restricted(load_details(details), chosen)
 
 
 def chosen_sets(found: Sequence[str], only: Sequence[str]) -> list[str]:
@@ -72,6 +72,11 @@ def chosen_sets(found: Sequence[str], only: Sequence[str]) -> list[str]:
     if unknown:
         raise SystemExit(f"error: no set named {', '.join(unknown)}; found: {', '.join(sorted(found))}")
     return [name for name in found if not only or name in only]
+
+
+def _restricted(by_set: Mapping[str, list[Row]], names: Sequence[str]) -> dict[str, list[Row]]:
+    """The rows of the sets in `names` only (a details folder can hold rows of other sets)."""
+    return {name: rows for name, rows in by_set.items() if name in names}
 
 
 def lead_examples(by_set: Mapping[str, Sequence[Row]]) -> tuple[list[Question], list[str]]:
@@ -263,8 +268,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.from_details:
         lead_rows, by_set = load_details(args.from_details / "lead"), load_details(args.from_details)
         chosen = chosen_sets(list(by_set), args.sets)
-        lead_rows = {name: rows for name, rows in lead_rows.items() if name in chosen}
-        by_set = {name: rows for name, rows in by_set.items() if name in chosen}
+        lead_rows, by_set = _restricted(lead_rows, chosen), _restricted(by_set, chosen)
         lead_folds = lead_leave_one_corpus_out(lead_rows)
     else:
         with tempfile.TemporaryDirectory(prefix="citeline-fit-") as home:
