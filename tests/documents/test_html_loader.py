@@ -366,3 +366,23 @@ def test_terms_sharing_one_definition_are_one_entry(tmp_path: Path) -> None:
     assert "-q - Quiet, suppress feedback messages." in texts
     assert "--keep-index" not in texts and "-k" not in texts  # no bare name left without its meaning
     assert "--orphan" in texts  # a term with no definition after it stays a name
+
+
+def test_a_list_item_titled_in_bold_names_what_follows(tmp_path: Path) -> None:
+    # A hand-written reference page numbers its entries and titles each in a bold paragraph.
+    doc = load(tmp_path, """<html><body><div class="menu mainmenu"><ul><li><a href="index.html">Home</a>
+<li><a href="about.html">About</a></ul></div><div class="tagline">Small. Fast.</div>
+<h1>Limits</h1><ol>
+<li><p><b>Maximum Number Of Columns</b></p>
+<p>The default setting for SQLITE_MAX_COLUMN is 2000.</p><p>It can be raised to 32767.</p></li>
+<li><p><b>Note:</b></p><p>Limits can be lowered at run-time.</p></li>
+<li><p><b>Only a bold paragraph</b></p></li>
+<li><p>A plain item with <b>bold</b> words.</p></li></ol></body></html>""")
+    items = [(doc.text[b.start:b.end], b.label) for b in doc.blocks if b.kind == "list_item"]
+    assert items[0] == ("1. Maximum Number Of Columns - The default setting for SQLITE_MAX_COLUMN is 2000. "
+                        "It can be raised to 32767.", "Maximum Number Of Columns")
+    assert items[1] == ("2. Note: Limits can be lowered at run-time.", "Note")
+    assert items[2][0] == "3. Only a bold paragraph"  # nothing follows it: no title to split off
+    assert items[3][0] == "4. A plain item with bold words."
+    texts = [doc.text[b.start:b.end] for b in doc.blocks]
+    assert "Home" not in texts and "Small. Fast." not in texts  # the site's menu and tagline are furniture

@@ -39,7 +39,8 @@ _CHROME_CLASS = re.compile(
     r"headerlink|viewcode-(?:link|back)|related|relbar.*|md-header.*|md-footer.*|md-tabs.*|md-source-file|"
     r"md-content__button|md-clipboard|edit-?this-?page|prev-next.*|navbar.*|nav-?bar|toctree-wrapper|"
     r"bd-header.*|bd-footer.*|bd-toc.*|footer.*|header-?link|copybutton|linenos|lineno|announcement.*|"
-    r"cookie.*|rst-footer-buttons|rst-versions|wy-nav-side|wy-nav-top|feedback.*)$",
+    r"cookie.*|rst-footer-buttons|rst-versions|wy-nav-side|wy-nav-top|feedback.*|(?:main|sub|site|top|nav)?-?menu|"
+    r"tagline)$",
     re.IGNORECASE,
 )
 # Where the main content is, most specific first: Sphinx (basic themes, then Read the Docs), MkDocs
@@ -435,6 +436,26 @@ class _Walker:
                  else self.inline([child]) for child in children[:split]]
         return " ".join(texts), children[split:]
 
+    def _titled(self, children: list[Any]) -> tuple[str, list[Any]]:
+        """A list item opening with a paragraph of bold text only, then more ("<li><p><b>Maximum
+        Number Of Columns</b></p><p>The SQLITE_MAX_COLUMN …"), is a titled entry: the title names
+        what follows, as a definition's term does, rather than running into its first sentence.
+        Returns the title ("" if none) and the children after it."""
+        def blank(node: Any) -> bool:
+            return isinstance(node, self._special_string) or (isinstance(node, self._string) and not node.strip())
+
+        filled = [index for index, child in enumerate(children) if not blank(child)]
+        if len(filled) < 2:
+            return "", children
+        first = children[filled[0]]
+        if not (isinstance(first, self._tag) and first.name == "p"):
+            return "", children
+        inner = [child for child in first.contents if not blank(child)]
+        if len(inner) != 1 or not (isinstance(inner[0], self._tag) and inner[0].name in ("b", "strong")):
+            return "", children
+        title = " ".join(self.inline(inner[0].contents).split())
+        return (title, children[filled[0] + 1:]) if title else ("", children)
+
     def _list(self, tag: Any, stack: list[Any]) -> None:
         items = tag.find_all("li", recursive=False)
         ordered = tag.name == "ol"
@@ -456,9 +477,15 @@ class _Walker:
     def _item_reader(self, item: Any, marker: str, group: Any,
                      label: str | None = None) -> _Action:
         def read(stack: list[Any]) -> None:
-            text, rest = self._leading(list(item.contents))
+            title, children = self._titled(list(item.contents))
+            text, rest = self._leading(children)
+            if title and text.strip():
+                text = f"{title} {text}" if title.endswith(":") else f"{title} - {text}"
+            elif title:
+                text = title
             if text.strip():
-                self.builder.block("list_item", marker + text, label=label or item_name(text) or self.context.label(),
+                self.builder.block("list_item", marker + text,
+                                   label=label or title.rstrip(":") or item_name(text) or self.context.label(),
                                    group=group)
             if rest:  # nested lists, code, notes: blocks of their own after the item's
                 self._within(stack, label, None, rest)
