@@ -57,17 +57,30 @@ def test_a_point_the_lead_model_all_but_rules_out_is_left_out_however_relevant()
         "If set to `None` then the cookie lasts as long as the browser session.",
     ])]
     # Relevance alone would quote all three; the model gives the second 3% of the lead's share.
-    ranking = Ranking(units, np.array([0.6, 0.8, 0.55]), [], [], lead=0, preference=np.array([0.62, 0.02, 0.3]))
+    ranking = Ranking(units, np.array([0.6, 0.8, 0.55]), [], [], lead=0, preference=np.array([0.62, 0.02, 0.3]),
+                      shares=True)
     assert ExtractiveAnswerer.confident(ranking) == [0, 2]
     # With the hand-written rules (preference is then relevance), the relevance floor alone decides.
     relevance = np.array([0.6, 0.8, 0.55])
     assert ExtractiveAnswerer.confident(Ranking(units, relevance, [], [], preference=relevance, lead=0)) == [0, 1, 2]
 
 
-def test_a_close_second_choice_of_the_lead_model_is_a_point_even_when_less_relevant() -> None:
+def test_points_are_the_lead_models_next_likeliest_sentences_not_the_most_relevant() -> None:
     units = [Unit(1, "sentence", f"Sentence number {n} says something else.", 0, 40, n) for n in range(4)]
     relevance = np.array([0.8, 0.4, 0.7, 0.4])
-    # The runner-up by the lead model (1) is below the relevance floor (0.75 x 0.8) but, with 0.3
+    # The model's second and third choices are points however little they share with the question;
+    # the relevant sentence it gives a tenth of the lead's share is not.
+    unsure = Ranking(units, relevance, [], [], lead=0, preference=np.array([0.5, 0.3, 0.05, 0.15]), shares=True)
+    assert ExtractiveAnswerer.confident(unsure) == [0, 1, 3]
+    # A lead the model is sure of stands alone.
+    sure = Ranking(units, relevance, [], [], lead=0, preference=np.array([0.9, 0.05, 0.03, 0.02]), shares=True)
+    assert ExtractiveAnswerer.confident(sure) == [0]
+
+
+def test_with_the_rules_a_close_runner_up_is_a_point_even_when_less_relevant() -> None:
+    units = [Unit(1, "sentence", f"Sentence number {n} says something else.", 0, 40, n) for n in range(4)]
+    relevance = np.array([0.8, 0.4, 0.7, 0.4])
+    # The runner-up by the rules' scores (1) is below the relevance floor (0.75 x 0.8) but, with 0.3
     # against the lead's 0.5, the likeliest answer if the lead is wrong; the next below the floor (3)
     # stays out, one above it (2) comes in.
     close = Ranking(units, relevance, [], [], lead=0, preference=np.array([0.5, 0.3, 0.12, 0.2]))

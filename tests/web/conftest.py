@@ -102,13 +102,15 @@ def server(tmp_path_factory: pytest.TempPathFactory, chromium: str) -> Iterator[
         stop([process])
 
 
-@pytest.fixture(scope="session")
+# Package-scoped: Playwright's sync API runs an event loop in this thread until it stops, and a test
+# of another package run after these (`pytest tests/web tests/agent`) could not start its own.
+@pytest.fixture(scope="package")
 def playwright() -> Iterator[Playwright]:
     with sync_playwright() as driver:
         yield driver
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser(playwright: Playwright, chromium: str) -> Iterator[Browser]:
     browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
     yield browser

@@ -100,13 +100,15 @@ MAX_EMBEDDED = 20  # prose units embedded per answer (the lexically closest ones
 # terms. Chosen with leave-one-corpus-out over the development sets (0.45-0.75 tried): every
 # held-out set's best share on the other three was this one.
 _COSINE_SHARE = 0.65
-# A supporting point scores at least this share of the lead's relevance (0.65-0.85 tried: lower
-# adds answers on every set and words to every answer; this keeps the median near 40 words).
+# With the lead model, a supporting point has at least this share of the lead's share of P(holds
+# the answer). 0.15 answered one more question of the ten development sets' but lengthened answers
+# (median words httpx 32 → 38, starlette 40 → 46).
+_POINT_SHARE = 0.2
+# With the hand-written rules, a supporting point scores at least this share of the lead's relevance
+# (0.65-0.85 tried: lower adds answers on every set and words to every answer) ...
 _POINT_FLOOR = 0.75
-# ... and at least this share of the lead's preference (the lead model's share of P(holds the answer)):
-# a sentence the model all but rules out is filler, however many words it shares with the question.
-# 0.1 and 0.25 tried on all four development sets: 0.1 cost one answer on one set and ended answers
-# like "`max_age` - Defaults to 2 weeks." there; 0.25 cost uv 0.05 of its answers.
+# ... and at least this share of the lead's rule score: a sentence the rules all but rule out is
+# filler, however many words it shares with the question.
 _PREFERENCE_FLOOR = 0.1
 _CONTENDER = 0.5  # share of the lead's preference at which the runner-up is quoted however relevant
 _UNDECIDED = 0.8  # share of the lead's preference at which the lead model is taken to be undecided
@@ -129,6 +131,7 @@ class Ranking:
     cosine: np.ndarray = field(default_factory=lambda: np.zeros(0))
     opposite: tuple[str, str] | None = None  # (asked word, the lead's opposite of it), see `opposed`
     recorded: list[dict[str, Any]] | None = None  # each prose unit's lead signals, when recording for fitting
+    shares: bool = False  # whether `preference` is the lead model's shares (else the rules' scores)
 
     def record(self) -> dict[str, Any]:
         """What the answer-or-decline decision rests on, as recorded in the run."""
@@ -369,7 +372,7 @@ class ExtractiveAnswerer(Answerer):
         code = (self._code_block(units, overall, lead, question_lexical, asks_for_command(focus.text)) if how_to
                 else _example_it_introduces(units, lead))
         ranking = Ranking(units, overall, part_picks, insufficiencies, lead_scores, lead, answer_type, code,
-                          cosine=cosine)
+                          cosine=cosine, shares=lead_model is not None)
         ranking.features = self._features(keys, asked_keys, pool, pool_coverage, ranking, lexical(keys))
         ranking.features["lead_probability"] = round(float(lead_scores[lead]), 4) if lead_model else 0.0
         asking = parts[0] if len(parts) > 1 else focus.text
@@ -509,23 +512,33 @@ class ExtractiveAnswerer(Answerer):
     # --- the answer ----------------------------------------------------------------------
     @staticmethod
     def confident(ranking: Ranking) -> list[int]:
-        """The units to quote: the lead, each part's best, the lead's runner-up, then units close to
-        the lead's relevance while the answer stays short. Code is added by `render`, never as a point."""
+        """The units to quote: the lead, each part's best, then the units likeliest after the lead to
+        hold the answer while the answer stays short. Code is added by `render`, never as a point."""
         picked = [ranking.lead]
         for index in ranking.part_picks:
             if index not in picked:
                 picked.append(index)
+        preference = ranking.preference
+        if ranking.shares:
+            # The model's shares say how likely each sentence is to hold the answer: should the lead
+            # be wrong, the next likeliest are. Chosen by relevance to the question instead, the
+            # points were sentences sharing its words ("The `PERMANENT_SESSION_LIFETIME` config can be
+            # an integer or `timedelta`.") and crowded out the one the model nearly led with ("The
+            # default is 31 days."): over ten development sets, 10 questions gained and 3 lost, the
+            # median answer within 3 words of before.
+            floor = _POINT_SHARE * float(preference[ranking.lead])
+            for index in np.argsort(-preference, kind="stable"):
+                if len(picked) > MAX_POINTS or preference[index] < floor:
+                    break
+                if int(index) not in picked and not ranking.units[int(index)].is_code:
+                    picked.append(int(index))
+            return picked
         overall = ranking.overall
         # A point must be nearly as relevant as the lead: a reader wants the answer, then only
-        # what adds to it, not every sentence that shares a word with the question.
+        # what adds to it, not every sentence that shares a word with the question. Points are offered
+        # in the rules' order and must be nearly as good as the lead by it too; the first offered,
+        # the runner-up, needs no relevance floor when it all but ties the lead.
         floor = max(0.3, _POINT_FLOOR * float(overall[ranking.lead]))
-        # Points are offered in the order the lead was chosen by (the lead model's, when one ships),
-        # and must be nearly as likely as the lead to hold the answer by that order too. The first
-        # offered, the runner-up for the lead, needs no relevance floor when the order itself is
-        # unsure (it has half the lead's share or more): should the lead be wrong, it is the
-        # likeliest answer. Offered whatever the shares, it gained answers on two of six sets but
-        # hedged confident answers with unrelated points ("Set `max_retries` …" under the timeout).
-        preference = ranking.preference
         preference_floor = _PREFERENCE_FLOOR * float(preference[ranking.lead])
         runner_up = True
         for index in np.argsort(-preference, kind="stable"):

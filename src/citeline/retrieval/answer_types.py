@@ -44,13 +44,14 @@ _QUESTION_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
         r"|\b(?:what|which)(?:'s|\s+is|\s+was|\s+are|\s+were)?\s+(?:the\s+)?(?:\w+\s+)?"
         r"(?:length|width|height|depth|distance|area|elevation|altitude|breadth)s?\b",
         re.IGNORECASE)),
-    # "If I don't pass --app, which module …?", "… if I never configure logging?", "without giving a
-    # category": what happens when nothing is chosen is the default, whether or not the word is used.
+    # "If I don't pass --app, which module …?", "… if I never configure logging?", "without naming a
+    # tokenizer": what happens when nothing is chosen is the default, whether or not the word is used.
     (AnswerType.DEFAULT, re.compile(
         r"\bdefaults?\b|\bby\s+default\b|\bout\s+of\s+the\s+box\b"
         r"|\bif\s+(?:i|you|we|one)\s+(?:don'?t|do\s+not|never|didn'?t|did\s+not)\s+(?:\w+\s+)?"
-        r"(?:pass|set|give|specify|configure|provide|supply|choose|pick|add|change)\b"
-        r"|\bwithout\s+(?:passing|setting|giving|specifying|configuring|providing|supplying|choosing)\b",
+        r"(?:pass|set|give|specify|configure|provide|supply|choose|pick|select|name|declare|add|change)\b"
+        r"|\bwithout\s+(?:passing|setting|giving|specifying|configuring|providing|supplying|choosing|picking|"
+        r"selecting|naming|declaring)\b",
         re.IGNORECASE)),
     (AnswerType.NUMBER, re.compile(
         r"\bhow\s+(?:many|much|big|large|old)\b|\b(?:what|which)\s+(?:\w+\s+)?(?:number|percentage|size|port|version|limit)s?\b"
