@@ -386,3 +386,15 @@ def test_a_list_item_titled_in_bold_names_what_follows(tmp_path: Path) -> None:
     assert items[3][0] == "4. A plain item with bold words."
     texts = [doc.text[b.start:b.end] for b in doc.blocks]
     assert "Home" not in texts and "Small. Fast." not in texts  # the site's menu and tagline are furniture
+
+
+def test_a_list_items_inline_elements_run_on_with_their_punctuation(tmp_path: Path) -> None:
+    # Without paragraphs inside the item, its text and elements are one run of inline content.
+    doc = load(tmp_path, """<html><body><h1>Drop column</h1><ul>
+<li>The column is named in the WHERE clause of a <a href="partialindex.html">partial index</a>.
+<li><code>git branch -d &lt;branch&gt;</code> - delete the branch <code>&lt;branch&gt;</code>; if it is not merged, fail.
+<li><p>First paragraph with a <a href="x.html">link</a>.</p><p>Second.</p></li></ul></body></html>""")
+    items = [doc.text[b.start:b.end] for b in doc.blocks if b.kind == "list_item"]
+    assert items == ["The column is named in the WHERE clause of a partial index.",
+                     "`git branch -d <branch>` - delete the branch `<branch>`; if it is not merged, fail.",
+                     "First paragraph with a link. Second."]

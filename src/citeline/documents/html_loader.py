@@ -432,9 +432,18 @@ class _Walker:
         split = next((index for index, child in enumerate(children)
                       if isinstance(child, self._tag) and child.name in _BLOCK_TAGS and child.name != "p"),
                      len(children))
-        texts = [self.inline(child.contents) if isinstance(child, self._tag) and child.name == "p"
-                 else self.inline([child]) for child in children[:split]]
-        return " ".join(texts), children[split:]
+        # Inline content between paragraphs is read as one run: "a <a>partial index</a>." is one
+        # sentence, not "a partial index ." with a space wherever an element ends.
+        texts: list[str] = []
+        run: list[Any] = []
+        for child in children[:split]:
+            if isinstance(child, self._tag) and child.name == "p":
+                texts += [self.inline(run), self.inline(child.contents)]
+                run = []
+            else:
+                run.append(child)
+        texts.append(self.inline(run))
+        return " ".join(text for text in texts if text), children[split:]
 
     def _titled(self, children: list[Any]) -> tuple[str, list[Any]]:
         """A list item opening with a paragraph of bold text only, then more ("<li><p><b>Maximum
