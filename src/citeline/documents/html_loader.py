@@ -488,16 +488,16 @@ class _Walker:
         def read(stack: list[Any]) -> None:
             title, children = self._titled(list(item.contents))
             text, rest = self._leading(children)
-            if title and text.strip():
-                text = f"{title} {text}" if title.endswith(":") else f"{title} - {text}"
-            elif title:
+            if title and not text.strip():
                 text = title
+            elif title:
+                text = f"{title} {text}" if title.endswith(":") else f"{title} - {text}"
+            named = label or title.rstrip(":") or None  # what the item and the blocks under it are about
             if text.strip():
-                self.builder.block("list_item", marker + text,
-                                   label=label or title.rstrip(":") or item_name(text) or self.context.label(),
+                self.builder.block("list_item", marker + text, label=named or item_name(text) or self.context.label(),
                                    group=group)
             if rest:  # nested lists, code, notes: blocks of their own after the item's
-                self._within(stack, label, None, rest)
+                self._within(stack, named, None, rest)
 
         return _Action(read)
 
