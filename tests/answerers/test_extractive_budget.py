@@ -66,12 +66,18 @@ def test_a_point_the_lead_model_all_but_rules_out_is_left_out_however_relevant()
 
 
 def test_points_are_the_lead_models_next_likeliest_sentences_not_the_most_relevant() -> None:
-    units = [Unit(1, "sentence", f"Sentence number {n} says something else.", 0, 40, n) for n in range(4)]
+    texts = ["Sessions expire after two weeks.", "The default is 31 days.", "Cookies carry a signed payload.",
+             "Set the lifetime with a timedelta."]
+    units = [Unit(1, "sentence", text, 0, len(text), n) for n, text in enumerate(texts)]
     relevance = np.array([0.8, 0.4, 0.7, 0.4])
     # The model's second and third choices are points however little they share with the question;
     # the relevant sentence it gives a tenth of the lead's share is not.
     unsure = Ranking(units, relevance, [], [], lead=0, preference=np.array([0.5, 0.3, 0.05, 0.15]), shares=True)
     assert ExtractiveAnswerer.confident(unsure) == [0, 1, 3]
+    # A sentence repeating one picked takes no point's place: the next likeliest comes in.
+    repeated = [*units[:2], Unit(1, "sentence", "The default is 31 days!", 0, 23, 2), units[3]]
+    again = Ranking(repeated, relevance, [], [], lead=0, preference=np.array([0.5, 0.3, 0.2, 0.15]), shares=True)
+    assert ExtractiveAnswerer.confident(again) == [0, 1, 3]
     # A lead the model is sure of stands alone.
     sure = Ranking(units, relevance, [], [], lead=0, preference=np.array([0.9, 0.05, 0.03, 0.02]), shares=True)
     assert ExtractiveAnswerer.confident(sure) == [0]
