@@ -386,6 +386,12 @@ def test_a_list_item_titled_in_bold_names_what_follows(tmp_path: Path) -> None:
     assert items[3][0] == "4. A plain item with bold words."
     texts = [doc.text[b.start:b.end] for b in doc.blocks]
     assert "Home" not in texts and "Small. Fast." not in texts  # the site's menu and tagline are furniture
+    # What sits under a titled entry (a nested list, code) is about that title too.
+    nested = load(tmp_path, """<html><body><ul><li><p><b>Column limits</b></p><p>Three bounds apply:</p>
+<ul><li>The number of columns in a table</li></ul></li></ul></body></html>""", name="nested.html")
+    labels = {nested.text[b.start:b.end]: b.label for b in nested.blocks if b.kind == "list_item"}
+    assert labels == {"Column limits - Three bounds apply:": "Column limits",
+                      "The number of columns in a table": "Column limits"}
 
 
 def test_a_list_items_inline_elements_run_on_with_their_punctuation(tmp_path: Path) -> None:
