@@ -687,3 +687,33 @@ def test_a_signature_still_answers_a_question_asking_for_a_value(requests: Citel
     result = requests.ask("How many files can request.form() parse at most?")
     assert result.exit_reason == ExitReason.COMPLETED
     assert "max_files=1000" in result.answer
+
+
+LIMITS = {
+    "attach.md": """# Attached databases
+
+## Limits
+
+By default, at most 10 databases can be simultaneously attached to a single connection.
+
+The ATTACH statement adds another database file to the current connection.
+""",
+    "functions.md": """# Math functions
+
+* `pow(X,Y)` - Compute X raised to the power Y.
+* `sqrt(X)` - Compute the square root of X.
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def limits(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
+    yield from _corpus(tmp_path_factory, "limits", LIMITS)
+
+
+def test_a_part_is_not_answered_by_a_sentence_about_something_else(limits: Citeline) -> None:
+    # "raised to" matches the power function's words, but that sentence is about no attached database.
+    result = limits.ask("How many databases can one connection attach, and what is the most it can ever be raised to?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert "at most 10 databases" in first_sentence(result.answer)
+    assert "pow(X,Y)" not in result.answer

@@ -179,3 +179,16 @@ def test_the_kind_asked_in_words() -> None:
     assert kind_asked(expected_types("How many threads does it use by default?")) == "a number"
     assert kind_asked(expected_types("What is the default for this?")) == "a default"
     assert kind_asked(()) == "a value"
+
+
+def test_the_thing_is_found_past_asides_superlatives_and_relative_clauses() -> None:
+    # An aside between commas qualifies the kind of value; the thing still follows "of".
+    assert asked_attribute("What is the maximum length, in characters, of a table name?") == ("table",)
+    # A superlative names the kind of value as "maximum" does.
+    assert asked_attribute("What's the largest main branch of the river?") == ("main", "branch")
+    # A relative clause with its own subject ends the thing: "… clauses I can chain".
+    assert asked_attribute("What's the maximum number of conflict clauses I can chain?") == ("conflict", "claus")
+    # "How long can X get?" asks a measure of X.
+    assert asked_attribute("How long can a generated test ID get before it is cut?") == ("generat", "test", "id")
+    # The thing before the word naming the kind of value, when no verb follows it closely.
+    assert asked_attribute("What's the maximum request body size the server accepts?") == ("request", "body")

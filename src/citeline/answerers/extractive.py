@@ -114,6 +114,10 @@ _PREFERENCE_FLOOR = 0.1
 _CONTENDER = 0.5  # share of the lead's preference at which the runner-up is quoted however relevant
 _UNDECIDED = 0.8  # share of the lead's preference at which the lead model is taken to be undecided
 _PART_CONTEXT = 0.3  # share of a part's sentence score that comes from the whole question
+# A part's pick must keep this share of the best sentence's relevance to the whole question: a
+# sentence that matches the part's words alone answers another question ("what is the most it can
+# be raised to?" under ATTACH is not "pow(X,Y) - Compute X raised to the power Y.").
+_PART_FLOOR = 0.15
 
 
 @dataclass
@@ -354,6 +358,7 @@ class ExtractiveAnswerer(Answerer):
         part_picks: list[int] = []
         insufficiencies: list[dict[str, Any]] = []
         if len(parts) > 1:
+            best_overall = max((float(overall[i]) for i in prose), default=0.0)
             for part, part_vec in zip(parts, unit_vecs.parts, strict=True):
                 part_keys = key_terms(part)
                 part_cov, _ = pool_coverage.best(part_keys)
@@ -368,7 +373,7 @@ class ExtractiveAnswerer(Answerer):
                 part_type = expected_types(part)
                 best = self._lead(units, part_scores * _lead_fitness(units, part_type, part_keys, part), prose, part_type,
                                   asks_how_to(part))
-                if best not in part_picks:
+                if best not in part_picks and overall[best] >= _PART_FLOOR * best_overall:
                     part_picks.append(best)
         code = (self._code_block(units, overall, lead, question_lexical, asks_for_command(focus.text)) if how_to
                 else _example_it_introduces(units, lead))

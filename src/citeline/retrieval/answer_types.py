@@ -150,7 +150,8 @@ def holds(answer_types: AnswerTypes, text: str) -> bool:
 # *threads* does …", "what is the default *timeout* for …", "which *keyring* backend does …".
 _ASKED_OF = re.compile(
     r"\bhow\s+(?:many|much)\s+((?:[\w-]+\s+){0,2}?[\w-]+)\s+(?:does|do|did|is|are|was|were|can|will|should|would|could|in|of)\b"
-    r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+|[\w-]+'s\s+)?(?:default\s+|maximum\s+|minimum\s+|max\s+|min\s+)?"
+    r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+|[\w-]+'s\s+)?(?:(?:default|maximum|minimum|max|min|"
+    r"highest|largest|biggest|lowest|smallest|most|fewest|least)\s+)?"
     r"((?:[\w-]+\s+){0,2}?[\w-]+)\s+(?:does|do|did|is|are|was|were|can|will|should|would|of|for)\b",
     re.IGNORECASE)
 # Words naming the kind of value rather than what it is the value of ("what *year* …", "which
@@ -175,8 +176,23 @@ _MEASURE_OF = re.compile(
     r"(?:the\s+|an?\s+)?((?:[\w-]+\s+){0,5}?[\w-]+)\s*\?", re.IGNORECASE)
 # "… the length of *the Old Rhine Bridge* at Constance?", "… the default value of *max_redirects*, and …":
 # after a phrase that only names the kind of value, the thing follows "of", up to a clause's end.
-_OF_THING = re.compile(r"\s*(?:the\s+)?((?:[\w-]+\s+){0,3}?[\w-]+)\s*(?:[?,;]|$|\s+(?:in|at|on|when|and|for)\b)",
+_OF_THING = re.compile(r"\s*(?:the\s+|an?\s+)?((?:[\w-]+\s+){0,3}?[\w-]+)\s*(?:[?,;]|$|\s+(?:in|at|on|when|and|for|"
+                       r"i|we|you|they)\b)",
                        re.IGNORECASE)
+
+
+# "the maximum length, in characters, of …": an aside between commas that qualifies the kind of value.
+_ASIDE = re.compile(r",\s*(?:in|as|per|at|for|with)\s+(?:[\w-]+\s+){0,2}?[\w-]+\s*,", re.IGNORECASE)
+# "How long can *a parametrized test ID* get?": a measure asked of what may grow to it.
+_GROWS = re.compile(
+    r"\bhow\s+(?:long|big|large|many|much|high|deep|far)\s+(?:can|may|could|will|might|should)\s+(?:the\s+|an?\s+)?"
+    r"((?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:get|be|grow|become|go|reach)\b", re.IGNORECASE)
+# "What's the maximum *request body* size Starlette accepts?": the thing before a word naming the
+# kind of value, when no verb follows closely enough for `_ASKED_OF`.
+_KIND_LAST = re.compile(
+    r"\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:default|maximum|minimum|max|min|highest|largest|biggest|"
+    r"lowest|smallest)\s+((?:[\w-]+\s+){0,2}?[\w-]+)\s+(?:size|number|length|value|limit|count|amount)s?\b(?!\s+of\b)",
+    re.IGNORECASE)
 
 
 # A name has no shape in prose ("What is the region called …"): its subject is no thing to check.
@@ -199,9 +215,10 @@ def asked_phrase(question: str) -> str:
     """The words naming the thing whose value the question asks for, as written ("how many
     threads does Waitress use": "threads"; "what is the length of the Old Rhine Bridge": "Old
     Rhine Bridge"); empty when the question names none."""
+    question = _ASIDE.sub("", question)
     match = _ASKED_OF.search(question)
     if match is None:
-        measured = _MEASURE_OF.search(question)
+        measured = _MEASURE_OF.search(question) or _GROWS.search(question) or _KIND_LAST.search(question)
         return measured.group(1) if measured else ""
     phrase = match.group(1) or match.group(2)
     verb = match.group(0).rsplit(None, 1)[-1].casefold()
