@@ -179,6 +179,11 @@ def test_the_list_the_lead_was_taken_from_is_not_a_point() -> None:
     ("However, uv keeps them.", "uv keeps them."),  # a name keeps its case
     ("Instead, use the `--frozen` flag.", "Instead, use the `--frozen` flag."),  # a tie that means something stays
     ("However the cache is kept.", "However the cache is kept."),
+    # A list item's number places it in a list the reader does not see; a number that is content stays.
+    ("2. sqlar.c — This extension adds the sqlar_compress() function.", "sqlar.c — This extension adds the sqlar_compress() function."),
+    ("7) However, the name is changed.", "The name is changed."),
+    ("3 retries are made.", "3 retries are made."),
+    ("1.5 seconds is the default.", "1.5 seconds is the default."),
 ])
 def test_a_line_drops_the_word_tying_it_to_a_sentence_not_shown(said: str, shown: str) -> None:
     assert untied(said) == shown

@@ -392,6 +392,13 @@ def test_a_list_item_titled_in_bold_names_what_follows(tmp_path: Path) -> None:
     labels = {nested.text[b.start:b.end]: b.label for b in nested.blocks if b.kind == "list_item"}
     assert labels == {"Column limits - Three bounds apply:": "Column limits",
                       "The number of columns in a table": "Column limits"}
+    # The bold title may stand bare before the item's paragraph; before text it starts the sentence.
+    bare = load(tmp_path, """<html><body><ul><li> <strong>Header line</strong>
+<p>We recommend that you specify the header argument.</p></li>
+<li><b>Note:</b> lines are read whole.</li></ul></body></html>""", name="bare.html")
+    items = [(bare.text[b.start:b.end], b.label) for b in bare.blocks if b.kind == "list_item"]
+    assert items[0] == ("Header line - We recommend that you specify the header argument.", "Header line")
+    assert items[1][0] == "Note: lines are read whole."
 
 
 def test_a_list_items_inline_elements_run_on_with_their_punctuation(tmp_path: Path) -> None:

@@ -447,7 +447,8 @@ class _Walker:
 
     def _titled(self, children: list[Any]) -> tuple[str, list[Any]]:
         """A list item opening with a paragraph of bold text only, then more ("<li><p><b>Maximum
-        Number Of Columns</b></p><p>The SQLITE_MAX_COLUMN …"), is a titled entry: the title names
+        Number Of Columns</b></p><p>The SQLITE_MAX_COLUMN …"), or with bold text right before a
+        block ("<li> <strong>Header line</strong> <p>We recommend …"), is a titled entry: the title names
         what follows, as a definition's term does, rather than running into its first sentence.
         Returns the title ("" if none) and the children after it."""
         def blank(node: Any) -> bool:
@@ -456,10 +457,17 @@ class _Walker:
         filled = [index for index, child in enumerate(children) if not blank(child)]
         if len(filled) < 2:
             return "", children
-        first = children[filled[0]]
-        if not (isinstance(first, self._tag) and first.name == "p"):
+        first, after = children[filled[0]], children[filled[1]]
+        if isinstance(first, self._tag) and first.name in ("b", "strong"):
+            # "<li> <strong>Header line</strong> <p>We recommend …": a bold run before a block is its
+            # title; before text it is the sentence's start ("<li><b>Note:</b> this …").
+            if not (isinstance(after, self._tag) and after.name in _BLOCK_TAGS):
+                return "", children
+            inner = [first]
+        elif isinstance(first, self._tag) and first.name == "p":
+            inner = [child for child in first.contents if not blank(child)]
+        else:
             return "", children
-        inner = [child for child in first.contents if not blank(child)]
         if len(inner) != 1 or not (isinstance(inner[0], self._tag) and inner[0].name in ("b", "strong")):
             return "", children
         title = " ".join(self.inline(inner[0].contents).split())
