@@ -717,3 +717,14 @@ def test_a_part_is_not_answered_by_a_sentence_about_something_else(limits: Citel
     assert result.exit_reason == ExitReason.COMPLETED
     assert "at most 10 databases" in first_sentence(result.answer)
     assert "pow(X,Y)" not in result.answer
+
+
+def test_an_example_follows_the_sentence_handing_over_to_it(app: Citeline) -> None:
+    result = app.ask("How do I name the lockfile of an environment, and what is it called by default?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    lines = [line for line in result.answer.splitlines() if line.strip()]
+    fence = next(i for i, line in enumerate(lines) if line.startswith("```"))
+    # The line before the example is the sentence that introduces it, not another point.
+    assert "with the `lock-filename` option" in lines[fence - 1]
+    assert "[tool.harbor.envs.docs]" in lines[fence + 1]
+    assert "pylock.toml" in result.answer  # the other part's point still comes, after the example

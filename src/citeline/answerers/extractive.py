@@ -592,21 +592,30 @@ class ExtractiveAnswerer(Answerer):
         points = sorted((i for i in chosen[1:] if i not in listed and i not in used
                          and (items.get(i) or i == intro or not needs_its_example(units[i].text, question))),
                         key=lambda i: (units[i].number, units[i].start))
+        # The sentence handing over to the example shown ("Set `ignore-vcs` to `true` to disable this
+        # behavior:") comes right before it: the last point, or the lead with the example after it.
+        example_after_lead = shown is not None and (intro == lead or intro in used)
+        if shown is not None and intro in points:
+            points.remove(intro)
+            points.append(intro)
         bullets = [(i, 0) for i in items[lead]]
         for index in points:
             bullets.append((index, 0))
             bullets.extend((i, 1) for i in items[index])
-        lines = [paragraph]
-        if bullets:
-            lines.append("")
-            lines.extend(f"{'  ' * depth}- {untied(said(i, unit_text(units[i]))) if depth == 0 else unit_text(units[i])} "
-                         f"[{units[i].number}]" for i, depth in bullets)
+        example: list[str] = []
         if shown is not None:
             block = units[shown]
             # A note's kind ("Note") is no language: the fence would read "```Note".
             language = block.label if (block.label and re.fullmatch(r"[\w+#.-]{1,20}", block.label)
                                        and block.label.casefold() not in ADMONITION_KINDS) else ""
-            lines.extend(["", f"```{language}", block.text, "```", f"[{block.number}]"])
+            example = ["", f"```{language}", block.text, "```", f"[{block.number}]"]
+        lines = [paragraph, *(example if example_after_lead else [])]
+        if bullets:
+            lines.append("")
+            lines.extend(f"{'  ' * depth}- {untied(said(i, unit_text(units[i]))) if depth == 0 else unit_text(units[i])} "
+                         f"[{units[i].number}]" for i, depth in bullets)
+        if not example_after_lead:
+            lines.extend(example)
         answer = "\n".join(lines)
         run.event("token", text=answer)  # streamed whole; the validated `final` event stays authoritative
         decision: dict[str, Any] = {"answer": True, **ranking.record()}
