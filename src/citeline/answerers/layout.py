@@ -162,14 +162,14 @@ _TIED = re.compile(r"(?:however|alternatively|additionally|also|furthermore|more
 
 
 # A list item's number ("2. sqlar.c — …", "7) Change …"): its place in a list the reader does not see.
-_ORDINAL = re.compile(r"\d{1,3}[.)]\s+(?=\S)")
+_ORDINAL = re.compile(r"^\d{1,3}[.)]\s+(?=\S)")
 
 
 def untied(text: str) -> str:
     """A sentence without what ties it to its place in the source: the word tying it to the previous
     sentence ("However, this can be enabled." → "This can be enabled."; a name keeps its case:
     "However, uv …" → "uv …") or its number in a list ("2. sqlar.c — …" → "sqlar.c — …")."""
-    text = text[_ORDINAL.match(text).end():] if _ORDINAL.match(text) else text
+    text = _ORDINAL.sub("", text, count=1)
     tie = _TIED.match(text)
     if tie is None:
         return text
