@@ -458,6 +458,7 @@ class _Walker:
         if len(filled) < 2:
             return "", children
         first, after = children[filled[0]], children[filled[1]]
+        inner: list[Any]
         if isinstance(first, self._tag) and first.name in ("b", "strong"):
             # "<li> <strong>Header line</strong> <p>We recommend …": a bold run before a block is its
             # title; before text it is the sentence's start ("<li><b>Note:</b> this …").
