@@ -10,6 +10,7 @@ from citeline.retrieval.answer_types import (
     holds,
     kind_asked,
     new_values,
+    states_default,
     states_value,
 )
 
@@ -192,3 +193,22 @@ def test_the_thing_is_found_past_asides_superlatives_and_relative_clauses() -> N
     assert asked_attribute("How long can a generated test ID get before it is cut?") == ("generat", "test", "id")
     # The thing before the word naming the kind of value, when no verb follows it closely.
     assert asked_attribute("What's the maximum request body size the server accepts?") == ("request", "body")
+
+
+def test_a_sentence_saying_what_the_default_is() -> None:
+    asked = expected_types("Which outcomes are listed by default?")
+    assert asked == (AnswerType.DEFAULT,)
+    assert states_default(asked, "It defaults to `fE` to list failures and errors.")
+    assert states_default(asked, "The unicode61 tokenizer. This is the default.")
+    assert states_default(asked, "Default directory is `.pytest_cache`.")
+    # Mentioning a default is not saying what it is.
+    assert not states_default(asked, "The default page cache that is built in honours the request.")
+    lifetime = expected_types("What is the default lifetime of a permanent session?")
+    assert states_default(lifetime, "The default is 31 days.")
+    assert not states_default(lifetime, "If set to `True` the session lives for `permanent_session_lifetime` seconds.")
+    # Asked for a specific kind of default, the sentence must hold that kind of value.
+    count = expected_types("By default how many columns can a table have?")
+    assert states_default(count, "The default setting for SQLITE_MAX_COLUMN is 2000.")
+    assert not states_default(count, "The default is documented below.")
+    # Nothing is said to answer a question that asks for no default.
+    assert not states_default(expected_types("Which tokenizer does FTS5 use?"), "This is the default.")

@@ -64,6 +64,7 @@ from citeline.retrieval.answer_types import (
     holds,
     kind_asked,
     new_values,
+    states_default,
     states_value,
     tells_how,
 )
@@ -355,6 +356,14 @@ class ExtractiveAnswerer(Answerer):
             # Asked how to do something, a reader wants to be told what to do: when the model is
             # unsure (an instruction has half the top share or more), the instruction leads.
             lead = _unless_unsure(lead, signals["instruction"], lead_scores, overall, prose, _CONTENDER)
+            # Asked what a default is (not how to make something the default), a reader wants the
+            # sentence saying what it is ("The default is 31 days."), not the one naming the setting
+            # ("If set to `True` the session lives for `permanent_session_lifetime` seconds."): at half
+            # the top share, as for instructions. Not a model signal: fitted on the seven fit sets it got
+            # no weight (few of their default questions are led wrongly).
+            if not lead_how_to:
+                stated = np.array([states_default(answer_type, u.text) for u in units])
+                lead = _unless_unsure(lead, stated, lead_scores, overall, prose, _CONTENDER)
         part_picks: list[int] = []
         insufficiencies: list[dict[str, Any]] = []
         if len(parts) > 1:

@@ -249,6 +249,21 @@ def states_value(answer_types: AnswerTypes, attribute: Iterable[str], text: str,
     return all(present(term, found) for term in attribute)
 
 
+# A sentence saying what the default is ("defaults to 2 weeks", "The default is 31 days.", "This is
+# the default.", "Default directory is `.pytest_cache`", "By default `StaticFiles` will look for
+# `statics`"), not one that only mentions a default ("the default page cache that is built in honours …").
+_STATES_DEFAULT = re.compile(
+    r"\bdefaults?\s+(?:to|is|are|was|=|:)\s|\b(?:is|are|was|were|be)\s+(?:the|a|its)\s+default\b"
+    r"|\bdefault\b(?:\s+(?!that\b|which\b)[\w-]+){0,4}?\s+(?:is|are|was|of|=)\s|\bby\s+default\b",
+    re.IGNORECASE)
+
+
+def states_default(answer_types: AnswerTypes, text: str) -> bool:
+    """Whether `text` answers a question asking for a default in its own words: it says what the
+    default is, and holds a value of any more specific kind asked ("the default timeout": a duration)."""
+    return AnswerType.DEFAULT in answer_types and bool(_STATES_DEFAULT.search(text)) and holds(answer_types, text)
+
+
 # A concrete value in code: a code span, an ALL_CAPS name, a call, a flag or a dotted name.
 _LITERAL = re.compile(r"`([^`\n]+)`|\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b|(\b\w+\(\))|(--[a-z][\w-]+)|\b([A-Za-z_]\w+(?:\.\w{2,})+)\b")
 # A question answered by yes or no, or by a reason: no particular value is wanted.
