@@ -728,3 +728,69 @@ def test_an_example_follows_the_sentence_handing_over_to_it(app: Citeline) -> No
     assert "with the `lock-filename` option" in lines[fence - 1]
     assert "[tool.harbor.envs.docs]" in lines[fence + 1]
     assert "pylock.toml" in result.answer  # the other part's point still comes, after the example
+
+
+# A reference page in reStructuredText, where the setting's sentence and the default's share one
+# paragraph (the wording of Flask's API reference).
+SESSIONS = {
+    "api.rst": """API
+===
+
+Sessions
+--------
+
+If you have set :attr:`Flask.secret_key` (or configured it from
+:data:`SECRET_KEY`) you can use sessions in Flask applications. A session makes
+it possible to remember information from one request to another. The way Flask
+does this is by using a signed cookie. The user can look at the session
+contents, but can't modify it unless they know the secret key, so make sure to
+set that to something complex and unguessable.
+
+To access the current session you can use the :class:`session` object:
+
+.. class:: session
+
+   The session object works pretty much like an ordinary dict, with the
+   difference that it keeps track of modifications.
+
+   This is a proxy. See :ref:`notes-on-proxies` for more information.
+
+   The following attributes are interesting:
+
+   .. attribute:: new
+
+      ``True`` if the session is new, ``False`` otherwise.
+
+   .. attribute:: modified
+
+      ``True`` if the session object detected a modification. Be advised
+      that modifications on mutable structures are not picked up
+      automatically, in that situation you have to explicitly set the
+      attribute to ``True`` yourself. Here an example::
+
+          # this change is not picked up because a mutable object (here
+          # a list) is changed.
+          session['objects'].append(42)
+          # so mark it as modified yourself
+          session.modified = True
+
+   .. attribute:: permanent
+
+      If set to ``True`` the session lives for
+      :attr:`~flask.Flask.permanent_session_lifetime` seconds. The
+      default is 31 days. If set to ``False`` (which is the default) the
+      session will be deleted when the user closes the browser.
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def sessions(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
+    yield from _corpus(tmp_path_factory, "sessions", SESSIONS)
+
+
+def test_asked_for_a_default_the_sentence_saying_what_it_is_leads(sessions: Citeline) -> None:
+    # The lead model alone prefers the sentence naming the setting, which shares more of the question's words.
+    result = sessions.ask("What is the default lifetime of a permanent session?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert "The default is 31 days." in first_sentence(result.answer)
