@@ -454,24 +454,23 @@ class _Walker:
         def blank(node: Any) -> bool:
             return isinstance(node, self._special_string) or (isinstance(node, self._string) and not node.strip())
 
+        def bold(node: Any) -> bool:
+            return isinstance(node, self._tag) and node.name in ("b", "strong")
+
         filled = [index for index, child in enumerate(children) if not blank(child)]
         if len(filled) < 2:
             return "", children
         first, after = children[filled[0]], children[filled[1]]
-        inner: list[Any]
-        if isinstance(first, self._tag) and first.name in ("b", "strong"):
-            # "<li> <strong>Header line</strong> <p>We recommend …": a bold run before a block is its
-            # title; before text it is the sentence's start ("<li><b>Note:</b> this …").
-            if not (isinstance(after, self._tag) and after.name in _BLOCK_TAGS):
-                return "", children
-            inner = [first]
-        elif isinstance(first, self._tag) and first.name == "p":
+        if isinstance(first, self._tag) and first.name == "p":
             inner = [child for child in first.contents if not blank(child)]
-        else:
+            first = inner[0] if len(inner) == 1 else None
+        # "<li> <strong>Header line</strong> <p>We recommend …": a bold run before a block is its title;
+        # before text it is the sentence's start ("<li><b>Note:</b> this …").
+        elif not (isinstance(after, self._tag) and after.name in _BLOCK_TAGS):
             return "", children
-        if len(inner) != 1 or not (isinstance(inner[0], self._tag) and inner[0].name in ("b", "strong")):
+        if not bold(first):
             return "", children
-        title = " ".join(self.inline(inner[0].contents).split())
+        title = " ".join(self.inline(first.contents).split())
         return (title, children[filled[0] + 1:]) if title else ("", children)
 
     def _list(self, tag: Any, stack: list[Any]) -> None:

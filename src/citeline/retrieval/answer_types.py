@@ -146,12 +146,13 @@ def holds(answer_types: AnswerTypes, text: str) -> bool:
     return any(_VALUE_BY_TYPE[answer_type].search(text) for answer_type in wanted)
 
 
+# Words naming an extreme or the default of a value ("the *maximum* number of …", "the *largest* branch").
+_EXTREMES = r"default|maximum|minimum|max|min|highest|largest|biggest|lowest|smallest"
 # The thing whose value is asked, named between the question word and the verb: "how many
 # *threads* does …", "what is the default *timeout* for …", "which *keyring* backend does …".
 _ASKED_OF = re.compile(
     r"\bhow\s+(?:many|much)\s+((?:[\w-]+\s+){0,2}?[\w-]+)\s+(?:does|do|did|is|are|was|were|can|will|should|would|could|in|of)\b"
-    r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+|[\w-]+'s\s+)?(?:(?:default|maximum|minimum|max|min|"
-    r"highest|largest|biggest|lowest|smallest|most|fewest|least)\s+)?"
+    rf"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+|[\w-]+'s\s+)?(?:(?:{_EXTREMES}|most|fewest|least)\s+)?"
     r"((?:[\w-]+\s+){0,2}?[\w-]+)\s+(?:does|do|did|is|are|was|were|can|will|should|would|of|for)\b",
     re.IGNORECASE)
 # Words naming the kind of value rather than what it is the value of ("what *year* …", "which
@@ -190,8 +191,8 @@ _GROWS = re.compile(
 # "What's the maximum *request body* size Starlette accepts?": the thing before a word naming the
 # kind of value, when no verb follows closely enough for `_ASKED_OF`.
 _KIND_LAST = re.compile(
-    r"\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:default|maximum|minimum|max|min|highest|largest|biggest|"
-    r"lowest|smallest)\s+((?:[\w-]+\s+){0,2}?[\w-]+)\s+(?:size|number|length|value|limit|count|amount)s?\b(?!\s+of\b)",
+    rf"\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:{_EXTREMES})\s+((?:[\w-]+\s+){{0,2}}?[\w-]+)\s+"
+    r"(?:size|number|length|value|limit|count|amount)s?\b(?!\s+of\b)",
     re.IGNORECASE)
 
 
