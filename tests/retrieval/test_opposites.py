@@ -20,6 +20,11 @@ from citeline.retrieval.opposites import opposed
      "At Basel is the Rhine knee, a bend where the direction of the river changes from West to North.",
      ("east", "west")),
     ("What is the last major city on the river?", "Basel is the first major city on the river.", ("last", "first")),
+    # A comparative or superlative is its plain word's opposite too, on either side.
+    ("What water falls into the depths due to the greater density of warmer water?",
+     "The water falls into the depths because of the greater density of cold water.", ("warmer", "cold")),
+    ("Where does the warm water go?", "The colder water sinks to the bottom.", ("warm", "colder")),
+    ("Which is the driest month?", "July is the wettest month.", ("driest", "wettest")),
 ])
 def test_the_opposite_of_an_asked_word(question: str, sentence: str, expected: tuple[str, str]) -> None:
     assert opposed(question, sentence) == expected
@@ -30,6 +35,9 @@ def test_the_opposite_of_an_asked_word(question: str, sentence: str, expected: t
     ("What is the longest bridge?", "The longest bridge is long, the shortest is short."),
     # A longer form of the asked word is the same word ("warm" / "warmer").
     ("Where does the warm water go?", "The cold water does not mix with the warmer water."),
+    ("Which branch is wider?", "The wide branch is the Waal."),
+    # A word that only ends like a comparative is not one ("water", "power").
+    ("Where does the water go?", "The power station stands by the lake."),
     # A question naming both sides asks about both.
     ("Where does the cold water meet the warm water?", "The cold water flows near the surface."),
     # Words of events in time are not opposites to decline on: "after yield" is explained with "before".

@@ -45,6 +45,21 @@ def _words(text: str) -> set[str]:
     return set(_WORD.findall(text.casefold()))
 
 
+def _plain(word: str) -> str:
+    """The word a comparative or superlative is made from, when that word has opposites ("warmer" →
+    "warm", "wettest" → "wet", "wider" → "wide"), else the word itself."""
+    if word in _OPPOSITES:
+        return word
+    for ending in ("er", "est"):
+        if word.endswith(ending) and len(word) > len(ending) + 2:
+            stem = word[: -len(ending)]
+            for candidate in (stem, stem + "e", stem[:-1] if stem[-1:] == stem[-2:-1] else "", stem[:-1] + "y"
+                              if stem.endswith("i") else ""):
+                if candidate in _OPPOSITES:
+                    return candidate
+    return word
+
+
 def opposed(question: str, sentence: str) -> tuple[str, str] | None:
     """(the question's word, the sentence's opposite of it) when `sentence` speaks of the opposite
     of what `question` asks, else None. A question word the sentence also holds, even in a longer
@@ -52,9 +67,11 @@ def opposed(question: str, sentence: str) -> tuple[str, str] | None:
     ("where does the cold water meet the warm"; "changes from East to North" against "from West to
     North": "west" contradicts, "north" does not)."""
     asked, said = _words(question), _words(sentence)
+    plain_asked = {_plain(w) for w in asked}
+    plain_said = {_plain(w): w for w in sorted(said)}
     for word in sorted(asked - said):
-        if any(other.startswith(word) for other in said):
+        if any(other.startswith(word) or other.startswith(_plain(word)) for other in said):
             continue
-        if found := sorted((_OPPOSITES.get(word, frozenset()) & said) - asked):
-            return word, found[0]
+        if found := sorted(set(_OPPOSITES.get(_plain(word), frozenset())) & set(plain_said) - plain_asked):
+            return word, plain_said[found[0]]
     return None
