@@ -655,7 +655,7 @@ class ExtractiveAnswerer(Answerer):
         lack, else `lacking`: what they were found to lack) and what the nearest passages were about."""
         vocab: set[str] = set().union(*(vocabulary(passage_text(p)) for p in pool)) if pool else set()
         absent = [k for k in keys if not present(k.term, vocab)]
-        # "the documents do not mention: Mac, fails, taken, though, nothing, mine, grabbing" buries
+        # "the passages found do not mention: Mac, fails, taken, though, nothing, mine, grabbing" buries
         # what is missing under the asker's phrasing: everyday words are named only when alone. When
         # what the documents lack is known, only rare words are named before it ("no passage gives
         # a default for …" says more than "do not mention: choose").
@@ -663,7 +663,9 @@ class ExtractiveAnswerer(Answerer):
         missing = [word for word in missing if not everyday(word)] or missing
         nearest = list(dict.fromkeys(_place(p) for p in sorted(pool, key=lambda p: -p.score)[:2]))
         if said is None:
-            said = (f"the documents do not mention: {', '.join(missing)}" if missing
+            # Only what the searches found was read: a word missing there may still be elsewhere in
+            # the documents ("PowerShell" on another page), so the claim is about the passages found.
+            said = (f"the passages found do not mention: {', '.join(missing)}" if missing
                     else lacking or "no passage answers the question directly")
         if nearest:
             said += f"; nearest: {'; '.join(nearest)}"
