@@ -3,7 +3,8 @@
 Asked for the *shortest* bridge, documents that only name the *longest* one do not answer, however
 many words the two share; the sentence that matches best is then the best proof that the answer is
 not there. The test is the question's own wording against the sentence: a graded or directional
-word of the question is absent from the sentence, and its opposite is present. The pairs are
+word of the question is absent from the sentence, and its opposite is present (a comparative or
+superlative counting as its plain word: "warmer" is contradicted by "cold"). The pairs are
 English opposites of degree, direction (each compass point excludes the others), order ("first",
 "last"), change and time (the words a question varies to ask something else); nothing about a
 particular corpus. Words that name an event in time ("before", "start", "add") are left out: "what
@@ -47,16 +48,17 @@ def _words(text: str) -> set[str]:
 
 def _plain(word: str) -> str:
     """The word a comparative or superlative is made from, when that word has opposites ("warmer" →
-    "warm", "wettest" → "wet", "wider" → "wide"), else the word itself."""
+    "warm", "wider" → "wide", "hotter" → "hot", "driest" → "dry"), else the word itself."""
     if word in _OPPOSITES:
         return word
-    for ending in ("er", "est"):
-        if word.endswith(ending) and len(word) > len(ending) + 2:
-            stem = word[: -len(ending)]
-            for candidate in (stem, stem + "e", stem[:-1] if stem[-1:] == stem[-2:-1] else "", stem[:-1] + "y"
-                              if stem.endswith("i") else ""):
-                if candidate in _OPPOSITES:
-                    return candidate
+    for ending in ("est", "er"):
+        stem = word.removesuffix(ending)
+        if stem == word or len(stem) < 3:
+            continue
+        doubled = stem[:-1] if stem[-1] == stem[-2] else stem
+        for candidate in (stem, stem + "e", doubled, stem[:-1] + "y"):
+            if candidate in _OPPOSITES:
+                return candidate
     return word
 
 
@@ -72,6 +74,6 @@ def opposed(question: str, sentence: str) -> tuple[str, str] | None:
     for word in sorted(asked - said):
         if any(other.startswith(word) or other.startswith(_plain(word)) for other in said):
             continue
-        if found := sorted(set(_OPPOSITES.get(_plain(word), frozenset())) & set(plain_said) - plain_asked):
+        if found := sorted(_OPPOSITES.get(_plain(word), frozenset()) & plain_said.keys() - plain_asked):
             return word, plain_said[found[0]]
     return None
