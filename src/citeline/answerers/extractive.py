@@ -604,7 +604,7 @@ class ExtractiveAnswerer(Answerer):
         # The sentence handing over to the example shown ("Set `ignore-vcs` to `true` to disable this
         # behavior:") comes right before it: the last point, or the lead with the example after it.
         example_after_lead = shown is not None and (intro == lead or intro in used)
-        if intro in points:  # None when no example is shown
+        if intro in points:  # (intro is None when no example is shown)
             points.remove(intro)
             points.append(intro)
         bullets = [(i, 0) for i in items[lead]]

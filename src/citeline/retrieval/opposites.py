@@ -72,8 +72,9 @@ def opposed(question: str, sentence: str) -> tuple[str, str] | None:
     plain_asked = {_plain(w) for w in asked}
     plain_said = {_plain(w): w for w in sorted(said)}
     for word in sorted(asked - said):
-        if any(other.startswith(word) or other.startswith(_plain(word)) for other in said):
+        plain = _plain(word)
+        if any(other.startswith((word, plain)) for other in said):
             continue
-        if found := sorted(_OPPOSITES.get(_plain(word), frozenset()) & plain_said.keys() - plain_asked):
+        if found := sorted(_OPPOSITES.get(plain, frozenset()) & plain_said.keys() - plain_asked):
             return word, plain_said[found[0]]
     return None
