@@ -419,6 +419,28 @@ def test_corpus_version_is_shared_by_every_connection(store: Store, request: pyt
         other.close()
 
 
+def test_centroid_is_the_mean_of_the_owners_vectors_and_follows_changes(store: Store) -> None:
+    def centroid(owner: str) -> tuple[npt.NDArray[np.float32], int]:
+        found = store.centroid(owner)
+        assert found is not None
+        return found.vector, found.passages
+
+    assert store.centroid("alice") is None  # no passages yet
+    add(store, "a", ["one", "two"], slots=[0, 1])
+    add(store, "b", ["three"], owner="bob", slots=[2])  # another owner's vector never counts
+    vector, passages = centroid("alice")
+    assert passages == 2 and np.allclose(vector, (basis(0) + basis(1)) / 2, atol=1e-6)
+    add(store, "c", ["four", "five"], slots=[0, 3])
+    vector, passages = centroid("alice")
+    assert passages == 4 and np.allclose(vector, (2 * basis(0) + basis(1) + basis(3)) / 4, atol=1e-6)
+    store.delete_document("alice", "a")
+    vector, passages = centroid("alice")
+    assert passages == 2 and np.allclose(vector, (basis(0) + basis(3)) / 2, atol=1e-6)
+    assert centroid("bob")[1] == 1 and np.allclose(centroid("bob")[0], basis(2), atol=1e-6)
+    store.delete_document("alice", "c")
+    assert store.centroid("alice") is None
+
+
 def test_kv(store: Store) -> None:
     assert store.kv_get("ns", "k") is None
     store.kv_put("ns", "k", "v1")

@@ -9,6 +9,7 @@ import pytest
 import citeline.evaluation.fit as fit_module
 from citeline.evaluation.fit import balanced, leave_one_corpus_out, nested_selection, outcome, select_features
 from citeline.retrieval.answerability import (
+    EMBEDDER_RELATIVE,
     EMBEDDER_SCALE,
     FEATURES,
     GATE_CANDIDATES,
@@ -45,6 +46,26 @@ def test_a_fitted_model_separates_what_its_signal_separates() -> None:
     assert 0.0 < model.probability({"coverage_passage": 0.5}) < 1.0
     again = AnswerabilityModel.from_json(model.to_json())
     assert again.probability({"coverage_passage": 0.7}) == model.probability({"coverage_passage": 0.7})
+
+
+def test_a_signal_the_run_could_not_measure_counts_as_typical() -> None:
+    rows = [{"coverage_passage": c, "dense_lift": d} for c, d in ((0.9, 0.6), (0.8, 0.5), (0.1, 0.2), (0.2, 0.3))]
+    model = fit(rows, [1, 1, 0, 0], features=["coverage_passage", "dense_lift"])
+    typical = model.mean[model.features.index("dense_lift")]
+    assert model.probability({"coverage_passage": 0.5}) == model.probability(
+        {"coverage_passage": 0.5, "dense_lift": typical})
+    assert model.probability({"coverage_passage": 0.5}) != model.probability({"coverage_passage": 0.5, "dense_lift": 0.0})
+
+
+def test_embedder_relative_signals_count_only_under_the_embedder_the_model_was_fitted_with() -> None:
+    rows = [{"coverage_passage": c, "dense_lift": d} for c, d in ((0.9, 0.6), (0.8, 0.5), (0.1, 0.2), (0.2, 0.3))]
+    model = fit(rows, [1, 1, 0, 0], features=["coverage_passage", "dense_lift"], provenance={"embedder": "minilm-onnx"})
+    assert set(GATE_CANDIDATES) >= EMBEDDER_RELATIVE
+    values = {"coverage_passage": 0.5, "dense_lift": 0.1}
+    assert model.probability(values, "minilm-onnx") == model.probability(values) < model.probability(
+        {"coverage_passage": 0.5})
+    # Under another embedder the lift reads on another scale: it counts as typical.
+    assert model.probability(values, "e5-multilingual") == model.probability({"coverage_passage": 0.5})
 
 
 def test_every_corpus_weighs_the_same_whatever_its_size() -> None:

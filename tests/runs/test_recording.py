@@ -51,6 +51,8 @@ def test_a_run_is_recorded_with_its_model_and_tool_io_and_replays_identically(
     searches = [e for e in exchanges if e["kind"] == "retrieval"]
     assert searches[0]["request"]["query"] == "default timeout"  # type: ignore[index]
     assert "5 seconds" in searches[0]["response"]["passages"][0]["text"]  # type: ignore[index]
+    # What the answerer's gate reads from a search is on record too: the query's corpus background.
+    assert 0.0 < searches[0]["response"]["background"] < 1.0  # type: ignore[index,operator]
     assert any(e["kind"] == "tool" and e["response"]["output"]["results"] for e in exchanges)  # type: ignore[index]
     assert end["status"] == "complete" and end["result"]["answer"] == result.answer  # type: ignore[index]
 

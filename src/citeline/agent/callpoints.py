@@ -148,9 +148,10 @@ _STOP = _codec(lambda reason: {"stop": reason.value if reason else None},
 _TOOL = _codec(lambda output: {"output": output}, lambda data: dict(data["output"]))
 _SEARCH = _codec(
     lambda outcome: {"passages": [p.to_json() for p in outcome.passages], "cached": outcome.cached,
-                     "elapsed_ms": outcome.elapsed_ms},
+                     "elapsed_ms": outcome.elapsed_ms, "background": outcome.background},
     lambda data: SearchOutcome(str(data.get("query", "")), [Passage.from_json(p) for p in data["passages"]],
-                               float(data.get("elapsed_ms", 0.0)), cached=bool(data.get("cached"))),
+                               float(data.get("elapsed_ms", 0.0)), cached=bool(data.get("cached")),
+                               background=data.get("background")),
 )
 _OPEN = _codec(lambda passage: {"passage": passage.to_json() if passage is not None else None},
                lambda data: Passage.from_json(data["passage"]) if data.get("passage") else None)

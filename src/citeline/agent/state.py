@@ -33,6 +33,7 @@ class SearchRecord:
     query: str
     passages: list[Passage]
     cached: bool = False
+    background: float | None = None  # the query's mean similarity to the whole corpus, when known
 
 
 @dataclass

@@ -27,7 +27,7 @@ from citeline.agent.actions import Action, FinalAnswer, ToolCall
 from citeline.agent.answerer import Answerer, register_answerer
 from citeline.agent.exits import DECLINE_MESSAGE
 from citeline.agent.planning import split_parts
-from citeline.agent.state import RunState
+from citeline.agent.state import RunState, SearchRecord
 from citeline.answerers.injection import is_instruction
 from citeline.answerers.layout import (
     INTRODUCES,
@@ -249,7 +249,7 @@ class ExtractiveAnswerer(Answerer):
         model = shipped_model() if gate == "model" else None
         if model is None:
             return ranking.features["coverage_passage"] >= self.settings.answerer.answer_threshold, None
-        probability = model.probability(ranking.features)
+        probability = model.probability(ranking.features, self.embedder.name)
         return probability >= model.threshold, round(probability, 4)
 
     def _lead_model(self) -> AnswerabilityModel | None:
@@ -393,6 +393,9 @@ class ExtractiveAnswerer(Answerer):
         asking = parts[0] if len(parts) > 1 else focus.text
         unstated = _value_unstated(units, evidence, answer_type, asked_attribute(asking))
         ranking.features["value_unstated"] = float(unstated)
+        lift = dense_lift(run.searches)
+        if lift is not None:
+            ranking.features["dense_lift"] = round(lift, 4)
         if self.settings.answerer.record_signals:
             ranking.recorded = [{"text": units[i].text, "signals": {k: round(float(v[i]), 4) for k, v in signals.items()}}
                                 for i in prose]
@@ -861,6 +864,19 @@ def _search_scores(run: RunState, fallback_query: str) -> dict[tuple[str, str], 
             key = (passage.document_id, passage.chunk_id)
             best[key] = max(best.get(key, 0.0), weight * passage.score)
     return best
+
+
+def dense_lift(searches: Sequence[SearchRecord]) -> float | None:
+    """How far the best passage stands out from the corpus as a whole, over the searches whose
+    background is known: (best similarity − the query's mean similarity to the corpus) / (1 − that
+    mean). On a corpus all about one topic every passage is fairly close to a question on it; a
+    passage that answers it stands out further. As a share of the room above the mean it reads the
+    same for an embedder whose unrelated texts sit near 0.1 and one whose sit near 0.8."""
+    lifts = [(best - record.background) / (1.0 - record.background)
+             for record in searches if record.background is not None and record.background < 1.0
+             for best in [max((p.dense_score for p in record.passages if p.dense_score is not None), default=None)]
+             if best is not None]
+    return max(lifts, default=None)
 
 
 def key_term_query(question: str) -> str:

@@ -38,6 +38,7 @@ from citeline.index.ranking import (
     trim_lexical,
 )
 from citeline.index.store import (
+    Centroid,
     DocumentRecord,
     Passage,
     ReindexRow,
@@ -180,6 +181,8 @@ class PostgresStore(Store):
         )
         self._common = _CommonLexemes()
         self._dim: int | None = None  # width of chunks.embedding; changes only with the embedder
+        # owner -> (corpus version, mean vector); a benign race at worst computes one twice
+        self._centroids: dict[str, tuple[int, Centroid | None]] = {}
 
     @property
     def conninfo(self) -> str:
@@ -485,6 +488,19 @@ class PostgresStore(Store):
             "SELECT COALESCE(SUM(chunk_count), 0) FROM documents WHERE owner = %s", (request.owner,)
         ).fetchone()
         return row is not None and int(row[0]) >= request.ann_min_chunks
+
+    def centroid(self, owner: str) -> Centroid | None:
+        """pgvector's `AVG` over the owner's vectors, kept until the corpus changes: it reads every one."""
+        version = self.corpus_version()
+        cached = self._centroids.get(owner)
+        if cached is not None and cached[0] == version:
+            return cached[1]
+        with self._conn() as conn:
+            row = conn.execute("SELECT AVG(embedding), COUNT(*) FROM chunks WHERE owner = %s", (owner,)).fetchone()
+        centroid = (Centroid(row[0].to_numpy().astype(np.float32), int(row[1]))
+                    if row is not None and row[0] is not None else None)
+        self._centroids[owner] = (version, centroid)
+        return centroid
 
     def search(self, request: SearchRequest) -> list[Passage]:
         """`tsvector` ranking and pgvector HNSW candidates, fused by reciprocal rank, within the owner

@@ -40,6 +40,7 @@ from citeline.index.ranking import (
     trim_lexical,
 )
 from citeline.index.store import (
+    Centroid,
     DocumentRecord,
     Exported,
     Passage,
@@ -90,6 +91,7 @@ CREATE TABLE IF NOT EXISTS reindex_vectors (
 );
 """
 _MMAP_BYTES = 1 << 30
+_CENTROID_BATCH = 4096  # vectors summed at a time: 6 MB at 384 dimensions
 _CACHE_KIB = 64 * 1024
 _FILTER_KEY = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 _PROBE_NS = "health"
@@ -137,6 +139,7 @@ class SQLiteStore(Store):
         self._ann: ann.AnnIndexes | None = None
         self._ann_checked = False
         self._sizes: dict[str, tuple[int, int]] = {}  # owner -> (corpus version, chunks)
+        self._centroids: dict[str, tuple[int, Centroid | None]] = {}  # owner -> (corpus version, centroid)
         self._phrase_counts: dict[tuple[str, int], int] = {}  # (phrase, cap) -> rows, up to cap + 1
         self._phrase_counts_version = -1
         self._sole_owner: tuple[int, str | None] = (-1, None)  # (corpus version, the only owner or None)
@@ -515,6 +518,30 @@ class SQLiteStore(Store):
                 del self._matrices[stale]
             self._matrices[key] = (rowids, matrix)
         return rowids, matrix
+
+    def centroid(self, owner: str) -> Centroid | None:
+        """The mean of the owner's vectors, summed in batches (an owner searched through the ANN graph
+        never loads its whole matrix) and kept until the corpus changes."""
+        version = self.corpus_version()
+        with self._matrix_lock:
+            cached = self._centroids.get(owner)
+            if cached is not None and cached[0] == version:
+                return cached[1]
+        total: npt.NDArray[np.float64] | None = None
+        count = 0
+        try:
+            cursor = self._conn().execute("SELECT embedding FROM chunks WHERE owner = ?", (owner,))
+            while rows := cursor.fetchmany(_CENTROID_BATCH):
+                block = np.frombuffer(b"".join(row[0] for row in rows), dtype=np.float32).reshape(len(rows), -1)
+                summed = block.sum(axis=0, dtype=np.float64)
+                total = summed if total is None else total + summed
+                count += len(rows)
+        except sqlite3.Error as exc:
+            raise RetrievalError(f"reading the corpus's vectors failed: {exc.__class__.__name__}") from exc
+        centroid = Centroid((total / count).astype(np.float32), count) if total is not None else None
+        with self._matrix_lock:
+            self._centroids[owner] = (version, centroid)
+        return centroid
 
     def _dense(
         self, request: SearchRequest, limit: int, allowed: set[int] | None

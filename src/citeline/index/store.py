@@ -10,7 +10,7 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -86,6 +86,13 @@ class Passage:
         """The passage `to_json` wrote down."""
         fields = {key: value for key, value in data.items() if key != "blocks"}
         return cls(**fields, blocks=tuple(ChunkBlock.from_json(block) for block in data.get("blocks") or []))
+
+
+class Centroid(NamedTuple):
+    """The mean of an owner's passage vectors (`Store.centroid`) and how many went into it."""
+
+    vector: npt.NDArray[np.float32]
+    passages: int
 
 
 @dataclass(frozen=True)
@@ -215,6 +222,13 @@ class Store(ABC):
     @abstractmethod
     def get_passage(self, owner: str, document_id: str | None, chunk_id: str) -> Passage | None:
         """One of the owner's chunks as a passage, or None."""
+
+    @abstractmethod
+    def centroid(self, owner: str) -> Centroid | None:
+        """The mean of the owner's passage vectors and how many there are, or None while the owner has
+        none. A query vector's dot product with the mean is the query's mean similarity to the whole
+        corpus: the level a passage that truly matches stands out from, whatever the corpus or the
+        embedder."""
 
     @abstractmethod
     def search(self, request: SearchRequest) -> list[Passage]:

@@ -45,6 +45,7 @@ FEATURES: tuple[str, ...] = (
     "lead_type",  # 1 when that sentence holds the kind of value asked for (or none is asked)
     "lead_probability",  # the lead model's probability that that sentence holds the answer (0 without one)
     "value_unstated",  # 1 when the question asks a value of a named thing no evidence sentence states with it
+    "dense_lift",  # how far the best passage's cosine stands above the question's mean cosine to the corpus
 )
 
 # Signals on the embedder's own scale: a cosine of 0.6 is close for one embedder and far for another
@@ -55,6 +56,13 @@ EMBEDDER_SCALE: frozenset[str] = frozenset({"dense_top", "dense_margin", "lead_s
 # set's scene-setting questions, but forward selection then dropped every coverage signal, and on
 # tiny corpora a near miss was answered ("the maximum WebSocket message size in kilobytes").
 RECORDED_ONLY: frozenset[str] = frozenset({"rare_missing_focus"})
+# Signals the embedder measures but on a scale of its own making: `dense_lift` is the best passage's
+# share of the room above the question's mean similarity to the corpus. Measured on four sets under the
+# bundled embedder and under multilingual E5 (whose unrelated texts sit near 0.8, not near 0.1), the
+# raw best cosine's medians differ by 0.2-0.25 between the two, the lift's by about 0.1, separating
+# answerable from unanswerable as well under either. They are offered to the gate, which uses them
+# only under the embedder it was fitted with; under another they count as typical.
+EMBEDDER_RELATIVE: frozenset[str] = frozenset({"dense_lift"})
 GATE_CANDIDATES: tuple[str, ...] = tuple(name for name in FEATURES
                                          if name not in EMBEDDER_SCALE and name not in RECORDED_ONLY)
 
@@ -73,9 +81,14 @@ class AnswerabilityModel:
     threshold: float = 0.5
     provenance: dict[str, Any] = field(default_factory=dict)
 
-    def probability(self, values: Mapping[str, float]) -> float:
-        """P(the evidence answers the question) for one question's features."""
-        z = sum(w * (float(values.get(name, 0.0)) - m) / s
+    def probability(self, values: Mapping[str, float], embedder: str | None = None) -> float:
+        """P(the evidence answers the question) for one question's features, measured with `embedder`
+        (when the model was fitted under another, its embedder-relative signals count as typical)."""
+        fitted_under = self.provenance.get("embedder")
+        if embedder is not None and fitted_under is not None and embedder != fitted_under:
+            values = {name: value for name, value in values.items() if name not in EMBEDDER_RELATIVE}
+        # A signal the run could not measure (a search without its corpus background) counts as typical.
+        z = sum(w * (float(values.get(name, m)) - m) / s
                 for name, m, s, w in zip(self.features, self.mean, self.scale, self.weights, strict=True))
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z + self.bias))))
 

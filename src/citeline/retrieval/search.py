@@ -14,7 +14,7 @@ import numpy as np
 from citeline.config import Settings
 from citeline.errors import CitelineError, RetrievalError
 from citeline.index.embedder import Embedder, check_identity, embed_queries
-from citeline.index.store import Passage, SearchRequest, Store
+from citeline.index.store import Centroid, Passage, SearchRequest, Store
 from citeline.retrieval.cache import Cache
 
 
@@ -28,6 +28,9 @@ class SearchOutcome:
     elapsed_ms: float
     cached: bool = False
     query_vector: list[float] = field(default_factory=list)
+    # The query's mean similarity to the owner's other passages than its best match (None when
+    # unknown): how high the best passage's similarity must stand to mean a match, not the topic.
+    background: float | None = None
 
 
 class Retriever:
@@ -57,7 +60,7 @@ class Retriever:
             "filters": dict(filters or {}), "pool": self.settings.retrieval.candidate_pool,
             "rrf_k": self.settings.retrieval.rrf_k, "embedder": self.embedder.name,
             "ann": self.settings.retrieval.ann_min_chunks,
-            "corpus": self.store.corpus_version(),
+            "corpus": self.store.corpus_version(), "format": 2,  # 2: the background is cached too
         }
         return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
@@ -81,8 +84,10 @@ class Retriever:
         if self.cache is not None and not with_vector:
             hit = self.cache.get("retrieval", key)
             if hit is not None:
-                passages = [Passage.from_json(item) for item in json.loads(hit)]
-                return SearchOutcome(query, passages, (time.perf_counter() - started) * 1000, cached=True)
+                stored = json.loads(hit)
+                passages = [Passage.from_json(item) for item in stored["passages"]]
+                return SearchOutcome(query, passages, (time.perf_counter() - started) * 1000, cached=True,
+                                     background=stored["background"])
         self.check_embedder()
         try:
             vector = embed_queries(self.embedder, [query])[0]
@@ -93,15 +98,17 @@ class Retriever:
                     rrf_k=self.settings.retrieval.rrf_k, ann_min_chunks=self.settings.retrieval.ann_min_chunks,
                 )
             )
+            background = _background(vector, self.store.centroid(owner), passages)
         except CitelineError:
             raise
         except Exception as exc:  # an engine bug must still end as RETRIEVAL_ERROR, not a crash
             raise RetrievalError(f"search failed: {exc.__class__.__name__}") from exc
         if self.cache is not None and passages:  # empty results are never cached
-            self.cache.put("retrieval", key, json.dumps([p.to_json() for p in passages]))
+            self.cache.put("retrieval", key, json.dumps({"passages": [p.to_json() for p in passages],
+                                                         "background": background}))
         return SearchOutcome(
             query, passages, (time.perf_counter() - started) * 1000,
-            query_vector=np.round(vector, 6).tolist() if with_vector else [],
+            query_vector=np.round(vector, 6).tolist() if with_vector else [], background=background,
         )
 
     def open(self, owner: str, document_id: str | None, chunk_id: str) -> Passage | None:
@@ -112,6 +119,19 @@ class Retriever:
             raise
         except Exception as exc:
             raise RetrievalError(f"open failed: {exc.__class__.__name__}") from exc
+
+
+def _background(vector: Sequence[float], centroid: Centroid | None, passages: Sequence[Passage]) -> float | None:
+    """The query's mean similarity to the corpus's passages other than its best match, or None with
+    fewer than two: in a corpus of three passages the best match is a third of the plain mean, and
+    would make itself look ordinary."""
+    if centroid is None or centroid.passages < 2:
+        return None
+    best = max((p.dense_score for p in passages if p.dense_score is not None), default=None)
+    total = float(np.dot(vector, centroid.vector)) * centroid.passages
+    if best is None:
+        return total / centroid.passages
+    return (total - best) / (centroid.passages - 1)
 
 
 def retrieval_payload(outcome: SearchOutcome) -> dict[str, Any]:

@@ -1,0 +1,30 @@
+"""Signals the extractive answerer computes from the searches themselves."""
+
+from __future__ import annotations
+
+import pytest
+
+from citeline.agent.state import SearchRecord
+from citeline.answerers.extractive import dense_lift
+from citeline.index.store import Passage
+
+
+def _passage(chunk_id: str, dense: float | None) -> Passage:
+    return Passage(chunk_id=chunk_id, document_id="d", document_name="D", source="/d.md", chunk_index=0,
+                   text="text", section=None, page=None, start=0, end=4, score=0.5, dense_score=dense)
+
+
+def test_lift_is_the_best_passages_share_of_the_room_above_the_corpus_mean() -> None:
+    on_topic = SearchRecord("q", [_passage("a", 0.7), _passage("b", 0.9), _passage("c", None)], background=0.5)
+    assert dense_lift([on_topic]) == pytest.approx((0.9 - 0.5) / (1 - 0.5))
+    # The same best similarity over a corpus far from the question stands out further.
+    off_topic = SearchRecord("q", [_passage("b", 0.9)], background=0.1)
+    assert dense_lift([off_topic]) > dense_lift([on_topic])  # type: ignore[operator]
+    # The run's lift is its best search's.
+    assert dense_lift([on_topic, off_topic]) == dense_lift([off_topic])
+
+
+def test_lift_is_unknown_without_a_background_or_a_dense_match() -> None:
+    assert dense_lift([SearchRecord("q", [_passage("a", 0.9)])]) is None
+    assert dense_lift([SearchRecord("q", [_passage("a", None)], background=0.3)]) is None
+    assert dense_lift([]) is None
