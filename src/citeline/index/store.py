@@ -223,12 +223,12 @@ class Store(ABC):
     def get_passage(self, owner: str, document_id: str | None, chunk_id: str) -> Passage | None:
         """One of the owner's chunks as a passage, or None."""
 
-    @abstractmethod
     def centroid(self, owner: str) -> Centroid | None:
         """The mean of the owner's passage vectors and how many there are, or None while the owner has
         none. A query vector's dot product with the mean is the query's mean similarity to the whole
         corpus: the level a passage that truly matches stands out from, whatever the corpus or the
-        embedder."""
+        embedder. An engine that cannot tell returns None; the answerer then does without."""
+        return None
 
     @abstractmethod
     def search(self, request: SearchRequest) -> list[Passage]:
