@@ -33,7 +33,7 @@ class SearchRecord:
     query: str
     passages: list[Passage]
     cached: bool = False
-    background: float | None = None  # the query's mean similarity to the whole corpus, when known
+    background: float | None = None  # the query's mean similarity to the corpus's other passages, if known
 
 
 @dataclass

@@ -867,15 +867,17 @@ def _search_scores(run: RunState, fallback_query: str) -> dict[tuple[str, str], 
 
 
 def dense_lift(searches: Sequence[SearchRecord]) -> float | None:
-    """How far the best passage stands out from the corpus as a whole, over the searches whose
-    background is known: (best similarity − the query's mean similarity to the corpus) / (1 − that
-    mean). On a corpus all about one topic every passage is fairly close to a question on it; a
-    passage that answers it stands out further. As a share of the room above the mean it reads the
-    same for an embedder whose unrelated texts sit near 0.1 and one whose sit near 0.8."""
-    lifts = [(best - record.background) / (1.0 - record.background)
-             for record in searches if record.background is not None and record.background < 1.0
-             for best in [max((p.dense_score for p in record.passages if p.dense_score is not None), default=None)]
-             if best is not None]
+    """How far the best passage stands out from the rest of the corpus, over the searches whose
+    background is known: (best similarity − background) / (1 − background), the background being the
+    query's mean similarity to the corpus's other passages. On a corpus all about one topic every
+    passage is fairly close to a question on it; a passage that answers it stands out further. As a
+    share of the room above the background it reads far more alike under embedders of different
+    scales than a raw cosine does (see `answerability.EMBEDDER_RELATIVE`)."""
+    lifts = []
+    for record in searches:
+        scores = [p.dense_score for p in record.passages if p.dense_score is not None]
+        if record.background is not None and record.background < 1.0 and scores:
+            lifts.append((max(scores) - record.background) / (1.0 - record.background))
     return max(lifts, default=None)
 
 

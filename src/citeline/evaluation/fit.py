@@ -38,6 +38,9 @@ from citeline.retrieval.answerability import (
 from citeline.retrieval.lead import LEAD_MODEL_FILE, LEAD_SIGNALS, Question, fit_ranker, lead_shares
 
 Row = dict[str, Any]
+# The embedder the sets are answered with: the bundled default, which most users keep. The model
+# records it, and uses its embedder-relative signals under that embedder only.
+FIT_EMBEDDER = "minilm-onnx"
 
 
 def collect(suites: Sequence[Path], details: Path, home: Path,
@@ -202,10 +205,6 @@ def balanced(report: Mapping[str, Mapping[str, float]]) -> float:
 # four, Flask and Hatch), with the signal selected there: 0.1/0.15/0.2/0.25 gave 0.682/0.743/0.735/0.735;
 # with every signal: 0.05/0.08/0.1/0.12/0.15/0.2/0.25 gave 0.678/0.744/0.768/0.770/0.782/0.771/0.768.
 DECLINE_BUDGET = 0.15
-
-# The embedder the sets are answered with: the bundled default, which most users keep. The model
-# records it, and uses its embedder-relative signals under that embedder only.
-FIT_EMBEDDER = "minilm-onnx"
 
 
 # How many signal sets forward selection carries from one step to the next. Greedy selection (one)
