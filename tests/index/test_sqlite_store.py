@@ -3,7 +3,9 @@
 from pathlib import Path
 
 import numpy as np
+import pytest
 
+import citeline.index.sqlite as sqlite_engine
 from citeline.app import Citeline
 from citeline.config import Settings
 from citeline.documents.models import Chunk
@@ -117,3 +119,19 @@ def test_a_stale_sole_owner_hint_never_lets_another_owners_rows_in(tmp_path: Pat
     store._sole_owner = (-1, None)
     assert _lexical_ids(store, "alice", "retry") == hits
     assert _lexical_ids(store, "bob", "retry") == ["b-c0"]
+
+
+def test_a_large_owners_centroid_is_a_sample_close_to_the_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sqlite_engine, "_CENTROID_SAMPLE", 100)  # stands in for 20,000 of a real index
+    rng = np.random.default_rng(7)
+    vectors = rng.standard_normal((1000, 16)).astype(np.float32) + 0.5  # a shared direction, as a topic gives
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    store = _store(tmp_path)
+    for start in range(0, 1000, 250):  # four documents, as ingest writes them
+        _add(store, "alice", f"d{start}", [f"t{i}" for i in range(250)], vectors[start:start + 250])
+    centroid = store.centroid("alice")
+    assert centroid is not None and centroid.passages == 1000  # the count is exact
+    whole = vectors.mean(axis=0)
+    assert not np.allclose(centroid.vector, whole, atol=1e-6)  # a sample was read, not every vector
+    query = vectors[0]
+    assert abs(float(query @ centroid.vector) - float(query @ whole)) < 0.03
