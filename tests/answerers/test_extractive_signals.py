@@ -6,6 +6,7 @@ import pytest
 
 from citeline.agent.state import SearchRecord
 from citeline.answerers.extractive import dense_lift
+from citeline.app import Citeline
 from citeline.index.store import Passage
 
 
@@ -28,3 +29,14 @@ def test_lift_is_unknown_without_a_background_or_a_dense_match() -> None:
     assert dense_lift([SearchRecord("q", [_passage("a", 0.9)])]) is None
     assert dense_lift([SearchRecord("q", [_passage("a", None)], background=0.3)]) is None
     assert dense_lift([]) is None
+
+
+def test_the_gate_reads_the_lift_of_the_searches_the_run_made(app: Citeline) -> None:
+    result = app.ask("What is the default timeout?")
+    features = next(e for e in result.trace if e.type == "validation").data["decision"]["features"]
+    queries = [e.data["input"]["query"] for e in result.trace
+               if e.type == "tool_call" and e.data["tool"] == "search_docs"]
+    searches = [app.search(query, top_k=8) for query in queries]
+    expected = dense_lift([SearchRecord(s.query, s.passages, background=s.background) for s in searches])
+    assert expected is not None and 0.0 < expected <= 1.0
+    assert features["dense_lift"] == pytest.approx(expected, abs=1e-4)

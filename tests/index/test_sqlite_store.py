@@ -135,3 +135,18 @@ def test_a_large_owners_centroid_is_a_sample_close_to_the_whole(tmp_path: Path, 
     assert not np.allclose(centroid.vector, whole, atol=1e-6)  # a sample was read, not every vector
     query = vectors[0]
     assert abs(float(query @ centroid.vector) - float(query @ whole)) < 0.03
+
+
+def test_the_centroid_from_the_loaded_matrix_equals_the_one_read_from_the_file(tmp_path: Path) -> None:
+    rng = np.random.default_rng(3)
+    vectors = rng.standard_normal((40, 8)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    _add(_store(tmp_path), "alice", "a", [f"t{i}" for i in range(40)], vectors)
+    read = _store(tmp_path).centroid("alice")  # a fresh engine: nothing in memory yet
+    searched = _store(tmp_path)
+    searched.search(SearchRequest("alice", "", vectors[0]))  # exact dense search loads the matrix
+    assert searched._matrices, "the dense search should have loaded the owner's matrix"
+    from_matrix = searched.centroid("alice")
+    assert read is not None and from_matrix is not None and read.passages == from_matrix.passages == 40
+    assert np.allclose(read.vector, from_matrix.vector, atol=1e-6)
+    assert np.allclose(read.vector, vectors.mean(axis=0), atol=1e-6)

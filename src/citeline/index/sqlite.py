@@ -525,12 +525,17 @@ class SQLiteStore(Store):
         vectors it is the mean of a fixed hash-chosen sample of that many (200,000 vectors took 0.5 s
         to read, once after every write; the sample's mean similarity to a query is within about
         0.001 of the whole's), summed in batches so an owner searched through the ANN graph never
-        loads its whole matrix."""
+        loads its whole matrix; taken from the matrix instead when exact search has loaded it."""
         version = self.corpus_version()
         with self._matrix_lock:
             cached = self._centroids.get(owner)
             if cached is not None and cached[0] == version:
                 return cached[1]
+            loaded = self._matrices.get((owner, version))
+        if loaded is not None and len(loaded[0]):  # exact search already holds every vector in memory
+            return self._keep_centroid(owner, version,
+                                       Centroid(loaded[1].mean(axis=0, dtype=np.float64).astype(np.float32),
+                                                len(loaded[0])))
         total: npt.NDArray[np.float64] | None = None
         sampled = 0
         try:
@@ -548,7 +553,10 @@ class SQLiteStore(Store):
                 sampled += len(rows)
         except sqlite3.Error as exc:
             raise RetrievalError(f"reading the corpus's vectors failed: {exc.__class__.__name__}") from exc
-        centroid = Centroid((total / sampled).astype(np.float32), count) if total is not None else None
+        return self._keep_centroid(owner, version,
+                                   Centroid((total / sampled).astype(np.float32), count) if total is not None else None)
+
+    def _keep_centroid(self, owner: str, version: int, centroid: Centroid | None) -> Centroid | None:
         with self._matrix_lock:
             self._centroids[owner] = (version, centroid)
         return centroid

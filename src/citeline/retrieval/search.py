@@ -127,11 +127,9 @@ def _background(vector: Sequence[float], centroid: Centroid | None, passages: Se
     would make itself look ordinary."""
     if centroid is None or centroid.passages < 2:
         return None
+    mean = float(np.dot(vector, centroid.vector))
     best = max((p.dense_score for p in passages if p.dense_score is not None), default=None)
-    total = float(np.dot(vector, centroid.vector)) * centroid.passages
-    if best is None:
-        return total / centroid.passages
-    return (total - best) / (centroid.passages - 1)
+    return mean if best is None else (mean * centroid.passages - best) / (centroid.passages - 1)
 
 
 def retrieval_payload(outcome: SearchOutcome) -> dict[str, Any]:
