@@ -48,9 +48,30 @@ def test_two_sets_in_one_call_each_against_its_own_corpus(tmp_path: Path) -> Non
         assert report["n"] == 2
         assert report["answer_accuracy"] == 1.0 and report["unanswerable_declined"] == 1.0
         assert report["lead_accuracy"] == 1.0 and report["markup_in_answers"] == 0.0
+        assert report["answer_read"] == 1.0
         assert report["answer_words_p50"] > 0 and report["latency_ms"]["p50"] > 0
     rows = [json.loads(line) for line in (details / "a.jsonl").read_text().splitlines()]
     assert [r["id"] for r in rows] == ["t", "r"] and rows[0]["correct"] and rows[1]["exit_reason"] == "INSUFFICIENT_CONTEXT"
+    assert rows[0]["read"] and not rows[1]["read"]
+
+
+def test_an_answer_the_documents_never_state_is_found_but_not_read(tmp_path: Path) -> None:
+    # The right page comes back (a hit), but the value the QA set expects is not on it: the
+    # figures tell "not read" apart from "read but left out of the answer".
+    corpus = write_corpus(tmp_path / "t-docs", TIMEOUTS)
+    qa = _qa(tmp_path / "t-qa.jsonl",
+             {"id": "t", "question": "What is the default timeout?", "answerable": True,
+              "answers": ["5 seconds"], "sources": ["timeouts.md"]},
+             {"id": "w", "question": "What is the default timeout?", "answerable": True,
+              "answers": ["7 seconds"], "sources": ["timeouts.md"]})
+    details = tmp_path / "t.jsonl"
+    done = _run(tmp_path / "home", str(qa), "--corpus", str(corpus), "--json", "--details", str(details))
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["retrieval_hit_at_k"] == 1.0
+    assert report["answer_read"] == 0.5 and report["answer_accuracy"] == 0.5
+    rows = {r["id"]: r for r in map(json.loads, details.read_text().splitlines())}
+    assert rows["t"]["read"] and not rows["w"]["read"] and rows["w"]["retrieval_hit"]
 
 
 def test_suite_folders_are_discovered_and_the_table_written(tmp_path: Path) -> None:
@@ -66,7 +87,8 @@ def test_suite_folders_are_discovered_and_the_table_written(tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("| set |")  # piped output is the Markdown table, not a wrapped box
     lines = table.read_text().splitlines()
-    assert lines[0].startswith("| set | n | hit@k | answer | lead |") and lines[2].startswith("| harbor | 1 | 1.000")
+    assert lines[0].startswith("| set | n | hit@k | read | answer | lead |")
+    assert lines[2].startswith("| harbor | 1 | 1.000 | 1.000 | 1.000")
     assert lines[3].startswith("| timeouts | 1 | 1.000")
 
 

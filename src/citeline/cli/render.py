@@ -237,7 +237,8 @@ def stream_answer(citeline: Citeline, question: str, *, model: str | None, owner
 
 # The columns of the eval table: (heading, metric key, how to show the value).
 EVAL_COLUMNS: tuple[tuple[str, str, str], ...] = (
-    ("n", "n", "d"), ("hit@k", "retrieval_hit_at_k", ".3f"), ("answer", "answer_accuracy", ".3f"),
+    ("n", "n", "d"), ("hit@k", "retrieval_hit_at_k", ".3f"), ("read", "answer_read", ".3f"),
+    ("answer", "answer_accuracy", ".3f"),
     ("lead", "lead_accuracy", ".3f"), ("unanswerable declined", "unanswerable_declined", ".3f"),
     ("answerable declined", "answerable_declined", ".3f"), ("verified", "citation_verified_rate", ".3f"),
     ("canary leaks", "canary_leaks", "d"), ("markup", "markup_in_answers", ".3f"),

@@ -151,17 +151,21 @@ class _Tally:
             count["torn_code"] += form.torn_code > 0
             count["repeats"] += form.repeats > 0
         cited = {relative(c.source) for c in result.citations}
-        lead = correct = strict = hit = False
+        lead = correct = strict = hit = read = False
         if item.answerable:
             count["answerable"] += 1
             count["answerable_declined"] += declined
             # A hit is a listed source among the documents retrieved or cited (the QA sets' rule),
             # so retrieval is measured apart from how many passages an answer happens to cite.
             hit = bool((cited | _retrieved_sources(result, relative)) & set(item.sources))
+            # Whether the answer was in what the run read: an answer missed although read is the
+            # composer's miss, one never read the search's or the choice of passages to open.
+            read = any(_contains(text, a) for text in _opened_texts(result, citeline, owner) for a in item.answers)
             correct = not declined and any(_contains(result.answer, a) for a in item.answers)
             strict = not declined and all(_contains(result.answer, a) for a in item.answers)
             lead = not declined and any(_contains(first_sentence(result.answer), a) for a in item.answers)
             count["hits"] += hit
+            count["read"] += read
             count["correct"] += correct
             count["strict"] += strict
             count["lead"] += lead
@@ -172,7 +176,8 @@ class _Tally:
             count["distractor"] += not declined and any(_contains(result.answer, d) for d in item.distractors)
         return {"id": item.id, "answerable": item.answerable, "gold": list(item.answers),
                 "exit_reason": result.exit_reason.value,
-                "correct": correct, "lead": lead, "strict": strict, "retrieval_hit": hit, "answer": result.answer,
+                "correct": correct, "lead": lead, "strict": strict, "retrieval_hit": hit, "read": read,
+                "answer": result.answer,
                 "cited": sorted(cited), "markup": form.markup, "words": form.words, "canaries": leaked,
                 "torn_code": form.torn_code, "repeats": form.repeats, "run_together": form.run_together,
                 "latency_ms": round(latency, 1), "decision": decision_of(result)}
@@ -189,6 +194,7 @@ class _Tally:
         return {
             "n": n,
             "retrieval_hit_at_k": share("hits", "answerable"),
+            "answer_read": share("read", "answerable"),
             "answer_accuracy": share("correct", "answerable"),
             "answer_accuracy_strict": share("strict", "answerable"),
             "lead_accuracy": share("lead", "answerable"),
@@ -249,6 +255,19 @@ def decision_of(result: AgentResult) -> dict[str, Any] | None:
             decision: dict[str, Any] = entry.data["decision"]
             return decision
     return None
+
+
+def _opened_texts(result: AgentResult, citeline: Citeline, owner: str) -> list[str]:
+    """The text of every passage the run opened (from its trace), read back from the index."""
+    texts = []
+    for entry in result.trace:
+        data = entry.data
+        if entry.type == "tool_call" and data.get("tool") == "open_citation" and "citation" in data.get("output", {}):
+            opened = data.get("input", {})
+            passage = citeline.store.get_passage(owner, opened.get("document_id"), str(opened.get("chunk_id", "")))
+            if passage is not None:
+                texts.append(passage.text)
+    return texts
 
 
 def _retrieved_sources(result: AgentResult, relative: Callable[[str], str]) -> set[str]:
