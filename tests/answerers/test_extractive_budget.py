@@ -147,6 +147,25 @@ def test_a_point_exempt_from_the_word_budget_is_kept_past_it() -> None:
     assert exempt_from_budget(units, [0, 1, 2], [], (), "Why does it ask for a login?") == []
 
 
+def test_a_point_the_lead_model_all_but_ties_with_the_lead_is_kept_past_the_budget() -> None:
+    lead = "Other builds " + "were once offered for older systems and " * 6 + "are kept for compatibility."
+    runner_up = "Current releases " + "are built and tested " * 5 + "for 64-bit systems only."
+    units = [Unit(1, "sentence", lead, 0, 1, 0), Unit(2, "sentence", runner_up, 0, 1, 0),
+             Unit(2, "sentence", "Builds are signed.", 0, 1, 1)]
+    relevance = np.array([0.6, 0.5, 0.4])
+    unsure = Ranking(units, relevance, [], [], lead=0, preference=np.array([0.45, 0.35, 0.2]), shares=True)
+    picked = ExtractiveAnswerer.confident(unsure)
+    assert picked == [0, 1, 2]
+    # The budget alone keeps the short, less likely point and drops the runner-up.
+    assert fit_to_budget(units, picked, part_picks=[])[0] == [0, 2]
+    contender = ExtractiveAnswerer.close_contender(unsure, picked)
+    assert contender == 1
+    assert fit_to_budget(units, picked, part_picks=[contender])[0][:2] == [0, 1]
+    # A runner-up well behind the lead is a point like any other.
+    sure = Ranking(units, relevance, [], [], lead=0, preference=np.array([0.7, 0.2, 0.1]), shares=True)
+    assert ExtractiveAnswerer.close_contender(sure, ExtractiveAnswerer.confident(sure)) is None
+
+
 @pytest.mark.parametrize(("said", "shown"), [
     ("To disable this behavior, use the `--private` flag like so:", "To disable this behavior, use the `--private` flag."),
     ("To install a Python distribution, use the `python install` command. For example:",
