@@ -106,3 +106,18 @@ def test_corpus_count_must_match_the_qa_files(tmp_path: Path) -> None:
     qa = _qa(tmp_path / "qa.jsonl", {"question": "q?", "answerable": False})
     done = _run(tmp_path / "home", str(qa), str(qa), "--corpus", str(tmp_path))
     assert done.returncode == 2 and "one --corpus per QA file" in done.stderr
+
+
+def test_a_passage_a_model_opened_by_its_search_rank_counts_as_read(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "t-docs", TIMEOUTS)
+    qa = _qa(tmp_path / "t-qa.jsonl", {"id": "t", "question": "What is the default timeout?", "answerable": True,
+                                       "answers": ["5 seconds"], "sources": ["timeouts.md"]})
+    script = tmp_path / "model.jsonl"
+    turns = [{"type": "tool_call", "tool": "search_docs", "input": {"query": "default timeout"}},
+             {"type": "tool_call", "tool": "open_citation", "input": {"rank": 1}},
+             {"type": "final", "answer": "Requests time out after 5 seconds of network inactivity by default [1]."}]
+    script.write_text("\n".join(json.dumps(t) for t in turns) + "\n", encoding="utf-8")
+    done = _run(tmp_path / "home", str(qa), "--corpus", str(corpus), "--model", f"scripted:{script}", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["answer_read"] == 1.0 and report["answer_accuracy"] == 1.0

@@ -258,12 +258,12 @@ def decision_of(result: AgentResult) -> dict[str, Any] | None:
 
 
 def _opened_texts(result: AgentResult, citeline: Citeline, owner: str) -> list[str]:
-    """The text of every passage the run opened (from its trace), read back from the index."""
+    """The text of every passage the run opened, read back from the index. The ids come from each
+    open's result in the trace: a model may open by search rank rather than by id."""
     texts = []
     for entry in result.trace:
-        data = entry.data
-        if entry.type == "tool_call" and data.get("tool") == "open_citation" and "citation" in data.get("output", {}):
-            opened = data.get("input", {})
+        opened = entry.data.get("output", {})
+        if entry.type == "tool_call" and entry.data.get("tool") == "open_citation" and "citation" in opened:
             passage = citeline.store.get_passage(owner, opened.get("document_id"), str(opened.get("chunk_id", "")))
             if passage is not None:
                 texts.append(passage.text)
