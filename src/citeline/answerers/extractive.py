@@ -586,8 +586,8 @@ class ExtractiveAnswerer(Answerer):
         if not ranking.shares:
             return None
         preference = ranking.preference
-        contender = max((i for i in picked[1:] if i not in ranking.part_picks and not ranking.units[i].is_code),
-                        key=lambda i: preference[i], default=None)
+        # (`confident` never picks code, so every candidate here is prose.)
+        contender = max((i for i in picked[1:] if i not in ranking.part_picks), key=lambda i: preference[i], default=None)
         if contender is None or preference[contender] < _CONTENDER * preference[ranking.lead]:
             return None
         return contender
