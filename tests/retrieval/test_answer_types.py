@@ -30,6 +30,17 @@ def test_value_questions_and_the_values_that_answer_them() -> None:
     assert not holds(name, "Use the native store (e.g., for a proxy) on Python 3.14.")
 
 
+def test_a_digit_inside_a_name_is_not_a_number() -> None:
+    how_many = expected_types("By default how many columns can a table have?")
+    # The digit of "sqlite3_limit" or "Jinja2" is part of a name, not a count.
+    assert not holds(how_many, "The maximum can be lowered using the sqlite3_limit(db, size) interface.")
+    assert not holds(how_many, "Jinja2 templates are rendered by default.")
+    assert holds(how_many, "The default setting for SQLITE_MAX_COLUMN is 2000.")
+    assert holds(how_many, "It is retried three times.")
+    # One letter then digits is itself a value: a paper size, a schema version.
+    assert holds(expected_types("Which paper size is the default?"), "The default will most often be a4.")
+
+
 def test_what_happens_when_nothing_is_chosen_asks_for_the_default() -> None:
     for question in ("If I don't pass --app at all, which module names will the flask command try?",
                      "what compression level does git archive use if you dont give one",

@@ -78,7 +78,9 @@ _DURATION = re.compile(
 _MEASURE = re.compile(
     r"\d(?:[\d,.]*\d)?\s*(?:km|kilomet(?:er|re)s?|m|met(?:er|re)s?|mi|miles?|ft|feet|foot|cm|mm|inch(?:es)?|yards?|"
     r"(?:km|m)[2²]|sq|square|hectares?|ha|acres?|[kmgt]i?b|bytes?)\b", re.IGNORECASE)
-_NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|hundred|thousand|million|once|twice)\b",
+# A digit inside a name is not a number: "sqlite3_limit", "utf8", "Jinja2" name things, while "a4",
+# "v1" or "x86" (one letter, then digits) are themselves the values asked for.
+_NUMBER = re.compile(r"\b[^\W\d_]?\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|hundred|thousand|million|once|twice)\b",
                      re.IGNORECASE)
 # A dotted name has a word on each side ("request.client", "os.path"), so "e.g." and "3.14" are not names.
 _NAME = re.compile(r"`[^`\n]+`|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\b\w+\(\)|--[a-z][\w-]+|\b[A-Za-z_]\w+(?:\.\w{2,})+\b")
