@@ -50,6 +50,17 @@ def test_multi_part_split_and_strategy() -> None:
     assert split_parts("Does it follow redirects by default, and how do I turn it on?") == [
         "Does it follow redirects by default", "how do I turn it on"]
     assert split_parts("What is the default timeout?") == ["What is the default timeout?"]
+    assert split_parts("Where is the file saved, and is that file encrypted?") == [
+        "Where is the file saved", "is that file encrypted"]
+
+
+def test_one_question_with_two_subjects_or_two_verbs_is_not_split() -> None:
+    # "and what other river" joins the subject; "and is also considered" goes on with the same one.
+    for question in ("The Rhine and what other river drained the northern flanks of the Alps?",
+                     "Between Brakel and what other city can the tidal influence be detected?",
+                     "What continued southward and is also considered the first Rhine river?",
+                     "How do I give dependencies their own layer so that they are cached and are not reinstalled?"):
+        assert split_parts(question) == [question]
     assert choose_strategy("What is X?", analyze_constraints("What is X?"))["name"] == "focused-lookup"
     assert choose_strategy(RUNBOOK, analyze_constraints(RUNBOOK))["verification_level"] == "extensive"
 

@@ -74,13 +74,32 @@ def analyze_constraints(question: str) -> Constraints:
     return found
 
 
-_SPLIT = re.compile(r"\?\s+(?=\S)|;\s+|,?\s+and\s+(?=(?:how|what|which|when|where|why|who|is|are|does|do|"
-                    r"can|should|will)\b)|,?\s+and\s+what about\s+", re.IGNORECASE)
+# "…, and is that file encrypted?" asks again; "What continued southward and is also considered …?" and
+# "… get their own layer and are not reinstalled …" go on with the same subject: an auxiliary starts
+# a sub-question only when a subject, not an adverb or a participle, follows it.
+_SPLIT = re.compile(r"\?\s+(?=\S)|;\s+|,?\s+and\s+(?=(?:how|what|which|when|where|why|who)\b"
+                    r"|(?:is|are|does|do|can|should|will)\s+(?!(?:not|also|then|still|now|always|never|often|only|"
+                    r"just|too|either|known|built|set|made|done|run|given|taken|shown|seen|\w+ed|\w+ly)\b))"
+                    r"|,?\s+and\s+what about\s+", re.IGNORECASE)
+
+
+# A sub-question asks something: it holds a question word or an auxiliary verb. "The Rhine and what
+# other river were accepted …?" is one question whose subject is "The Rhine and what other river".
+_ASKS = re.compile(r"\b(?:how|what|which|when|where|why|who|whom|whose|is|are|was|were|does|do|did|can|could|"
+                   r"should|will|would|has|have|had|may|might|must|shall)\b", re.IGNORECASE)
 
 
 def split_parts(question: str) -> list[str]:
     """The sub-questions of a multi-part question ("Is X on by default, and how do I set it?")."""
-    parts = [p.strip(" ?.,") for p in _SPLIT.split(question) if p and p.strip(" ?.,")]
+    pieces: list[str] = []
+    start = 0
+    for separator in _SPLIT.finditer(question):
+        # A piece that asks nothing is not a question of its own: it runs on into the next one.
+        if _ASKS.search(question[start : separator.start()]):
+            pieces.append(question[start : separator.start()])
+            start = separator.end()
+    pieces.append(question[start:])
+    parts = [p.strip(" ?.,") for p in pieces if p and p.strip(" ?.,")]
     meaningful = [p for p in parts if len(content_terms(p)) >= 1]
     return meaningful if len(meaningful) > 1 else [question.strip()]
 
