@@ -1,5 +1,6 @@
 """SQLite engine behaviour through the real ingest path (the engine contract suite covers the rest)."""
 
+import sqlite3
 from pathlib import Path
 
 import numpy as np
@@ -146,6 +147,14 @@ def test_the_centroid_from_the_loaded_matrix_equals_the_one_read_from_the_file(t
     searched = _store(tmp_path)
     searched.search(SearchRequest("alice", "", vectors[0]))  # exact dense search loads the matrix
     assert searched._matrices, "the dense search should have loaded the owner's matrix"
+    # The file's vectors change behind the engine's back (the corpus version does not): a centroid
+    # read from the file would now be the mean of the negated vectors, one from the matrix is not.
+    raw = sqlite3.connect(tmp_path / "i.sqlite3")
+    with raw:  # one transaction, committed
+        for rowid, blob in raw.execute("SELECT rowid, embedding FROM chunks").fetchall():
+            raw.execute("UPDATE chunks SET embedding = ? WHERE rowid = ?",
+                        ((-np.frombuffer(blob, dtype=np.float32)).tobytes(), rowid))
+    raw.close()
     from_matrix = searched.centroid("alice")
     assert read is not None and from_matrix is not None and read.passages == from_matrix.passages == 40
     assert np.allclose(read.vector, from_matrix.vector, atol=1e-6)
