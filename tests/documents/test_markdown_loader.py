@@ -469,3 +469,81 @@ def test_planted_instructions_are_flagged_on_their_blocks_and_hidden_comments_re
     assert "ignore your previous instructions" in hidden[0].excerpt
     assert "ignore your previous" not in doc.text  # reported, never stored
     assert INJECTED[hidden[0].source_start or 0 :].startswith("<!-- Instruction")
+
+
+# --- MyST (Markdown for Sphinx) -----------------------------------------------------------------
+
+MYST_PAGE = '''# Validators
+
+Validators run on {func}`attrs.define` classes, on {meth}`~attrs.Attribute.evolve` too; see
+{doc}`the examples <examples>`, {term}`dunder methods` and {pep}`526`.
+
+```{note}
+Validators are not run when you set attributes with `object.__setattr__`.
+```
+
+:::{warning}
+A validator that raises leaves the instance half-built.
+:::
+
+::::{admonition} Reusing validators
+:class: tip
+:::{versionadded} 22.2.0
+Validators compose with {func}`attrs.validators.and_`.
+:::
+::::
+
+```{code-block} python
+:caption: example.py
+
+@define
+class C:
+    x: int = field(validator=instance_of(int))
+```
+
+```{doctest}
+>>> C(1)
+C(x=1)
+```
+
+```{toctree}
+:maxdepth: 2
+
+api
+```
+
+```{include} ../README.md
+```
+'''
+
+
+@pytest.fixture(scope="module")
+def myst() -> LoadedDocument:
+    return MarkdownLoader().load(Path("validators.md"), MYST_PAGE.encode())
+
+
+def test_myst_roles_read_as_their_text(myst: LoadedDocument) -> None:
+    body = text_of(myst, find(myst, "Validators run on"))
+    assert body == ("Validators run on `attrs.define` classes, on `evolve` too; see the examples, dunder methods "
+                    "and PEP 526.")
+
+
+def test_myst_admonitions_become_their_blocks_labelled_with_their_title(myst: LoadedDocument) -> None:
+    note = find(myst, "Validators are not run")
+    assert (note.kind, note.label) == ("note", "Note")
+    warning = find(myst, "A validator that raises")
+    assert (warning.kind, warning.label) == ("note", "Warning")
+    nested = find(myst, "Validators compose with")  # a colon fence inside a longer one, options dropped
+    assert (nested.kind, nested.label) == ("note", "Added in version 22.2.0")
+    assert text_of(myst, nested) == "Validators compose with `attrs.validators.and_`."
+    assert line_of(MYST_PAGE, nested.source_start) == "Validators compose with {func}`attrs.validators.and_`."
+
+
+def test_myst_code_directives_are_code_and_generator_directives_are_dropped(myst: LoadedDocument) -> None:
+    code = [block for block in myst.blocks if block.kind == "code"]
+    assert [text_of(myst, block).splitlines()[0] for block in code] == ["@define", ">>> C(1)"]
+    assert code[0].label == "python"  # the option line (`:caption:`) is not code
+    assert "maxdepth" not in myst.text and "README" not in myst.text and "api" not in myst.text.split()
+    for block in myst.blocks:
+        if block.kind != "code":
+            assert markup_found(text_of(myst, block)) == [], text_of(myst, block)

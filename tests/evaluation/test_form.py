@@ -22,6 +22,8 @@ from citeline.evaluation.form import (
     ('<div class="termy">uv sync</div> [1]', "html tag"),
     ("Use :data:`SSL_CERT_FILE` to point at a bundle. [1]", "rst role"),
     (".. versionchanged:: 0.28\n   Changed. [1]", "rst directive"),
+    ("Call {func}`attrs.validate` on the instance. [1]", "myst role"),
+    (":::{warning}\nA validator that raises. [1]", "myst directive"),
     ("See `the guide <https://example.org>`_ for more. [1]", "rst reference"),
     ("Timeouts\n========\nThey apply. [1]", "heading underline"),
     ("Use [timeouts](quickstart.md#timeouts) for that. [1]", "markdown link"),

@@ -9,6 +9,9 @@ generator's machinery rather than the page's content never becomes prose:
 * snippet includes (`--8<--`), `{* file *}` includes, `::: module.name` autodoc stubs with their
   options, Jinja/template tags, attribute lists (`{: .class }`, `{#id}`) are dropped;
 * raw HTML blocks and inline HTML are dropped (comments that carry instructions are reported);
+* MyST (Markdown for Sphinx): roles (`{func}`attrs.field``) read as their text, directive fences
+  (```` ```{note} ````, `:::{warning}`) as the blocks inside them, labelled with their title, code
+  directives as code; directives whose content lives elsewhere (`{toctree}`, `{include}`) are dropped;
 * links keep their text (the URL is metadata), images are dropped, emphasis markers go;
 * a list item or table row is one block, so "Defaults to 2 weeks." stays with the `max_age`
   it describes; code blocks are stored whole, without fences, labelled with their language.
@@ -32,6 +35,15 @@ from citeline.documents.limits import check_line_lengths
 from citeline.documents.loaders import decode_text, sanitize
 from citeline.documents.models import BlockKind, LoadedDocument
 from citeline.documents.registry import register_loader
+from citeline.documents.sphinx_markup import (
+    ADMONITION_TITLES,
+    CODE_DIRECTIVES,
+    DROPPED_DIRECTIVES,
+    TAB_DIRECTIVES,
+    TITLED_CONTAINERS,
+    VERSION_TITLES,
+    role_text,
+)
 
 # MkDocs Material content tabs share the admonition's shape (a marker line, then a body indented
 # by four spaces), so they are rewritten into admonitions of type `tab` before parsing. The
@@ -64,6 +76,22 @@ _UNRESOLVED_REFERENCE = re.compile(r"\[([^\[\]\n]+)\]\[[^\[\]\n]*\]")
 _AUTODOC = re.compile(r"^([ \t]*):::[ \t]+[\w.:-]+[ \t]*\n(?:(?:\1[ \t]+[^\n]*|[ \t]*)\n)*", re.MULTILINE)
 
 
+# MyST's colon fences (`:::{note}` … `:::`) become backtick fences longer than any code fence they
+# hold (a line of n colons becomes n + 3 backticks), so CommonMark reads each as one fenced block.
+_COLON_FENCE = re.compile(r"^([ \t]*)(:{3,})(?=\{|[ \t]*$)", re.MULTILINE)
+# A MyST directive's fence info: `{name} argument`.
+_DIRECTIVE = re.compile(r"^\{([\w.:+-]+)\}[ \t]*(.*)$")
+# A directive's options at the top of its body: `:key: value` lines, or a `---` YAML block.
+_DIRECTIVE_OPTIONS = re.compile(r"\A(?:[ \t]*:[\w-]+:.*\n)+|\A---[ \t]*\n(?:.*\n)*?---[ \t]*\n")
+# A role right before a code span: "{func}" of {func}`attrs.field`.
+_ROLE_BEFORE = re.compile(r"\{([\w.:+-]+)\}$")
+# Directives docutils itself titles (`.. note::` reads "Note").
+_ADMONITIONS = frozenset(("note", "warning", "tip", "caution", "important", "danger", "hint", "attention",
+                          "error", "admonition"))
+# MyST directives whose body is another file or another syntax.
+_MYST_DROPPED = frozenset(("include", "eval-rst", "eval-md", "raw", "figure", "image"))
+
+
 def _parser() -> MarkdownIt:
     return (MarkdownIt("commonmark", {"html": True}).enable("table").use(front_matter_plugin).use(admon_plugin)
             .use(footnote_plugin).use(tasklists_plugin))
@@ -92,6 +120,7 @@ def _indent_blank_run(match: re.Match[str]) -> str:
 
 def prepare_source(text: str) -> str:
     """The MkDocs source rewritten so that CommonMark plus admonitions parses it, line for line."""
+    text = _COLON_FENCE.sub(lambda m: f"{m.group(1)}{'`' * (len(m.group(2)) + 3)}", text)
     text = _BLANK_RUN.sub(_indent_blank_run, text)
     text = _TAB.sub(lambda m: f'{m.group(1)}!!! tab "{m.group(2)}"', text)
     text = _COLLAPSIBLE_OPEN.sub(lambda m: f"{m.group(1)}???", text)
@@ -119,11 +148,20 @@ def render_inline(token: Token) -> str:
         if child.type in ("image", "html_inline"):
             continue
         if child.type == "code_inline":
-            pieces.append(_prose("".join(run)))
+            before = "".join(run)
+            role = _ROLE_BEFORE.search(before)
+            content = child.content
+            if role:  # a MyST role: {func}`~attrs.field` reads "`field`", {doc}`the guide <guide>` "the guide"
+                before = before[: role.start()]
+                content, is_code = role_text(role.group(1), content)
+                if not is_code:
+                    run = [before, content]
+                    continue
+            pieces.append(_prose(before))
             run = []
-            tick = "``" if "`" in child.content else "`"
-            pad = " " if child.content.startswith("`") or child.content.endswith("`") else ""
-            pieces.append(f"{tick}{pad}{child.content}{pad}{tick}")
+            tick = "``" if "`" in content else "`"
+            pad = " " if content.startswith("`") or content.endswith("`") else ""
+            pieces.append(f"{tick}{pad}{content}{pad}{tick}")
         elif child.type in ("softbreak", "hardbreak"):
             run.append(" ")
         elif child.type == "text":
@@ -197,6 +235,9 @@ class _Walker:
             return index + 3
         if kind in ("bullet_list_open", "ordered_list_open"):
             return self.list_block(tokens, index)
+        if kind == "fence" and (directive := _DIRECTIVE.match(token.info.strip())):
+            self.directive(token, directive.group(1).lower(), directive.group(2).strip())
+            return index + 1
         if kind in ("fence", "code_block"):
             _, label = self.context()
             language = token.info.split()[0] if token.info.strip() else None
@@ -211,6 +252,43 @@ class _Walker:
             self.html(token)
             return index + 1
         return index + 1
+
+    def directive(self, token: Token, name: str, argument: str) -> None:
+        """A MyST directive fence: code as code, an admonition or titled container as the blocks
+        of its body (parsed as Markdown) under its title; a directive whose content lives in
+        another file or syntax is dropped."""
+        objtype = name.rsplit(":", 1)[-1]
+        if name in DROPPED_DIRECTIVES or objtype in DROPPED_DIRECTIVES or objtype.startswith("auto") \
+                or name in _MYST_DROPPED:
+            return
+        options = _DIRECTIVE_OPTIONS.match(token.content)
+        body = token.content[options.end():] if options else token.content
+        # The body's lines sit after the fence line and the options in the source.
+        offset = (token.map[0] if token.map else 0) + 1 + (options.group(0).count("\n") if options else 0)
+        if name in CODE_DIRECTIVES:
+            _, label = self.context()
+            language = argument.split()[0] if argument else None
+            source = self.source(token)
+            self.builder.block("code", body, label=label or language, source=source, preformatted=True)
+            return
+        if name in VERSION_TITLES:
+            title: str | None = f"{VERSION_TITLES[name]} {argument}".strip()
+        elif name in ADMONITION_TITLES:
+            title = ADMONITION_TITLES[name]
+        elif name == "admonition" or name in TITLED_CONTAINERS or name in TAB_DIRECTIVES:
+            title = argument or None
+        else:
+            title = name.title() if name in _ADMONITIONS else None
+        inner = _MD.parse(prepare_source(body))
+        for inner_token in inner:
+            if inner_token.map is not None:
+                inner_token.map = [inner_token.map[0] + offset, inner_token.map[1] + offset]
+        container = "tab" if name in TAB_DIRECTIVES else "note"
+        if title:
+            self.containers.append((container, title))
+        self.walk(inner)
+        if title:
+            self.containers.pop()
 
     def list_block(self, tokens: list[Token], index: int) -> int:
         """Each item of the list is one block: its own paragraphs joined; nested lists and code

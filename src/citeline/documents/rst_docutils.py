@@ -23,42 +23,16 @@ from docutils.parsers.rst import Directive, Parser, directives, roles
 from docutils.parsers.rst.languages import en
 from docutils.parsers.rst.states import Inliner
 
-# Sphinx roles whose text is a name from the code (shown in a code font): their text keeps the
-# backticks inline code has everywhere in stored text. Other roles become plain words.
-_CODE_ROLES = frozenset((
-    "func", "meth", "class", "data", "attr", "exc", "obj", "mod", "const", "type", "member", "var",
-    "macro", "struct", "union", "enum", "enumerator", "expr", "texpr", "envvar", "option", "program",
-    "file", "samp", "command", "code", "kbd", "makevar", "mimetype", "regexp", "property",
-    "setting", "confval", "cmdoption", "decorator", "exception", "function", "method", "attribute",
-))
-_TITLE_AND_TARGET = re.compile(r"^(.*?)\s*<([^<>]*)>$", re.DOTALL)
+from citeline.documents.sphinx_markup import (
+    ADMONITION_TITLES,
+    CODE_DIRECTIVES,
+    DROPPED_DIRECTIVES,
+    TAB_DIRECTIVES,
+    TITLED_CONTAINERS,
+    VERSION_TITLES,
+    role_text,
+)
 
-# Directives whose content is not in the file (it is pulled from code or other files), or is
-# not prose a reader sees (index entries, diagram sources, configuration of the build).
-_DROPPED = frozenset((
-    "toctree", "literalinclude", "automodule", "autoclass", "autofunction", "automethod",
-    "autoattribute", "autodata", "autoexception", "autodecorator", "autoproperty", "autosummary",
-    "autoprogram", "autotypeddict", "automodapi", "autoapimodule", "autoapiclass", "autopydantic_model",
-    "autopydantic_settings", "click", "argparse", "index", "highlight", "currentmodule", "module",
-    "sectionauthor", "moduleauthor", "codeauthor", "graphviz", "graph", "digraph", "inheritance-diagram",
-    "mermaid", "plantuml", "uml", "plot", "jinja", "tabularcolumns", "default-domain", "program",
-    "only-latex", "todolist", "include-markdown", "mdinclude", "git_changelog", "changelog",
-    "video", "youtube", "raw-html", "meta", "deprecated-removed-list",
-))
-# (directive, the title a reader sees): version notes read "Changed in version 2.0".
-_VERSION_TITLES = {
-    "versionadded": "Added in version", "versionchanged": "Changed in version",
-    "deprecated": "Deprecated since version", "versionremoved": "Removed in version",
-}
-# Admonitions Sphinx adds to docutils' own (note, warning, tip, ...), with their titles.
-_ADMONITION_TITLES = {"seealso": "See also", "todo": "Todo"}
-_CODE_DIRECTIVES = frozenset((
-    "code", "code-block", "sourcecode", "testcode", "testoutput", "doctest", "ipython", "jupyter-execute",
-    "productionlist", "prompt", "console", "terminal",
-))
-_TAB_DIRECTIVES = frozenset(("tab", "group-tab", "tab-item", "code-tab"))
-# Containers whose argument is a title for what they hold (collapsible blocks, cards).
-_TITLED_CONTAINERS = frozenset(("dropdown", "card", "grid-item-card", "details", "collapse", "spoiler"))
 # Object descriptions (Sphinx domains): the signature is shown, then the description.
 _DESCRIPTIONS = frozenset((
     "function", "class", "method", "classmethod", "staticmethod", "attribute", "property", "data",
@@ -145,7 +119,7 @@ class _Version(_Base):
         # Text on the lines right after the directive line belongs to its argument: the
         # version, then the explanation.
         version, _, explanation = " ".join(self.argument().split()).partition(" ")
-        title = f"{_VERSION_TITLES[self.name.lower()]} {version}".strip()
+        title = f"{VERSION_TITLES[self.name.lower()]} {version}".strip()
         note = nodes.admonition("", nodes.title(title, title), classes=["citeline-version"])
         note.line = self.lineno
         if explanation.strip():
@@ -165,7 +139,7 @@ class _TitledAdmonition(_Base):
     """Sphinx admonitions docutils lacks (`seealso`, `todo`); the argument, if any, is content."""
 
     def run(self) -> list[nodes.Node]:
-        title = _ADMONITION_TITLES[self.name.lower()]
+        title = ADMONITION_TITLES[self.name.lower()]
         note = nodes.admonition("", nodes.title(title, title))
         note.line = self.lineno
         if self.argument():
@@ -226,7 +200,7 @@ class _Generic(_Base):
     """Any other directive: its content is read as rst; a title-like argument labels it."""
 
     def run(self) -> list[nodes.Node]:
-        label = self.argument() if self.name.lower() in _TITLED_CONTAINERS else ""
+        label = self.argument() if self.name.lower() in TITLED_CONTAINERS else ""
         box = _container("generic", label, self.lineno)
         if self.name.lower() == "centered" and self.argument():
             box += self.inline_paragraph(self.argument())
@@ -236,15 +210,15 @@ class _Generic(_Base):
 def _directive_for(name: str) -> type[Directive]:
     """The directive class a (lower-case) directive name is read with."""
     objtype = name.rsplit(":", 1)[-1]
-    if name in _DROPPED or objtype in _DROPPED or objtype.startswith("auto"):
+    if name in DROPPED_DIRECTIVES or objtype in DROPPED_DIRECTIVES or objtype.startswith("auto"):
         return _Dropped
-    if name in _VERSION_TITLES:
+    if name in VERSION_TITLES:
         return _Version
-    if name in _ADMONITION_TITLES:
+    if name in ADMONITION_TITLES:
         return _TitledAdmonition
-    if name in _CODE_DIRECTIVES:
+    if name in CODE_DIRECTIVES:
         return _Code
-    if name in _TAB_DIRECTIVES:
+    if name in TAB_DIRECTIVES:
         return _Tab
     if objtype in _DESCRIPTIONS or (":" in name and objtype not in en.directives):
         return _Description
@@ -259,8 +233,8 @@ _known: set[str] = set()
 
 
 def _register_built_in() -> None:
-    names = (set(_DROPPED) | set(_VERSION_TITLES) | set(_ADMONITION_TITLES) | set(_CODE_DIRECTIVES)
-             | set(_TAB_DIRECTIVES) | set(_TITLED_CONTAINERS) | {"centered", "glossary", "hlist", "only",
+    names = (set(DROPPED_DIRECTIVES) | set(VERSION_TITLES) | set(ADMONITION_TITLES) | set(CODE_DIRECTIVES)
+             | set(TAB_DIRECTIVES) | set(TITLED_CONTAINERS) | {"centered", "glossary", "hlist", "only",
                                                                   "tabs", "tab-set", "rst-class", "cssclass"})
     names |= {f"py:{objtype}" for objtype in _DESCRIPTIONS} | {objtype for objtype in _DESCRIPTIONS
                                                                if objtype not in en.directives}
@@ -285,21 +259,9 @@ def _register_names_in(source: str) -> None:
 
 
 def _role_text(name: str, text: str) -> nodes.Node:
-    """What a reader sees of a role: `title <target>` shows the title, `~a.b.c` shows `c`."""
-    match = _TITLE_AND_TARGET.match(text)
-    if match and match.group(1).strip():
-        text = match.group(1).strip()
-    elif match:
-        text = match.group(2).strip()
-    text = text.lstrip("!")
-    if text.startswith("~"):
-        text = text[1:].rsplit(".", 1)[-1]
-    objtype = name.lower().rsplit(":", 1)[-1]
-    if objtype in {"guilabel", "menuselection"}:
-        text = text.replace("&", "").replace("-->", ">")
-    if objtype in _CODE_ROLES:
-        return nodes.literal(text, text)
-    return nodes.Text(text)
+    """What a reader sees of a role (`sphinx_markup.role_text`), as a node."""
+    shown, is_code = role_text(name, text)
+    return nodes.literal(shown, shown) if is_code else nodes.Text(shown)
 
 
 def _generic_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,

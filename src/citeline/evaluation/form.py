@@ -26,6 +26,8 @@ MARKUP = {
                            r"iframe|svg|button|figure|center|font|section)\b[^>]*>", re.IGNORECASE),
     "rst role": re.compile(r"(?<![\w`]):[\w.+-]+(?::[\w.+-]+)*:`"),
     "rst directive": re.compile(r"^\s*\.\.\s+[\w.:+-]+::", re.MULTILINE),
+    "myst role": re.compile(r"(?<![\w`{])\{[\w.:+-]+\}`"),
+    "myst directive": re.compile(r"^\s*(?:`{3,}|:{3,})\{[\w.:+-]+\}", re.MULTILINE),
     "rst reference": re.compile(r"`[^`\n]+`__?(?!\w)"),
     "heading underline": re.compile(r"(?:^|\s)([=\-~^*#+\"'])\1{3,}\s*$", re.MULTILINE),
     "markdown link": re.compile(r"\[[^\]\n]+\]\((?:[^)\s]+)\)|\[[^\]\n]+\]\[[^\]\n]*\]"),
@@ -60,7 +62,7 @@ def words_outside_code(answer: str) -> int:
 
 
 # Markup made of backquotes is looked for before inline code spans are set aside.
-_BACKQUOTED = frozenset({"rst role", "rst reference"})
+_BACKQUOTED = frozenset({"rst role", "rst reference", "myst role", "myst directive"})
 
 
 def markup_found(answer: str) -> list[str]:

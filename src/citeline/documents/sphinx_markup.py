@@ -1,0 +1,65 @@
+"""The Sphinx vocabulary both of its source syntaxes share: reStructuredText (`:func:`x``,
+`.. note::`) and MyST Markdown (`{func}`x``, ```` ```{note} ````, `:::{note}`) name the same roles
+and directives, and a reader of the built page sees the same text for either."""
+
+from __future__ import annotations
+
+import re
+
+# Roles whose text is a name from the code (shown in a code font): their text keeps the
+# backticks inline code has everywhere in stored text. Other roles become plain words.
+CODE_ROLES = frozenset((
+    "func", "meth", "class", "data", "attr", "exc", "obj", "mod", "const", "type", "member", "var",
+    "macro", "struct", "union", "enum", "enumerator", "expr", "texpr", "envvar", "option", "program",
+    "file", "samp", "command", "code", "kbd", "makevar", "mimetype", "regexp", "property",
+    "setting", "confval", "cmdoption", "decorator", "exception", "function", "method", "attribute",
+))
+# Roles that read as a prefix and their text: {pep}`8` is "PEP 8" on the page.
+_PREFIXED_ROLES = {"pep": "PEP", "rfc": "RFC"}
+_TITLE_AND_TARGET = re.compile(r"^(.*?)\s*<([^<>]*)>$", re.DOTALL)
+
+# Directives whose content is not in the file (it is pulled from code or other files), or is
+# not prose a reader sees (index entries, diagram sources, configuration of the build).
+DROPPED_DIRECTIVES = frozenset((
+    "toctree", "literalinclude", "automodule", "autoclass", "autofunction", "automethod",
+    "autoattribute", "autodata", "autoexception", "autodecorator", "autoproperty", "autosummary",
+    "autoprogram", "autotypeddict", "automodapi", "autoapimodule", "autoapiclass", "autopydantic_model",
+    "autopydantic_settings", "click", "argparse", "index", "highlight", "currentmodule", "module",
+    "sectionauthor", "moduleauthor", "codeauthor", "graphviz", "graph", "digraph", "inheritance-diagram",
+    "mermaid", "plantuml", "uml", "plot", "jinja", "tabularcolumns", "default-domain", "program",
+    "only-latex", "todolist", "include-markdown", "mdinclude", "git_changelog", "changelog",
+    "video", "youtube", "raw-html", "meta", "deprecated-removed-list",
+))
+# (directive, the title a reader sees): version notes read "Changed in version 2.0".
+VERSION_TITLES = {
+    "versionadded": "Added in version", "versionchanged": "Changed in version",
+    "deprecated": "Deprecated since version", "versionremoved": "Removed in version",
+}
+# Admonitions Sphinx adds to docutils' own (note, warning, tip, ...), with their titles.
+ADMONITION_TITLES = {"seealso": "See also", "todo": "Todo"}
+CODE_DIRECTIVES = frozenset((
+    "code", "code-block", "sourcecode", "testcode", "testoutput", "doctest", "ipython", "jupyter-execute",
+    "productionlist", "prompt", "console", "terminal",
+))
+TAB_DIRECTIVES = frozenset(("tab", "group-tab", "tab-item", "code-tab"))
+# Containers whose argument is a title for what they hold (collapsible blocks, cards).
+TITLED_CONTAINERS = frozenset(("dropdown", "card", "grid-item-card", "details", "collapse", "spoiler"))
+
+
+def role_text(name: str, text: str) -> tuple[str, bool]:
+    """What a reader sees of a role, and whether it is shown as code: `title <target>` shows the
+    title, `~a.b.c` shows `c`, {pep}`8` shows "PEP 8"."""
+    match = _TITLE_AND_TARGET.match(text)
+    if match and match.group(1).strip():
+        text = match.group(1).strip()
+    elif match:
+        text = match.group(2).strip()
+    text = text.lstrip("!")
+    if text.startswith("~"):
+        text = text[1:].rsplit(".", 1)[-1]
+    objtype = name.lower().rsplit(":", 1)[-1]
+    if objtype in {"guilabel", "menuselection"}:
+        text = text.replace("&", "").replace("-->", ">")
+    if objtype in _PREFIXED_ROLES:
+        return f"{_PREFIXED_ROLES[objtype]} {text}", False
+    return text, objtype in CODE_ROLES
