@@ -514,6 +514,13 @@ api
 
 ```{include} ../README.md
 ```
+
+:::{glossary}
+slotted classes
+  A class whose instances have no {attr}`object.__dict__` attribute.
+
+  They use less memory.
+:::
 '''
 
 
@@ -547,3 +554,9 @@ def test_myst_code_directives_are_code_and_generator_directives_are_dropped(myst
     for block in myst.blocks:
         if block.kind != "code":
             assert markup_found(text_of(myst, block)) == [], text_of(myst, block)
+
+
+def test_a_myst_glossary_term_leads_its_definition(myst: LoadedDocument) -> None:
+    assert text_of(myst, find(myst, "slotted classes")) == (
+        "slotted classes - A class whose instances have no `object.__dict__` attribute.")
+    assert find(myst, "They use less memory.").kind == "paragraph"

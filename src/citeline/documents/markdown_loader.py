@@ -85,6 +85,8 @@ _DIRECTIVE = re.compile(r"^\{([\w.:+-]+)\}[ \t]*(.*)$")
 _DIRECTIVE_OPTIONS = re.compile(r"\A(?:[ \t]*:[\w-]+:.*\n)+|\A---[ \t]*\n(?:.*\n)*?---[ \t]*\n")
 # A role right before a code span: "{func}" of {func}`attrs.field`.
 _ROLE_BEFORE = re.compile(r"\{([\w.:+-]+)\}$")
+# A glossary's term: a line at the margin right above its indented definition.
+_GLOSSARY_TERM = re.compile(r"^(\S[^\n]*?)[ \t]*$(?=\n[ \t]+\S)", re.MULTILINE)
 # Directives docutils itself titles (`.. note::` reads "Note").
 _ADMONITIONS = frozenset(("note", "warning", "tip", "caution", "important", "danger", "hint", "attention",
                           "error", "admonition"))
@@ -279,6 +281,8 @@ class _Walker:
             title = argument or None
         else:
             title = name.title() if name in _ADMONITIONS else None
+        if name == "glossary":  # "term" over its indented definition reads "term - definition", as in rst
+            body = _GLOSSARY_TERM.sub(r"\1 -", body)
         inner = _MD.parse(prepare_source(body))
         for inner_token in inner:
             if inner_token.map is not None:
