@@ -560,3 +560,16 @@ def test_a_myst_glossary_term_leads_its_definition(myst: LoadedDocument) -> None
     assert text_of(myst, find(myst, "slotted classes")) == (
         "slotted classes - A class whose instances have no `object.__dict__` attribute.")
     assert find(myst, "They use less memory.").kind == "paragraph"
+
+
+def test_docusaurus_and_vitepress_admonitions_and_a_stray_closing_fence() -> None:
+    page = ("# Setup\n\n:::tip Use the cache\nRun `build --cache` to reuse outputs.\n:::\n\n"
+            "::: warning\nNever commit the token.\n:::\n\n:::\n\nThe rest of the page is prose.\n")
+    loaded = MarkdownLoader().load(Path("setup.md"), page.encode())
+    tip = find(loaded, "Run `build --cache`")
+    assert (tip.kind, tip.label) == ("note", "Use the cache")
+    warning = find(loaded, "Never commit the token.")
+    assert (warning.kind, warning.label) == ("note", "Warning")
+    # A closing line with no fence open does not open a code block that swallows the page.
+    assert find(loaded, "The rest of the page is prose.").kind == "paragraph"
+    assert not [block for block in loaded.blocks if block.kind == "code"]

@@ -76,9 +76,12 @@ _UNRESOLVED_REFERENCE = re.compile(r"\[([^\[\]\n]+)\]\[[^\[\]\n]*\]")
 _AUTODOC = re.compile(r"^([ \t]*):::[ \t]+[\w.:-]+[ \t]*\n(?:(?:\1[ \t]+[^\n]*|[ \t]*)\n)*", re.MULTILINE)
 
 
-# MyST's colon fences (`:::{note}` … `:::`) become backtick fences longer than any code fence they
-# hold (a line of n colons becomes n + 3 backticks), so CommonMark reads each as one fenced block.
-_COLON_FENCE = re.compile(r"^([ \t]*)(:{3,})(?=\{|[ \t]*$)", re.MULTILINE)
+# Colon fences — MyST's `:::{note}`, the `:::tip Title` / `::: warning` admonitions of Docusaurus and
+# VitePress — closed by a line of as many colons or more. Each becomes a backtick fence longer than
+# any code fence it holds (n colons, n + 3 backticks), which CommonMark reads as one fenced block.
+_COLON_OPEN = re.compile(r"^([ \t]*)(:{3,})[ \t]*(?:\{([\w.:+-]+)\}(.*)|(note|tip|info|warning|danger|caution|"
+                         r"important|details)\b[ \t]*\[?(.*?)\]?[ \t]*)$", re.IGNORECASE)
+_COLON_CLOSE = re.compile(r"^([ \t]*)(:{3,})[ \t]*$")
 # A MyST directive's fence info: `{name} argument`.
 _DIRECTIVE = re.compile(r"^\{([\w.:+-]+)\}[ \t]*(.*)$")
 # A directive's options at the top of its body: `:key: value` lines, or a `---` YAML block.
@@ -89,7 +92,7 @@ _ROLE_BEFORE = re.compile(r"\{([\w.:+-]+)\}$")
 _GLOSSARY_TERM = re.compile(r"^(\S[^\n]*?)[ \t]*$(?=\n[ \t]+\S)", re.MULTILINE)
 # Directives docutils itself titles (`.. note::` reads "Note").
 _ADMONITIONS = frozenset(("note", "warning", "tip", "caution", "important", "danger", "hint", "attention",
-                          "error", "admonition"))
+                          "error", "admonition", "info", "details"))
 # MyST directives whose body is another file or another syntax.
 _MYST_DROPPED = frozenset(("include", "eval-rst", "eval-md", "raw", "figure", "image"))
 
@@ -122,12 +125,33 @@ def _indent_blank_run(match: re.Match[str]) -> str:
 
 def prepare_source(text: str) -> str:
     """The MkDocs source rewritten so that CommonMark plus admonitions parses it, line for line."""
-    text = _COLON_FENCE.sub(lambda m: f"{m.group(1)}{'`' * (len(m.group(2)) + 3)}", text)
+    text = _colon_fences(text)
     text = _BLANK_RUN.sub(_indent_blank_run, text)
     text = _TAB.sub(lambda m: f'{m.group(1)}!!! tab "{m.group(2)}"', text)
     text = _COLLAPSIBLE_OPEN.sub(lambda m: f"{m.group(1)}???", text)
     text = _AUTODOC.sub(_blank_out, text)
     return _MACHINERY_LINE.sub(_blank_out, text)
+
+
+def _colon_fences(text: str) -> str:
+    """Colon fences rewritten as backtick fences, line for line; a closing line only closes a fence
+    that is open (a stray `:::` stays text rather than opening a code block to the end of the page)."""
+    lines = text.split("\n")
+    opened: list[int] = []
+    for number, line in enumerate(lines):
+        if match := _COLON_OPEN.match(line):
+            indent, colons = match.group(1), match.group(2)
+            if match.group(3):
+                info = f"{{{match.group(3)}}}{match.group(4)}"
+            else:  # a titled admonition keeps its title; an untitled one is titled by its kind
+                title = match.group(6).strip()
+                info = f"{{admonition}} {title}" if title else f"{{{match.group(5).lower()}}}"
+            lines[number] = f"{indent}{'`' * (len(colons) + 3)}{info}"
+            opened.append(len(colons))
+        elif opened and (match := _COLON_CLOSE.match(line)) and len(match.group(2)) >= opened[-1]:
+            lines[number] = f"{match.group(1)}{'`' * (len(match.group(2)) + 3)}"
+            opened.pop()
+    return "\n".join(lines)
 
 
 def _prose(text: str) -> str:
