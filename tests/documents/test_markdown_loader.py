@@ -573,3 +573,15 @@ def test_docusaurus_and_vitepress_admonitions_and_a_stray_closing_fence() -> Non
     # A closing line with no fence open does not open a code block that swallows the page.
     assert find(loaded, "The rest of the page is prose.").kind == "paragraph"
     assert not [block for block in loaded.blocks if block.kind == "code"]
+
+
+def test_mdx_module_statements_are_not_text() -> None:
+    page = ('import Tabs from "@theme/Tabs";\nimport TabItem from "@theme/TabItem";\n\n# Install\n\n'
+            'export const meta = {\n  title: "Install",\n};\n\n<Tabs>\n<TabItem value="npm">\n\n'
+            "```bash\nnpm install foo\n```\n\n</TabItem>\n</Tabs>\n\nFoo is installed with npm; import it first.\n")
+    loaded = MarkdownLoader().load(Path("install.mdx"), page.encode())
+    assert [(block.kind, text_of(loaded, block)) for block in loaded.blocks] == [
+        ("heading", "Install"), ("code", "npm install foo"), ("paragraph", "Foo is installed with npm; import it first.")]
+    # In a plain Markdown page the same lines are text: only MDX has module statements.
+    plain = MarkdownLoader().load(Path("install.md"), page.encode())
+    assert find(plain, "import Tabs from").kind == "paragraph"

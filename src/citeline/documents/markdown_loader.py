@@ -97,6 +97,12 @@ _ADMONITIONS = frozenset(("note", "warning", "tip", "caution", "important", "dan
 _MYST_DROPPED = frozenset(("include", "eval-rst", "eval-md", "raw", "figure", "image"))
 
 
+# MDX's module statements (`import Tabs from '@theme/Tabs';`, `export const meta = {...};`) are the
+# page's code, not its text: the paragraph each starts at the margin is dropped.
+_MDX_MODULE = re.compile(r"^(?:import\s+(?:[\w*{}\s,]+\s+from\s+)?['\"][^'\"\n]+['\"]|export\s+(?:const|let|var|default|"
+                         r"function|async\s+function|class)\b)[^\n]*(?:\n(?![ \t]*[#<])[^\n]*\S[^\n]*)*", re.MULTILINE)
+
+
 def _parser() -> MarkdownIt:
     return (MarkdownIt("commonmark", {"html": True}).enable("table").use(front_matter_plugin).use(admon_plugin)
             .use(footnote_plugin).use(tasklists_plugin))
@@ -428,7 +434,8 @@ class MarkdownLoader:
         """Parse the page and lay its blocks out as stored text."""
         text, removed = sanitize(decode_text(data, path))
         check_line_lengths(text, path.name)
-        tokens = _MD.parse(prepare_source(text))
+        source = _MDX_MODULE.sub(_blank_out, text) if path.suffix.lower() == ".mdx" else text
+        tokens = _MD.parse(prepare_source(source))
         metadata: dict[str, Any] = {}
         if tokens and tokens[0].type == "front_matter":
             metadata = _front_matter(tokens[0].content)
