@@ -585,3 +585,12 @@ def test_mdx_module_statements_are_not_text() -> None:
     # In a plain Markdown page the same lines are text: only MDX has module statements.
     plain = MarkdownLoader().load(Path("install.md"), page.encode())
     assert find(plain, "import Tabs from").kind == "paragraph"
+
+
+def test_a_myst_extension_directive_holding_python_is_code() -> None:
+    page = ("```{click:example}\n@click.command()\ndef hello():\n    click.echo('Hi')\n```\n\n"
+            "```{only} html\nPrint this page.\n```\n")
+    loaded = MarkdownLoader().load(Path("example.md"), page.encode())
+    code = find(loaded, "@click.command()")
+    assert (code.kind, code.label) == ("code", "python")
+    assert find(loaded, "Print this page.").kind == "paragraph"

@@ -187,6 +187,41 @@ def test_directives_become_blocks(tmp_path: Path) -> None:
     assert by_text["Content of an unknown directive."].kind == "paragraph"
 
 
+def test_an_extensions_example_directive_holding_python_is_code(tmp_path: Path) -> None:
+    source = """Options
+=======
+
+To make an option required, pass ``required=True``:
+
+.. click:example::
+
+    @click.command()
+    @click.option('--n', required=True, type=int)
+    def dots(n):
+        click.echo('.' * n)
+
+.. click:run::
+
+    invoke(dots, args=['--n=2'])
+
+.. only:: html
+
+   Print this page.
+
+.. acme:remark::
+
+   Hello(world) is how the greeting starts, as every reader knows.
+"""
+    doc = load(tmp_path, source)
+    code = [block_text(doc, b) for b in doc.blocks if b.kind == "code"]
+    assert code == ["@click.command()\n@click.option('--n', required=True, type=int)\ndef dots(n):\n"
+                    "    click.echo('.' * n)", "invoke(dots, args=['--n=2'])"]
+    prose = {block_text(doc, b): b.kind for b in doc.blocks if b.kind != "code"}
+    assert prose["Print this page."] == "paragraph"  # prose inside a directive stays prose
+    assert prose["Hello(world) is how the greeting starts, as every reader knows."] == "paragraph"
+    assert not any("@click" in text for text in prose)
+
+
 def test_list_items_are_whole_units(tmp_path: Path) -> None:
     doc = load(tmp_path, GUIDE)
     items = [block_text(doc, b) for b in doc.blocks if b.kind == "list_item"]

@@ -42,6 +42,7 @@ from citeline.documents.sphinx_markup import (
     TAB_DIRECTIVES,
     TITLED_CONTAINERS,
     VERSION_TITLES,
+    is_python,
     role_text,
 )
 
@@ -297,9 +298,11 @@ class _Walker:
         body = token.content[options.end():] if options else token.content
         # The body's lines sit after the fence line and the options in the source.
         offset = (token.map[0] if token.map else 0) + 1 + (options.group(0).count("\n") if options else 0)
-        if name in CODE_DIRECTIVES:
+        known = name in VERSION_TITLES or name in ADMONITION_TITLES or name in _ADMONITIONS \
+            or name in TITLED_CONTAINERS or name in TAB_DIRECTIVES or name == "glossary"
+        if name in CODE_DIRECTIVES or (not known and is_python(body)):  # an extension's example is code
             _, label = self.context()
-            language = argument.split()[0] if argument else None
+            language = (argument.split()[0] if argument else None) if name in CODE_DIRECTIVES else "python"
             source = self.source(token)
             self.builder.block("code", body, label=label or language, source=source, preformatted=True)
             return

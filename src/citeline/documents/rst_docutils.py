@@ -30,6 +30,7 @@ from citeline.documents.sphinx_markup import (
     TAB_DIRECTIVES,
     TITLED_CONTAINERS,
     VERSION_TITLES,
+    is_python,
     role_text,
 )
 
@@ -95,6 +96,17 @@ class _Base(Directive):  # type: ignore[misc]
         if self.content:
             self.state.nested_parse(self.content, self.content_offset, into)
         return into
+
+    def python_block(self) -> nodes.literal_block | None:
+        """The content as a Python code block when it is Python: an extension's example directive
+        (`.. click:example::`) holds code that, read as rst, would become paragraphs of torn code."""
+        code = "\n".join(self.content)
+        if not is_python(code):
+            return None
+        block = nodes.literal_block(code, code)
+        block["language"] = "python"
+        block.line = self.content_offset + 1
+        return block
 
     def inline_paragraph(self, text: str) -> nodes.paragraph:
         inline, _messages = self.state.inline_text(text, self.lineno)
@@ -173,6 +185,8 @@ class _Description(_Base):
 
     def run(self) -> list[nodes.Node]:
         signatures = [line.strip() for line in self.argument().split("\n") if line.strip()]
+        if not signatures and (code := self.python_block()):
+            return [code]
         box = _container("describe", signatures[0] if signatures else "", self.lineno)
         for signature in signatures:
             paragraph = nodes.paragraph(signature, signature, classes=["citeline-signature"])
@@ -200,6 +214,8 @@ class _Generic(_Base):
     """Any other directive: its content is read as rst; a title-like argument labels it."""
 
     def run(self) -> list[nodes.Node]:
+        if code := self.python_block():
+            return [code]
         label = self.argument() if self.name.lower() in TITLED_CONTAINERS else ""
         box = _container("generic", label, self.lineno)
         if self.name.lower() == "centered" and self.argument():

@@ -4,7 +4,9 @@ and directives, and a reader of the built page sees the same text for either."""
 
 from __future__ import annotations
 
+import ast
 import re
+import textwrap
 
 # Roles whose text is a name from the code (shown in a code font): their text keeps the
 # backticks inline code has everywhere in stored text. Other roles become plain words.
@@ -63,3 +65,22 @@ def role_text(name: str, text: str) -> tuple[str, bool]:
     if objtype in _PREFIXED_ROLES:
         return f"{_PREFIXED_ROLES[objtype]} {text}", False
     return text, objtype in CODE_ROLES
+
+
+# Statements only code makes: a sentence never parses as a definition, an import or an assignment.
+_CODE_STATEMENTS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom, ast.Assign,
+                    ast.AugAssign, ast.AnnAssign, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While, ast.Try)
+_MAX_PARSED = 20_000
+
+
+def is_python(text: str) -> bool:
+    """Whether a directive's content is Python code: it parses, and holds a statement or call only
+    code makes (prose that happens to parse is a bare name or string at most)."""
+    if not text.strip() or len(text) > _MAX_PARSED:
+        return False
+    try:
+        tree = ast.parse(textwrap.dedent(text))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return any(isinstance(node, _CODE_STATEMENTS) or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call))
+               for node in tree.body)
