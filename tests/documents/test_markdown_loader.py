@@ -594,3 +594,13 @@ def test_a_myst_extension_directive_holding_python_is_code() -> None:
     code = find(loaded, "@click.command()")
     assert (code.kind, code.label) == ("code", "python")
     assert find(loaded, "Print this page.").kind == "paragraph"
+
+
+def test_a_github_alert_is_a_titled_note_without_its_marker() -> None:
+    page = ("> [!NOTE]\n> Useful information that users should know.\n\n> [!WARNING]\n>\n> Never commit the token.\n\n"
+            "> A quotation stays a quote.\n")
+    loaded = MarkdownLoader().load(Path("readme.md"), page.encode())
+    assert [(block.kind, block.label, text_of(loaded, block)) for block in loaded.blocks] == [
+        ("note", "Note", "Useful information that users should know."),
+        ("note", "Warning", "Never commit the token."),
+        ("quote", None, "A quotation stays a quote.")]

@@ -89,6 +89,8 @@ _DIRECTIVE = re.compile(r"^\{([\w.:+-]+)\}[ \t]*(.*)$")
 _DIRECTIVE_OPTIONS = re.compile(r"\A(?:[ \t]*:[\w-]+:.*\n)+|\A---[ \t]*\n(?:.*\n)*?---[ \t]*\n")
 # A role right before a code span: "{func}" of {func}`attrs.field`.
 _ROLE_BEFORE = re.compile(r"\{([\w.:+-]+)\}$")
+# A GitHub alert's marker, first in its block quote.
+_ALERT = re.compile(r"^\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\][ \t]*\n?", re.IGNORECASE)
 # A glossary's term: a line at the margin right above its indented definition.
 _GLOSSARY_TERM = re.compile(r"^(\S[^\n]*?)[ \t]*$(?=\n[ \t]+\S)", re.MULTILINE)
 # Directives docutils itself titles (`.. note::` reads "Note").
@@ -213,6 +215,7 @@ class _Walker:
         self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
         self.containers: list[tuple[str, str | None]] = []  # (kind, title)
         self.links: list[str] = []
+        self.alert_marker = False  # the next paragraph opens a GitHub alert: its "[!NOTE]" is dropped
 
     def source(self, token: Token) -> tuple[int, int] | None:
         if token.map is None:
@@ -259,12 +262,20 @@ class _Walker:
                 self.containers.pop()
             return index + 1
         if kind == "blockquote_open":
-            self.containers.append(("quote", None))
+            opening = tokens[index + 2] if index + 2 < len(tokens) and tokens[index + 1].type == "paragraph_open" else None
+            alert = _ALERT.match(opening.content) if opening is not None and opening.type == "inline" else None
+            # A GitHub alert ("> [!NOTE]") is an admonition, titled by its kind, without its marker.
+            self.containers.append(("note", alert.group(1).title()) if alert else ("quote", None))
+            self.alert_marker = alert is not None
             return index + 1
         if kind == "paragraph_open":
             inline = tokens[index + 1]
             block_kind, label = self.context()
-            self.builder.block(block_kind, render_inline(inline), label=label, source=self.source(token))
+            text = render_inline(inline)
+            if self.alert_marker:
+                text, self.alert_marker = _ALERT.sub("", text, count=1), False
+            if text:
+                self.builder.block(block_kind, text, label=label, source=self.source(token))
             return index + 3
         if kind in ("bullet_list_open", "ordered_list_open"):
             return self.list_block(tokens, index)
