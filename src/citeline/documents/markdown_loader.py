@@ -11,7 +11,10 @@ generator's machinery rather than the page's content never becomes prose:
 * raw HTML blocks and inline HTML are dropped (comments that carry instructions are reported);
 * MyST (Markdown for Sphinx): roles (`{func}`attrs.field``) read as their text, directive fences
   (```` ```{note} ````, `:::{warning}`) as the blocks inside them, labelled with their title, code
-  directives as code; directives whose content lives elsewhere (`{toctree}`, `{include}`) are dropped;
+  directives (and an extension's example holding Python) as code; directives whose content lives
+  elsewhere (`{toctree}`, `{include}`) are dropped;
+* Docusaurus and VitePress admonitions (`:::tip Title`, `::: warning`) and GitHub alerts
+  (`> [!NOTE]`) read like MkDocs admonitions; MDX module statements (`import …`, `export …`) go;
 * links keep their text (the URL is metadata), images are dropped, emphasis markers go;
 * a list item or table row is one block, so "Defaults to 2 weeks." stays with the `max_age`
   it describes; code blocks are stored whole, without fences, labelled with their language.
@@ -93,7 +96,7 @@ _ROLE_BEFORE = re.compile(r"\{([\w.:+-]+)\}$")
 _ALERT = re.compile(r"^\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\][ \t]*\n?", re.IGNORECASE)
 # A glossary's term: a line at the margin right above its indented definition.
 _GLOSSARY_TERM = re.compile(r"^(\S[^\n]*?)[ \t]*$(?=\n[ \t]+\S)", re.MULTILINE)
-# Directives docutils itself titles (`.. note::` reads "Note").
+# Admonition kinds titled by their name (`.. note::` and ```` ```{note} ```` read "Note").
 _ADMONITIONS = frozenset(("note", "warning", "tip", "caution", "important", "danger", "hint", "attention",
                           "error", "admonition", "info", "details"))
 # MyST directives whose body is another file or another syntax.
