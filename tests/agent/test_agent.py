@@ -114,3 +114,17 @@ def test_tool_retries_do_not_count_against_the_budget(app: Citeline, tmp_path: P
     assert failures["left"] == 0
     assert result.exit_reason == ExitReason.COMPLETED
     assert sum(1 for t in result.trace if t.type == "tool_call") == 2  # two calls, not four
+
+
+def test_a_pasted_question_with_surrounding_whitespace_is_searched_once_per_query(app: Citeline) -> None:
+    asked = app.ask("What is the default timeout?")
+    pasted = app.ask("  What is the default timeout? \n")
+    # The whitespace once made each derived query differ from the one the search tool records, so
+    # the same search repeated until the budget was spent and one passage at most was opened.
+    assert pasted.question == "What is the default timeout?"
+    searches = [t.data["input"]["query"] for t in pasted.trace if t.type == "tool_call"
+                and t.data["tool"] == "search_docs"]
+    assert len(searches) == len(set(searches))
+    assert [t.data for t in pasted.trace if t.type == "tool_call"] == [
+        t.data for t in asked.trace if t.type == "tool_call"]
+    assert pasted.answer == asked.answer

@@ -80,6 +80,10 @@ def _prepare(settings: Settings, resources: ResourceProvider, question: str, *, 
              history: Sequence[Mapping[str, str]], on_event: EventSink | None,
              cancelled: Callable[[], bool] | None, query_id: str,
              recorder: RunRecorder | None = None, clock: Clock = SYSTEM_CLOCK) -> _Prepared:
+    # Surrounding whitespace (a pasted question's newline) is not part of what is asked: kept, it made
+    # every query derived from the question differ from the one the search tool records, so the same
+    # search repeated until the budget was spent, and "q" and "q\n" were cached apart.
+    question = question.strip()
     counter = itertools.count(1)
 
     def emit(kind: str, payload: dict[str, Any]) -> None:
@@ -100,8 +104,8 @@ def _prepare(settings: Settings, resources: ResourceProvider, question: str, *, 
         })
     emit("run_start", {"question": question, "model": model or settings.answerer.model})
     # Guard checks first, so an empty or oversized question never opens the index or loads a model.
-    if not question.strip() or len(question) > settings.agent.max_question_chars:
-        run.exit_reason = ExitReason.EMPTY_INPUT if not question.strip() else ExitReason.INPUT_TOO_LONG
+    if not question or len(question) > settings.agent.max_question_chars:
+        run.exit_reason = ExitReason.EMPTY_INPUT if not question else ExitReason.INPUT_TOO_LONG
         run.record("validation", ok=False, errors=[run.exit_reason.value])
         finalize_run(run)
         return _Prepared(run, emit, None, None, None, recorder)

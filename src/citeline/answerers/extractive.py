@@ -194,7 +194,8 @@ class ExtractiveAnswerer(Answerer):
             wanted.append(parts[len(wanted) - 1])
         done = set(run.queries_tried)
         for query in wanted:
-            if query not in done and run.tool_budget_left > 1:
+            # Compared as the search tool records a query (stripped): a search is never repeated.
+            if query.strip() not in done and run.tool_budget_left > 1:
                 return ToolCall("search_docs", {"query": query, "top_k": SEARCH_TOP_K})
         opened = {(p.document_id, p.chunk_id) for p in run.opened}
         want_open = max(run.constraints.min_open_citations, MAX_OPEN)
