@@ -146,6 +146,16 @@ class EscapeControlsFilter(logging.Filter):
         return True
 
 
+_TYPOGRAPHIC = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201b": "'", "\u2032": "'",
+                               "\u201c": '"', "\u201d": '"', "\u201f": '"', "\u2033": '"'})
+
+
+def plain_quotes(text: str) -> str:
+    """`text` with typographic quotes and apostrophes as ASCII ones: a question typed on a phone or
+    pasted from a page reads "what\u2019s", and every rule reading a question is written with "'"."""
+    return text.translate(_TYPOGRAPHIC)
+
+
 def collapse_ws(text: str) -> str:
     """Every run of whitespace as one space, ends trimmed: for comparing and showing text regardless of
     layout."""

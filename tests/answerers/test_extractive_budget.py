@@ -9,9 +9,11 @@ import pytest
 from citeline.answerers.extractive import ExtractiveAnswerer, Ranking
 from citeline.answerers.layout import (
     closed,
+    code_language,
     exempt_from_budget,
     fit_to_budget,
     holds_asked,
+    is_command_line,
     needs_its_example,
     shows_the_prose,
     untied,
@@ -219,3 +221,27 @@ def test_a_line_drops_the_word_tying_it_to_a_sentence_not_shown(said: str, shown
 ])
 def test_a_sentence_that_leaves_its_object_to_the_example(sentence: str, says_nothing: bool) -> None:
     assert needs_its_example(sentence, "How do I set up completion for pytest?") is says_nothing
+
+
+def test_asked_for_a_command_the_sentence_introducing_it_is_quoted_so_it_is_shown() -> None:
+    units = [
+        Unit(1, "sentence", "Use the `UV_INSTALL_DIR` environment variable to configure the installation directory.",
+             0, 80, 0),
+        Unit(2, "sentence", "Install uv with our standalone installers or your package manager of choice.", 0, 77, 0),
+        Unit(3, "sentence", "Install uv with our official standalone installer:", 0, 51, 0),
+        Unit(3, "code", "$ curl -LsSf https://astral.sh/uv/install.sh | sh", 52, 100, 1, "macOS and Linux"),
+    ]
+    preference = np.array([0.6, 0.15, 0.07, 0.0])
+    plain = Ranking(units, np.array([0.65, 0.66, 0.62, 0.6]), [], [], lead=0, preference=preference, code=3,
+                    shares=True)
+    # The block's passage has no point: the command would not be shown.
+    assert ExtractiveAnswerer.confident(plain) == [0, 1]
+    asked = Ranking(units, plain.overall, [], [], lead=0, preference=preference, code=3, command_intro=2, shares=True)
+    # Right after the lead, ahead of a point saying much the same that would otherwise crowd it out.
+    assert ExtractiveAnswerer.confident(asked) == [0, 2, 1]
+    chosen, _ = fit_to_budget(units, [0, 2, 1], [2], code=3)
+    assert chosen == [0, 2]
+    # Labelled by its tab, the block is still read as a command line (its first line is a prompt).
+    assert is_command_line(units[3]) and code_language(units[3]) == ""
+    assert code_language(Unit(3, "code", "x = 1", 0, 5, 1, "python")) == "python"
+    assert code_language(Unit(3, "code", "x = 1", 0, 5, 1, "example.py")) == ""  # a file's name

@@ -149,6 +149,7 @@ def test_the_thing_a_measure_or_value_is_asked_of() -> None:
     # "How long is X?" asks the measure of the subject that ends the question.
     assert asked_attribute("How long is the Upper Rhine Plain?") == ("upper", "rhine", "plain")
     assert asked_attribute("How wide are the Jura Mountains?") == ("jura", "mountain")
+    assert asked_attribute("how wide are the jura mountains") == ("jura", "mountain")  # typed without "?"
     # "the length of X", "the default value of X": the thing follows "of", up to the clause's end.
     assert asked_attribute("What is the length of the Old Rhine Bridge at Constance?") == ("old", "rhine", "bridge")
     assert asked_attribute("What is the default value of R_PDFVIEWER, i.e. which viewer?") == ("r_pdfviewer", "pdfviewer")

@@ -62,3 +62,14 @@ def test_a_misspelt_contrast_still_rules_out_what_follows() -> None:
         focus = question_focus(f"How do I run my tests on trio {typed} asyncio?")
         assert "asyncio" in focus.excluded, typed
         assert focus.text == "How do I run my tests on trio?", typed
+
+
+def test_a_question_typed_in_haste_has_the_same_focus() -> None:
+    careful = question_focus("My custom auth needs the request body. How do I read request.content in auth_flow?")
+    assert careful.text == "How do I read request.content in auth_flow?"
+    # In lower case, without its "?", and with a typographic apostrophe, the same sentence is asked.
+    hasty = question_focus("my custom auth needs the request body. how do i read request.content in auth_flow")
+    assert hasty.text == "how do i read request.content in auth_flow"
+    scene_last = question_focus("how do i read the body in auth_flow. my auth signs every request for the API")
+    assert scene_last.text == "how do i read the body in auth_flow."
+    assert question_focus("What\u2019s the default timeout?").text == "What's the default timeout?"

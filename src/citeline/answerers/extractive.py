@@ -34,6 +34,7 @@ from citeline.answerers.layout import (
     MAX_POINTS,
     closed,
     code_intro,
+    code_language,
     exempt_from_budget,
     fit_to_budget,
     is_command_line,
@@ -47,7 +48,6 @@ from citeline.answerers.layout import (
     untied,
 )
 from citeline.config import Settings
-from citeline.documents.models import ADMONITION_KINDS
 from citeline.index.embedder import Embedder, EmbedsTokens
 from citeline.index.store import Passage
 from citeline.retrieval import Retriever
@@ -133,6 +133,7 @@ class Ranking:
     lead: int = 0
     answer_type: AnswerTypes = ()
     code: int | None = None  # the code block a how-to answer shows
+    command_intro: int | None = None  # the sentence introducing `code` when the question asks for a command
     features: dict[str, float] = field(default_factory=dict)
     cosine: np.ndarray = field(default_factory=lambda: np.zeros(0))
     opposite: tuple[str, str] | None = None  # (asked word, the lead's opposite of it), see `opposed`
@@ -387,8 +388,10 @@ class ExtractiveAnswerer(Answerer):
                     part_picks.append(best)
         code = (self._code_block(units, overall, lead, question_lexical, asks_for_command(focus.text)) if how_to
                 else _example_it_introduces(units, lead))
+        command_intro = (code_intro(units, code) if code is not None and asks_for_command(focus.text)
+                         and is_command_line(units[code]) else None)
         ranking = Ranking(units, overall, part_picks, insufficiencies, lead_scores, lead, answer_type, code,
-                          cosine=cosine, shares=lead_model is not None)
+                          command_intro, cosine=cosine, shares=lead_model is not None)
         ranking.features = self._features(keys, asked_keys, pool, pool_coverage, ranking, lexical(keys))
         ranking.features["lead_probability"] = round(float(lead_scores[lead]), 4) if lead_model else 0.0
         asking = parts[0] if len(parts) > 1 else focus.text
@@ -532,7 +535,22 @@ class ExtractiveAnswerer(Answerer):
     @staticmethod
     def confident(ranking: Ranking) -> list[int]:
         """The units to quote: the lead, each part's best, then the units likeliest after the lead to
-        hold the answer while the answer stays short. Code is added by `render`, never as a point."""
+        hold the answer while the answer stays short. Code is added by `render`, never as a point.
+
+        Asked which command to run, a reader wants the command: a block from a passage no point quotes
+        is shown only under the sentence introducing it, so that sentence comes first after the lead and
+        the parts' picks (before a point it may say the same as)."""
+        picked = ExtractiveAnswerer._likeliest(ranking)
+        intro, code = ranking.command_intro, ranking.code
+        if intro is None or code is None or intro in picked or any(
+                ranking.units[i].number == ranking.units[code].number for i in picked):
+            return picked
+        fixed = 1 + sum(1 for i in picked[1:] if i in ranking.part_picks)
+        return [*picked[:fixed], intro, *picked[fixed:]][: MAX_POINTS + 1]
+
+    @staticmethod
+    def _likeliest(ranking: Ranking) -> list[int]:
+        """The lead, each part's best, then the units likeliest to hold the answer (see `confident`)."""
         picked = [ranking.lead]
         for index in ranking.part_picks:
             if index not in picked:
@@ -601,6 +619,8 @@ class ExtractiveAnswerer(Answerer):
         contender = self.close_contender(ranking, picked)
         if contender is not None:
             exempt.append(contender)
+        if ranking.command_intro in picked:
+            exempt.append(ranking.command_intro)
         chosen, items = fit_to_budget(units, picked, exempt, ranking.code)
         if not chosen:
             return self._decline(run, key_terms(question), run.retrieved())
@@ -637,10 +657,8 @@ class ExtractiveAnswerer(Answerer):
         example: list[str] = []
         if shown is not None:
             block = units[shown]
-            # A note's kind ("Note") is no language: the fence would read "```Note".
-            language = block.label if (block.label and re.fullmatch(r"[\w+#.-]{1,20}", block.label)
-                                       and block.label.casefold() not in ADMONITION_KINDS) else ""
-            example = ["", f"```{language}", block.text, "```", f"[{block.number}]"]
+            # A note's kind or a tab's title is no language: the fence would read "```Note".
+            example = ["", f"```{code_language(block)}", block.text, "```", f"[{block.number}]"]
         lines = [paragraph, *(example if example_after_lead else [])]
         if bullets:
             lines.append("")

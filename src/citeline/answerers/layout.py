@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from citeline.documents.models import ADMONITION_KINDS
 from citeline.retrieval.answer_types import AnswerType, AnswerTypes, holds, new_values
 from citeline.retrieval.units import Unit
 from citeline.text import STOPWORDS, collapse_ws, content_terms
@@ -96,11 +97,21 @@ _SHELLS = frozenset({"console", "shell", "sh", "bash", "zsh", "fish", "powershel
 _CONFIG_LINE = re.compile(r"^\s*(?:\[[^\]]+\]|[\w.\-\"']+\s*[=:](?!:))")  # "[table]", "key = value", "key: value"
 
 
+# A fence's language is one word ("console", "python", "Dockerfile"); a block's label may instead be the
+# title of the tab or file it sits in ("macOS and Linux", "example.py") or a note's kind.
+_LANGUAGE = re.compile(r"[\w+#-]{1,20}")
+
+
+def code_language(block: Unit) -> str:
+    """The language a code block is written in, or "" when its label is a title, a file name or a note's kind."""
+    label = block.label or ""
+    return label if _LANGUAGE.fullmatch(label) and label.casefold() not in ADMONITION_KINDS else ""
+
+
 def is_command_line(block: Unit) -> bool:
     """Whether a code block is a command line to run: written for a shell, or its first line is
     a prompt or a command rather than a configuration entry or code."""
-    label = (block.label or "").split()
-    language = label[0].casefold() if label else ""
+    language = code_language(block).casefold()
     if language in _SHELLS:
         return True
     if language:

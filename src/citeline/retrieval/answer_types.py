@@ -176,7 +176,7 @@ _QUANTITIES = frozenset(content_terms(
 # "How long is *the Upper Rhine Plain*?": a measure asked of the subject that ends the question.
 _MEASURE_OF = re.compile(
     r"\bhow\s+(?:long|wide|deep|tall|high|far|thick|broad|big|large|old)\s+(?:is|are|was|were)\s+"
-    r"(?:the\s+|an?\s+)?((?:[\w-]+\s+){0,5}?[\w-]+)\s*\?", re.IGNORECASE)
+    r"(?:the\s+|an?\s+)?((?:[\w-]+\s+){0,5}?[\w-]+)\s*(?:\?|$)", re.IGNORECASE)
 # "… the length of *the Old Rhine Bridge* at Constance?", "… the default value of *max_redirects*, and …":
 # after a phrase that only names the kind of value, the thing follows "of", up to a clause's end.
 _OF_THING = re.compile(r"\s*(?:the\s+|an?\s+)?((?:[\w-]+\s+){0,3}?[\w-]+)\s*(?:[?,;]|$|\s+(?:in|at|on|when|and|for|"

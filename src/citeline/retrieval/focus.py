@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from citeline.retrieval.evidence import KeyTerm
-from citeline.text import collapse_ws, content_terms, segments, stem, terms
+from citeline.text import collapse_ws, content_terms, plain_quotes, segments, stem, terms
 
 # "instead of X", "rather than X": X runs to the next clause boundary. Questions are typed in a
 # hurry, so "instaed"/"insted" and "rahter" count too (the transposed or dropped letter of a fast typist).
@@ -51,6 +51,12 @@ _SCENE_CLAUSE = re.compile(
     re.IGNORECASE)
 
 
+_SENTENCE_START = re.compile(r"(?<=[.!?] )[a-z]")
+# A sentence asking something, when none ends in "?": it opens with a question word or an auxiliary.
+_ASKS = re.compile(r"(?:how|what|which|where|when|why|who|whom|whose|is|are|can|could|does|do|did|should|will|"
+                   r"would|am)\b", re.IGNORECASE)
+
+
 def _without_scene(sentence: str) -> str:
     """`sentence` without its scene-setting clause, unless too little would be left to ask about
     ("If I pass both, what happens?")."""
@@ -62,10 +68,14 @@ def question_focus(question: str) -> Focus:
     """The asking sentences of `question` (those ending in "?", else the last sentence) without a
     scene-setting clause before the question word and with any "instead of / rather than …"
     clause taken out."""
-    stripped = collapse_ws(question).strip()
-    sentences = [span.text for span in segments(stripped) if span.text.strip()]
-    asking = [_without_scene(s) for s in sentences if s.rstrip().endswith("?")]
-    chosen = " ".join(asking) if asking else (sentences[-1] if sentences else stripped)
+    stripped = plain_quotes(collapse_ws(question).strip())
+    # Typed in haste, a question's sentences may start in lower case ("… the body. how do i …"), which
+    # `segments` (for prose) does not take as a sentence start.
+    shaped = _SENTENCE_START.sub(lambda m: m.group(0).upper(), stripped)
+    sentences = [stripped[span.start : span.end] for span in segments(shaped) if span.text.strip()]
+    asking = ([s for s in sentences if s.rstrip().endswith("?")]
+              or [s for s in sentences if _ASKS.match(s)])  # typed without its "?"
+    chosen = " ".join(map(_without_scene, asking)) if asking else (sentences[-1] if sentences else stripped)
     ruled_out = [m.group(1) for m in _CONTRAST.finditer(chosen)]
     kept = re.sub(r"\s+([?.!,;])", r"\1", collapse_ws(_CONTRAST.sub(" ", chosen))).strip(" ,;")
     if len(terms(kept)) < 2:  # nothing left to ask about: the clause was the question
