@@ -96,6 +96,9 @@ def test_how_to_questions() -> None:
     assert asks_how_to("what's the hatch version invocation?")
     assert asks_how_to("Which flask run options turn off the reloader?")
     assert not asks_how_to("Which option is the default?")
+    # Typed as into a search box, an imperative asks how to do it; a noun or a statement does not.
+    assert asks_how_to("disable ssl verification") and asks_how_to("Set a timeout on the client")
+    assert not asks_how_to("use of proxies") and not asks_how_to("Install options are what?")
 
 
 def test_command_questions() -> None:

@@ -306,7 +306,12 @@ _HOW_TO = re.compile(
     # "what do I run …", "which script am I supposed to use": the answer is something to do.
     rf"|{_WHAT_DO_I}(?:run|set|use|pass|add|write|type|call|install|put)\b|\b(?:am|are)\s+(?:i|we)\s+supposed\s+to\b"
     # "which options turn off …": the example that uses them shows them (commands: `asks_for_command`).
-    rf"|{_asks_which('option|flag')}(?!\s+(?:is|are|does|do)\b)",
+    rf"|{_asks_which('option|flag')}(?!\s+(?:is|are|does|do)\b)"
+    # Typed as into a search box, a request is an imperative: "disable ssl verification", "set a timeout".
+    r"|^\s*(?:set|change|disable|enable|turn\s+(?:on|off)|configure|install|use|add|remove|upload|download|send|"
+    r"stream|create|run|mock|test|retry|cancel|limit|increase|decrease|raise|lower|skip|ignore)\s+"
+    r"(?!of\b)(?!\S+\s+(?:is|are|was|were)\b)"
+    r"(?=[^?]*$)",
     re.IGNORECASE,
 )
 

@@ -65,9 +65,9 @@ def _without_scene(sentence: str) -> str:
 
 
 def question_focus(question: str) -> Focus:
-    """The asking sentences of `question` (those ending in "?", else the last sentence) without a
-    scene-setting clause before the question word and with any "instead of / rather than …"
-    clause taken out."""
+    """The asking sentences of `question` (those ending in "?", else those opening with a question
+    word, else the last sentence) without a scene-setting clause before the question word and with
+    any "instead of / rather than …" clause taken out."""
     stripped = plain_quotes(collapse_ws(question).strip())
     # Typed in haste, a question's sentences may start in lower case ("… the body. how do i …"), which
     # `segments` (for prose) does not take as a sentence start.
