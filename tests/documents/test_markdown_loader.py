@@ -15,6 +15,7 @@ import pytest
 
 from citeline.documents.markdown_loader import MarkdownLoader
 from citeline.documents.models import Block, LoadedDocument
+from citeline.errors import IngestError
 from citeline.evaluation.form import markup_found
 
 PAGE = '''---
@@ -604,3 +605,14 @@ def test_a_github_alert_is_a_titled_note_without_its_marker() -> None:
         ("note", "Note", "Useful information that users should know."),
         ("note", "Warning", "Never commit the token."),
         ("quote", None, "A quotation stays a quote.")]
+
+
+def test_a_page_made_only_of_includes_is_an_error_naming_them() -> None:
+    # MkDocs fills such a page at build time from files the corpus may not hold; "no text could be
+    # extracted" left the user to guess why a page of the site was empty.
+    with pytest.raises(IngestError, match=r"only includes other files \(CONTRIBUTING.md, ../docs_src/app.py\)") as raised:
+        MarkdownLoader().load(Path("contributing.md"), b'--8<-- "CONTRIBUTING.md"\n\n{* ../docs_src/app.py hl[3] *}\n')
+    assert raised.value.hint == "ingest the included files themselves"
+    # A page with text of its own keeps it, its include dropped.
+    doc = MarkdownLoader().load(Path("real.md"), b'# Real\n\nSome text of its own.\n\n--8<-- "snippet.md"\n')
+    assert "Some text of its own." in doc.text and "snippet" not in doc.text

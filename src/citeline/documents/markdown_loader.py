@@ -48,6 +48,7 @@ from citeline.documents.sphinx_markup import (
     is_python,
     role_text,
 )
+from citeline.errors import IngestError
 
 # MkDocs Material content tabs share the admonition's shape (a marker line, then a body indented
 # by four spaces), so they are rewritten into admonitions of type `tab` before parsing. The
@@ -61,6 +62,9 @@ _MACHINERY_LINE = re.compile(
     r"|\*\[[^\]\n]+\]:.*)$",
     re.MULTILINE,
 )
+# What a snippet or file include names: `--8<-- "CONTRIBUTING.md"`, `{* ../docs_src/app.py *}`.
+_INCLUDED = re.compile(r"""^[ \t]*(?:-{1,2}8<-{1,2}[ \t]*["']?([^"'\n]+?)["']?|\{\*[ \t]*(\S+)[^}\n]*\*\})[ \t]*$""",
+                       re.MULTILINE)
 # Inline leftovers of generators and extensions, removed from rendered prose.
 _INLINE_NOISE = re.compile(
     r"\{:[^}\n]*\}"          # attribute list {: .class style="..."}
@@ -462,7 +466,13 @@ class MarkdownLoader:
         for match in re.finditer(r"<!--(.*?)-->", text, re.DOTALL):
             builder.hidden(match.group(1), "HTML comment", source=(match.start(), match.end()))
         title = str(metadata.get("title") or "") or builder.first_heading or path.stem
-        return builder.build(title, metadata, removed)
+        document = builder.build(title, metadata, removed)
+        included = [m.group(1) or m.group(2) for m in _INCLUDED.finditer(source)]
+        if included and not document.text.strip():
+            # A page made only of includes is empty here: the generator fills it in at build time.
+            raise IngestError(f"{path.name}: only includes other files ({', '.join(dict.fromkeys(included))}), "
+                              "which are not followed", hint="ingest the included files themselves")
+        return document
 
 
 register_loader(MarkdownLoader())
