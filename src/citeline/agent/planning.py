@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from citeline.retrieval.focus import ASKING_WORD
 from citeline.text import content_terms, stem, terms
 
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
@@ -85,8 +86,6 @@ _SPLIT = re.compile(r"\?\s+(?=\S)|;\s+|,?\s+and\s+(?=(?:how|what|which|when|wher
 
 # A sub-question asks something: it holds a question word or an auxiliary verb. "The Rhine and what
 # other river were accepted …?" is one question whose subject is "The Rhine and what other river".
-_ASKS = re.compile(r"\b(?:how|what|which|when|where|why|who|whom|whose|is|are|was|were|does|do|did|can|could|"
-                   r"should|will|would|has|have|had|may|might|must|shall)\b", re.IGNORECASE)
 
 
 def split_parts(question: str) -> list[str]:
@@ -95,7 +94,7 @@ def split_parts(question: str) -> list[str]:
     start = 0
     for separator in _SPLIT.finditer(question):
         # A piece that asks nothing is not a question of its own: it runs on into the next one.
-        if _ASKS.search(question[start : separator.start()]):
+        if ASKING_WORD.search(question[start : separator.start()]):
             pieces.append(question[start : separator.start()])
             start = separator.end()
     pieces.append(question[start:])

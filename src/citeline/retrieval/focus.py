@@ -52,9 +52,10 @@ _SCENE_CLAUSE = re.compile(
 
 
 _SENTENCE_START = re.compile(r"(?<=[.!?] )[a-z]")
-# A sentence asking something, when none ends in "?": it opens with a question word or an auxiliary.
-_ASKS = re.compile(r"(?:how|what|which|where|when|why|who|whom|whose|is|are|can|could|does|do|did|should|will|"
-                   r"would|am)\b", re.IGNORECASE)
+# A word that asks: a question word or an auxiliary verb. A sentence opening with one asks something
+# when none ends in "?"; a sub-question holds one (`agent.planning.split_parts`).
+ASKING_WORD = re.compile(r"\b(?:how|what|which|when|where|why|who|whom|whose|is|are|was|were|does|do|did|can|"
+                         r"could|should|will|would|has|have|had|may|might|must|shall)\b", re.IGNORECASE)
 
 
 def _without_scene(sentence: str) -> str:
@@ -74,7 +75,7 @@ def question_focus(question: str) -> Focus:
     shaped = _SENTENCE_START.sub(lambda m: m.group(0).upper(), stripped)
     sentences = [stripped[span.start : span.end] for span in segments(shaped) if span.text.strip()]
     asking = ([s for s in sentences if s.rstrip().endswith("?")]
-              or [s for s in sentences if _ASKS.match(s)])  # typed without its "?"
+              or [s for s in sentences if ASKING_WORD.match(s)])  # typed without its "?"
     chosen = " ".join(map(_without_scene, asking)) if asking else (sentences[-1] if sentences else stripped)
     ruled_out = [m.group(1) for m in _CONTRAST.finditer(chosen)]
     kept = re.sub(r"\s+([?.!,;])", r"\1", collapse_ws(_CONTRAST.sub(" ", chosen))).strip(" ,;")
