@@ -656,6 +656,42 @@ def test_a_note_title_is_not_shown_as_the_examples_language(ids: Citeline) -> No
     assert "```Note" not in result.answer and "```note" not in result.answer
 
 
+ACTIVATE = {"projects.md": """# Working on projects
+
+## Running commands
+
+To activate the project's virtual environment by hand, run `uv sync` and then its activation script:
+
+=== "macOS and Linux"
+
+    ```console
+    $ uv sync
+    $ source .venv/bin/activate
+    ```
+
+=== "Windows"
+
+    ```pwsh-session
+    PS> uv sync
+    PS> .venv\\Scripts\\activate
+    ```
+"""}
+
+
+@pytest.fixture(scope="module")
+def activate(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
+    yield from _corpus(tmp_path_factory, "activate", ACTIVATE)
+
+
+def test_a_tabbed_example_is_the_tab_asked_for_fenced_in_its_language(activate: Citeline) -> None:
+    # The tab's title says which platform the block is for; its language is still the block's own.
+    result = activate.ask("How do I activate the virtual environment on Windows?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert result.answer.count("```") == 2
+    assert "```pwsh-session\nPS> uv sync\nPS> .venv\\Scripts\\activate\n```" in result.answer
+    assert "source .venv/bin/activate" not in result.answer and "```Windows" not in result.answer
+
+
 REQUESTS = {"requests.md": """# Requests
 
 ## Server push

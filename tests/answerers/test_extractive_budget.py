@@ -245,3 +245,6 @@ def test_asked_for_a_command_the_sentence_introducing_it_is_quoted_so_it_is_show
     assert is_command_line(units[3]) and code_language(units[3]) == ""
     assert code_language(Unit(3, "code", "x = 1", 0, 5, 1, "python")) == "python"
     assert code_language(Unit(3, "code", "x = 1", 0, 5, 1, "example.py")) == ""  # a file's name
+    # A block whose language was kept apart from its tab's title has it whatever the title.
+    windows = Unit(3, "code", "PS> .venv\\Scripts\\activate", 0, 26, 1, "Windows", language="pwsh-session")
+    assert code_language(windows) == "pwsh-session" and is_command_line(windows)

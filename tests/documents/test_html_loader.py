@@ -244,6 +244,7 @@ def test_mkdocs_material_page(tmp_path: Path) -> None:
         ("note", "Upgrading", "Run `uv self update`."),
         ("note", "Warning", "Do not run as root."),
     ]
+    assert [b.language for b in doc.blocks if b.kind == "code"] == ["console"]
     assert doc.title == "Install - uv"
 
 

@@ -231,6 +231,7 @@ def test_content_tabs_become_blocks_labelled_with_the_tab_title(doc: LoadedDocum
     assert (windows.kind, windows.label) == ("tab", "Windows")
     code = find(doc, "$ curl -LsSf https://astral.sh/uv/install.sh | sh")
     assert (code.kind, code.label) == ("code", "macOS and Linux")
+    assert code.language == "console"  # kept apart from the title, so its fence and prompt are known
     assert '=== "' not in doc.text and "===" not in doc.text
 
 

@@ -91,7 +91,7 @@ def shows_the_prose(block: Unit, prose: Sequence[Unit]) -> bool:
 
 
 _SHELLS = frozenset({"console", "shell", "sh", "bash", "zsh", "fish", "powershell", "pwsh", "ps1", "bat", "cmd",
-                     "shell-session", "shellsession"})
+                     "shell-session", "shellsession", "pwsh-session", "ps1con", "doscon"})
 
 
 _CONFIG_LINE = re.compile(r"^\s*(?:\[[^\]]+\]|[\w.\-\"']+\s*[=:](?!:))")  # "[table]", "key = value", "key: value"
@@ -103,8 +103,9 @@ _LANGUAGE = re.compile(r"[\w+#-]{1,20}")
 
 
 def code_language(block: Unit) -> str:
-    """The language a code block is written in, or "" when its label is a title, a file name or a note's kind."""
-    label = block.label or ""
+    """The language a code block is written in, or "" when it has none: its own, else (from an index
+    written before languages were kept apart) its label when that is not a title, a file name or a note's kind."""
+    label = block.language or block.label or ""
     return label if _LANGUAGE.fullmatch(label) and label.casefold() not in ADMONITION_KINDS else ""
 
 

@@ -130,6 +130,7 @@ class DocumentBuilder:
         pages: tuple[int, ...] = (),
         group: object = None,
         preformatted: bool = False,
+        language: str | None = None,
     ) -> Block | None:
         """Append one block. `group` ties consecutive list items or table rows together (one line
         apart instead of a blank line); `preformatted` keeps line breaks and indentation (code).
@@ -149,7 +150,7 @@ class DocumentBuilder:
         block = Block(
             kind=kind, start=start, end=self._length, section=self.section, page=page, label=label,
             cells=cells, source_start=source[0] if source else None, source_end=source[1] if source else None,
-            pages=pages, flags=reasons,
+            pages=pages, flags=reasons, language=language or None,
         )
         if reasons:
             self.flags.append(Flag(", ".join(reasons), _excerpt(text), block.source_start, stored=True))

@@ -15,7 +15,7 @@ from typing import Any, Literal
 # Bumped whenever a loader or the chunker changes the stored text or its blocks. It is part of
 # every document's content hash, so the next `ingest` re-reads documents stored by an older
 # text model instead of keeping text that no longer matches what the loaders produce.
-TEXT_MODEL_VERSION = 11
+TEXT_MODEL_VERSION = 12
 
 BlockKind = Literal["heading", "paragraph", "list_item", "code", "table_row", "note", "tab", "quote"]
 BLOCK_KINDS: tuple[str, ...] = ("heading", "paragraph", "list_item", "code", "table_row", "note", "tab", "quote")
@@ -32,7 +32,8 @@ class Block:
 
     `label` names what the block belongs to where that gives its text meaning: an admonition's
     or tab's title for the blocks inside it, a code block's language, a table's header cells
-    (joined with " | ") for its rows. `cells` keeps a table row's cells. `source_start` and
+    (joined with " | ") for its rows. `language` is a code block's language apart from its label,
+    which a tab's or file's title takes ("Windows", "example.py"). `cells` keeps a table row's cells. `source_start` and
     `source_end` locate the block in the decoded source file (None where a format has no usable
     character offsets). `pages` lists every page a block touches when it crosses a page break.
     `flags` names why a block looks like text aimed at an AI rather than a reader (see
@@ -50,6 +51,7 @@ class Block:
     source_end: int | None = None
     pages: tuple[int, ...] = ()
     flags: tuple[str, ...] = ()
+    language: str | None = None
 
 
 @dataclass(frozen=True)
@@ -102,16 +104,19 @@ class ChunkBlock:
     end: int
     label: str | None = None
     flags: tuple[str, ...] = ()
+    language: str | None = None
 
     def to_json(self) -> list[Any]:
-        """Compact form stored beside the chunk: [kind, start, end, label, flags]."""
-        return [self.kind, self.start, self.end, self.label, list(self.flags)]
+        """Compact form stored beside the chunk: [kind, start, end, label, flags], and a code
+        block's language last when it has one."""
+        stored = [self.kind, self.start, self.end, self.label, list(self.flags)]
+        return [*stored, self.language] if self.language else stored
 
     @classmethod
     def from_json(cls, value: Any) -> ChunkBlock:
-        """A block from its stored JSON form `[kind, start, end, label, flags]`."""
-        kind, start, end, label, flags = value
-        return cls(str(kind), int(start), int(end), label, tuple(flags))
+        """A block from its stored JSON form (an index written before languages were kept has none)."""
+        kind, start, end, label, flags, *language = value
+        return cls(str(kind), int(start), int(end), label, tuple(flags), language[0] if language else None)
 
 
 @dataclass(frozen=True)

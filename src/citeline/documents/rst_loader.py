@@ -306,7 +306,7 @@ class _Walker:
             language = "math"
         # Inside a note or tab, its title says more about the code than the language does.
         self.builder.block("code", node.astext(), label=self.context.title() or language or None,
-                           source=self._source(node), preformatted=True)
+                           source=self._source(node), preformatted=True, language=language)
 
     def _admonition(self, node: nodes.Element) -> None:
         titles = [child for child in node.children if isinstance(child, nodes.title)]

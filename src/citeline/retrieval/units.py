@@ -38,6 +38,7 @@ class Unit:
     # Passage offsets of one-line code displays set inside this sentence ("… by using ⏎ make
     # uninstall ⏎ optionally specifying prefix."): shown in a reader's answer as code spans.
     inline_code: tuple[tuple[int, int], ...] = ()
+    language: str | None = None  # a code block's language, apart from the title it may be labelled with
 
     @property
     def is_code(self) -> bool:
@@ -65,7 +66,8 @@ def passage_units(number: int, passage: Passage) -> list[Unit]:
             continue
         if block.kind == "code":
             if content_terms(body):
-                units.append(Unit(number, "code", body, block.start, block.end, index, block.label))
+                units.append(Unit(number, "code", body, block.start, block.end, index, block.label,
+                                  language=block.language))
             continue
         if index in resumed:
             body, offset = text[resumed[index] : block.end], resumed[index]
