@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+import pytest
 from tests.conftest import write_script
 
 from citeline.agent.exits import DECLINE_MESSAGE, ExitReason
@@ -128,3 +129,18 @@ def test_a_pasted_question_with_surrounding_whitespace_is_searched_once_per_quer
     assert [t.data for t in pasted.trace if t.type == "tool_call"] == [
         t.data for t in asked.trace if t.type == "tool_call"]
     assert pasted.answer == asked.answer
+
+
+@pytest.mark.parametrize("pleasant", [
+    "Hi! What is the default timeout? Thanks!",
+    "hello, What is the default timeout? Any help would be appreciated.",
+    "Hey there, What is the default timeout? thx",
+])
+def test_a_greeting_and_thanks_are_not_searched_or_answered(app: Citeline, pleasant: str) -> None:
+    asked = app.ask("What is the default timeout?")
+    result = app.ask(pleasant)
+    # Once, "Thanks!" was a sub-question searched on its own, and a greeting a search term.
+    assert result.question == pleasant
+    assert [(t.data["tool"], t.data["input"]) for t in result.trace if t.type == "tool_call"] == [
+        (t.data["tool"], t.data["input"]) for t in asked.trace if t.type == "tool_call"]
+    assert result.answer == asked.answer

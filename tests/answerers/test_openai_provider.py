@@ -135,27 +135,29 @@ def test_connection_reset_is_retried_then_llm_error(make_app: Any, fake_openai: 
 
 
 def test_hung_server_ends_in_timeout_within_the_budget(make_app: Any, fake_openai: FakeOpenAI) -> None:
-    fake_openai.script = [Reply(hang_s=30)]
+    # The server would hang for a minute; the 2 s budget must end the run long before. The bound is
+    # loose on purpose: it tells "ended by the budget" from "ended by the server" on a loaded machine.
+    fake_openai.script = [Reply(hang_s=60)]
     app: Citeline = make_app(openai_base_url=fake_openai.url, timeout_s=2.0)
     started = time.monotonic()
     result = app.ask("What is the default timeout?", model=MODEL)
     elapsed = time.monotonic() - started
     assert result.exit_reason == ExitReason.TIMEOUT
     assert fake_openai.chat_requests == 1  # no time left for a retry
-    assert elapsed < 6, "the request timeout must be bounded by the run's remaining wall-clock"
+    assert elapsed < 20, "the request timeout must be bounded by the run's remaining wall-clock"
 
 
 def test_stream_of_keepalive_pings_ends_in_timeout_within_the_budget(
     make_app: Any, fake_openai: FakeOpenAI
 ) -> None:
     # Pings keep the socket's read timeout from firing: only the run's own deadline can end it.
-    fake_openai.script = [Reply(ping_s=30, text="late")]
+    fake_openai.script = [Reply(ping_s=60, text="late")]
     app: Citeline = make_app(openai_base_url=fake_openai.url, timeout_s=2.0)
     started = time.monotonic()
     result = app.ask("What is the default timeout?", model=MODEL + "#json")
     elapsed = time.monotonic() - started
     assert result.exit_reason == ExitReason.TIMEOUT
-    assert elapsed < 6, "a pinging stream must not outlive the run's wall-clock budget"
+    assert elapsed < 20, "a pinging stream must not outlive the run's wall-clock budget"
 
 
 @pytest.mark.parametrize(

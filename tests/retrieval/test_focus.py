@@ -1,7 +1,9 @@
 """What a question asks: its asking sentence, without what the asker rules out."""
 
+import pytest
+
 from citeline.retrieval.evidence import key_terms
-from citeline.retrieval.focus import question_focus
+from citeline.retrieval.focus import question_focus, without_pleasantries
 
 
 def test_scene_setting_sentences_are_left_out() -> None:
@@ -62,6 +64,33 @@ def test_a_misspelt_contrast_still_rules_out_what_follows() -> None:
         focus = question_focus(f"How do I run my tests on trio {typed} asyncio?")
         assert "asyncio" in focus.excluded, typed
         assert focus.text == "How do I run my tests on trio?", typed
+
+
+@pytest.mark.parametrize(("typed", "asked"), [
+    ("Hi! What exactly does `response.elapsed` measure? Thanks!", "What exactly does `response.elapsed` measure?"),
+    ("hi, how do i set a timeout", "how do i set a timeout"),
+    ("Hi how do I disable ssl verification", "how do I disable ssl verification"),
+    ("Good morning team. I use httpx. How do I retry? Cheers", "I use httpx. How do I retry?"),
+    ("Dear maintainers, why is it slow? Thank you so much!!", "why is it slow?"),
+    ("What is the default? Any help would be appreciated!", "What is the default?"),
+    ("how do I retry, thank you", "how do I retry"),
+    ("how do i add query args Any help would be appreciated!", "how do i add query args"),
+    ("how do i get help please", "how do i get help please"),
+    ("how do I set a timeout thanks in advance", "how do I set a timeout"),
+    # The asker's framing is not asked either.
+    ("Quick question: how do I set a timeout?", "how do I set a timeout?"),
+    ("Hi all, newbie here. How do I set a timeout? TIA", "How do I set a timeout?"),
+    ("Sorry if this is a dumb question, but how do I set a timeout?", "how do I set a timeout?"),
+    ("Can someone tell me what the default timeout is?", "what the default timeout is?"),
+    ("Does anyone know how to set a timeout?", "how to set a timeout?"),
+    ("Can I tell uv which index to use?", "Can I tell uv which index to use?"),
+    # Not pleasantries: a greeting word that starts a name, thanks that are what is asked about.
+    ("Hello world example: how do I run it?", "Hello world example: how do I run it?"),
+    ("Where are the thanks listed?", "Where are the thanks listed?"),
+    ("Thanks!", "Thanks!"),
+])
+def test_greetings_and_thanks_are_not_what_is_asked(typed: str, asked: str) -> None:
+    assert without_pleasantries(typed) == asked
 
 
 def test_a_question_typed_in_haste_has_the_same_focus() -> None:

@@ -58,6 +58,47 @@ ASKING_WORD = re.compile(r"\b(?:how|what|which|when|where|why|who|whom|whose|is|
                          r"could|should|will|would|has|have|had|may|might|must|shall)\b", re.IGNORECASE)
 
 
+# Greetings and thanks are said to a person, not asked of the documents ("Hi! What does X measure?
+# Thanks!"): searched, "Thanks!" became a sub-question of its own and "Thank you for being interested in
+# contributing" a point of the answer. A greeting counts only before punctuation or a word that asks
+# ("Hello world example" is no greeting); thanks only as the question's last words, and a phrase that
+# could end a question ("…, help me please") only as a sentence of its own.
+_GREETING = re.compile(
+    r"^\s*(?:hi|hello|hey|hiya|howdy|greetings|good\s+(?:morning|afternoon|evening)|dear\s+\w+)"
+    r"(?:\s+(?:there|all|everyone|everybody|folks|team|guys))?\s*(?:[,!.:;]+\s*|\s+(?=" + ASKING_WORD.pattern + "))",
+    re.IGNORECASE)
+_THANKS = re.compile(
+    r"(?:(?:^|(?<=\s))(?:many\s+)?(?:thanks|thx|tia)(?:\s+(?:so\s+much|a\s+lot|very\s+much|in\s+advance|again))*"
+    r"|(?:^|(?<=[.!?,;])|(?<=\s)(?=(?-i:[A-Z])))\s*(?:thank\s+you(?:\s+(?:so\s+much|very\s+much|in\s+advance))?|cheers|much\s+appreciated|(?:any\s+)?help\s+(?:is|would\s+be)\s+(?:much\s+|greatly\s+|really\s+)?"
+    r"appreciated|(?:i\s+)?appreciate\s+(?:it|any\s+help|your\s+help)|please\s+help(?:\s+me)?|help\s+(?:me\s+)?please))"
+    r"\s*[!.:)]*\s*$",
+    re.IGNORECASE)
+
+
+# The asker's framing of the question is not asked either: "Quick question:", "Newbie here.", "Sorry
+# if this is a dumb question, but", "Can someone tell me" before the question word.
+_FRAMING = re.compile(
+    r"^(?:(?:quick|short|simple|small|stupid|dumb|silly|basic|noob|newbie|beginner)\s+)?question\s*[:,.!-]+\s*"
+    r"|^sorry\s+if\s+this\s+is\s+[^,.?!]{0,30}\bquestion\s*[,.!]*\s*(?:but\s+)?"
+    r"|^(?:newbie|noob|beginner|new\s+user)\s+here\s*[,.!:;-]+\s*"
+    r"|^please\s+help(?:\s+me)?\s*[!.:,]+\s*"
+    r"|^(?:does|do|can|could|would|will)\s+(?:anyone|anybody|someone|somebody|you)\s+(?:please\s+)?"
+    r"(?:know|tell\s+me|explain(?:\s+to\s+me)?|help\s+me\s+(?:understand|figure\s+out))\s+(?=" + ASKING_WORD.pattern + ")",
+    re.IGNORECASE)
+
+
+def without_pleasantries(question: str) -> str:
+    """`question` without a greeting or the asker's framing before it and thanks after it (as typed
+    when nothing else is left)."""
+    rest = question.strip()
+    while (trimmed := _THANKS.sub("", rest).rstrip(" ,;")) != rest:  # "Thanks! Much appreciated."
+        rest = trimmed
+    rest = _GREETING.sub("", rest, count=1)
+    while (trimmed := _FRAMING.sub("", rest, count=1)) != rest:  # "Newbie here. Quick question: …"
+        rest = trimmed
+    return rest if content_terms(rest) else question
+
+
 def _without_scene(sentence: str) -> str:
     """`sentence` without its scene-setting clause, unless too little would be left to ask about
     ("If I pass both, what happens?")."""
@@ -66,10 +107,10 @@ def _without_scene(sentence: str) -> str:
 
 
 def question_focus(question: str) -> Focus:
-    """The asking sentences of `question` (those ending in "?", else those opening with a question
-    word, else the last sentence) without a scene-setting clause before the question word and with
+    """The asking sentences of `question` without its greeting and thanks (those ending in "?", else
+    those opening with a question word, else the last sentence) without a scene-setting clause before the question word and with
     any "instead of / rather than …" clause taken out."""
-    stripped = plain_quotes(collapse_ws(question).strip())
+    stripped = plain_quotes(collapse_ws(without_pleasantries(question)).strip())
     # Typed in haste, a question's sentences may start in lower case ("… the body. how do i …"), which
     # `segments` (for prose) does not take as a sentence start.
     shaped = _SENTENCE_START.sub(lambda m: m.group(0).upper(), stripped)
