@@ -15,6 +15,7 @@ from tests.conftest import write_corpus, write_script
 from citeline.agent import runner
 from citeline.agent.events import Event
 from citeline.agent.exits import ExitReason
+from citeline.agent.result import AgentResult
 from citeline.app import Citeline
 from citeline.config import Settings
 from citeline.conversation import clear_conversation, create_agent, process_query
@@ -128,6 +129,19 @@ def test_follow_up_is_rewritten_with_the_previous_topic(app: Citeline) -> None:
     assert "proxy" in plan.data["standalone_query"]
     assert result.exit_reason == ExitReason.COMPLETED
     assert "HTTP_PROXY" in result.answer and result.citations
+
+
+def test_a_follow_up_opening_with_thanks_is_rewritten_as_without_them(app: Citeline) -> None:
+    history = [{"role": "user", "content": "How do proxy credentials work?"},
+               {"role": "assistant", "content": "Put them in the proxy URL [1]."}]
+    plain = app.ask("and what about its environment variables?", history=history)
+    thanked = app.ask("Thank you for that! and what about its environment variables?", history=history)
+
+    def standalone(result: AgentResult) -> str:
+        return str(next(t for t in result.trace if t.type == "plan").data["standalone_query"])
+
+    assert standalone(thanked) == standalone(plain) and "proxy" in standalone(thanked)
+    assert thanked.answer == plain.answer
 
 
 def test_seed_002_api(home: Path, corpus: Path) -> None:

@@ -76,6 +76,9 @@ def test_a_misspelt_contrast_still_rules_out_what_follows() -> None:
     ("how do I retry, thank you", "how do I retry"),
     ("how do i add query args Any help would be appreciated!", "how do i add query args"),
     ("how do i get help please", "how do i get help please"),
+    ("Thanks! And how do I set it per request?", "And how do I set it per request?"),
+    ("Great, thank you. What about its pool timeout?", "What about its pool timeout?"),
+    ("Thank you for the quick reply! How do I set it per request?", "How do I set it per request?"),
     ("how do I set a timeout thanks in advance", "how do I set a timeout"),
     # The asker's framing is not asked either.
     ("Quick question: how do I set a timeout?", "how do I set a timeout?"),

@@ -64,8 +64,11 @@ ASKING_WORD = re.compile(r"\b(?:how|what|which|when|where|why|who|whom|whose|is|
 # ("Hello world example" is no greeting); thanks only as the question's last words, and a phrase that
 # could end a question ("…, help me please") only as a sentence of its own.
 _GREETING = re.compile(
-    r"^\s*(?:hi|hello|hey|hiya|howdy|greetings|good\s+(?:morning|afternoon|evening)|dear\s+\w+)"
-    r"(?:\s+(?:there|all|everyone|everybody|folks|team|guys))?\s*(?:[,!.:;]+\s*|\s+(?=" + ASKING_WORD.pattern + "))",
+    r"^\s*(?:(?:hi|hello|hey|hiya|howdy|greetings|good\s+(?:morning|afternoon|evening)|dear\s+\w+)"
+    r"(?:\s+(?:there|all|everyone|everybody|folks|team|guys))?"
+    # A follow-up in a conversation often opens by thanking for the last answer: "Thanks! And how …?"
+    r"|(?:(?:great|perfect|ok(?:ay)?|cool|nice|got\s+it)[,!.]?\s+)?(?:thanks|thank\s+you|thx)(?:\s+(?:so\s+much|a\s+lot))?(?:\s+for\s+[^.!?,;]{1,40})?)"
+    r"\s*(?:[,!.:;]+\s*|\s+(?=" + ASKING_WORD.pattern + "))",
     re.IGNORECASE)
 _THANKS = re.compile(
     r"(?:(?:^|(?<=\s))(?:many\s+)?(?:thanks|thx|tia)(?:\s+(?:so\s+much|a\s+lot|very\s+much|in\s+advance|again))*"
