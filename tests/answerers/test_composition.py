@@ -274,6 +274,15 @@ def test_a_how_to_question_shows_one_whole_code_block(app: Citeline) -> None:
     assert AnswerForm.of(result.answer).torn_code == 0
 
 
+def test_a_keyword_query_shows_the_feature_used(app: Citeline) -> None:
+    # Typed as into a search box, without a question word: the reader wants to see it done.
+    result = app.ask("background task after response sent")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert "will run only once the response has been sent" in first_sentence(result.answer)
+    assert result.answer.count("```") == 2
+    assert "return JSONResponse(message, background=task)" in result.answer.split("```")[1]
+
+
 def test_asked_for_a_command_the_example_shown_is_the_command_line(app: Citeline) -> None:
     # Both blocks follow the lead and both hold the question's words; the configuration is not what was asked.
     result = app.ask("What command runs the serve script of the docs environment?")

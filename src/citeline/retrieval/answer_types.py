@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from enum import Enum
 
 from citeline.retrieval.evidence import present, vocabulary
+from citeline.retrieval.focus import ASKING_WORD
 from citeline.text import content_terms
 
 
@@ -316,6 +317,9 @@ _HOW_TO = re.compile(
 )
 
 
+_KEYWORDS = 12  # a search box's query is a few words; more, without a sentence, is a question typed in haste
+
+
 _COMMAND = re.compile(rf"{_asks_which('command|invocation|subcommand')}|{_WHAT_DO_I}(?:run|type)\b", re.IGNORECASE)
 
 
@@ -324,10 +328,20 @@ def asks_for_command(question: str) -> bool:
     return bool(_COMMAND.search(question))
 
 
+def is_keyword_query(question: str) -> bool:
+    """Whether the question is typed as into a search box: a few words, no sentence (no "?", no word
+    that asks, no full stop)."""
+    stripped = question.strip()
+    return ("?" not in stripped and not ASKING_WORD.search(stripped) and len(stripped.split()) <= _KEYWORDS
+            and not re.search(r"[.!]\s", stripped))
+
+
 def asks_how_to(question: str) -> bool:
     """Whether the question asks how to do something, or for the command that does it (a reader
-    then wants the code example)."""
-    return bool(_HOW_TO.search(question)) or asks_for_command(question)
+    then wants the code example). A keyword query asking for no kind of value ("check response
+    served http/2") is read as how to: a reader searching for a feature wants to see it used."""
+    return (bool(_HOW_TO.search(question)) or asks_for_command(question)
+            or (is_keyword_query(question) and not expected_types(question)))
 
 
 # An instruction: "you can …", "X can be used to …", "to do Y, pass …", "use the `--flag`", or a
