@@ -86,6 +86,8 @@ def test_a_misspelt_contrast_still_rules_out_what_follows() -> None:
     ("Sorry if this is a dumb question, but how do I set a timeout?", "how do I set a timeout?"),
     ("Can someone tell me what the default timeout is?", "what the default timeout is?"),
     ("Does anyone know how to set a timeout?", "how to set a timeout?"),
+    ("I was wondering what the default timeout is.", "what the default timeout is."),
+    ("I'd like to know which index uv uses", "which index uv uses"),
     ("Can I tell uv which index to use?", "Can I tell uv which index to use?"),
     # Not pleasantries: a greeting word that starts a name, thanks that are what is asked about.
     ("Hello world example: how do I run it?", "Hello world example: how do I run it?"),

@@ -85,8 +85,10 @@ _FRAMING = re.compile(
     r"|^sorry\s+if\s+this\s+is\s+[^,.?!]{0,30}\bquestion\s*[,.!]*\s*(?:but\s+)?"
     r"|^(?:newbie|noob|beginner|new\s+user)\s+here\s*[,.!:;-]+\s*"
     r"|^please\s+help(?:\s+me)?\s*[!.:,]+\s*"
-    r"|^(?:does|do|can|could|would|will)\s+(?:anyone|anybody|someone|somebody|you)\s+(?:please\s+)?"
-    r"(?:know|tell\s+me|explain(?:\s+to\s+me)?|help\s+me\s+(?:understand|figure\s+out))\s+(?=" + ASKING_WORD.pattern + ")",
+    r"|^(?:(?:does|do|can|could|would|will)\s+(?:anyone|anybody|someone|somebody|you)\s+(?:please\s+)?"
+    r"(?:know|tell\s+me|explain(?:\s+to\s+me)?|help\s+me\s+(?:understand|figure\s+out))"
+    r"|i\s+(?:was|am|'m)\s+(?:just\s+)?wondering|i(?:'d|\s+would)\s+like\s+to\s+know|i\s+(?:want|need)\s+to\s+know)"
+    r"\s+(?=" + ASKING_WORD.pattern + ")",
     re.IGNORECASE)
 
 
