@@ -22,6 +22,14 @@ def test_a_capitalised_abbreviation_names_something_and_stays() -> None:
     assert "u.s" in _terms("Which U.S. states border the river?")
 
 
+def test_a_question_in_capitals_has_the_terms_it_has_in_lower_case() -> None:
+    # An acronym stands out from the words around it; typed with caps lock on, "HOW" and "THE" do not.
+    shouted = _terms("HOW DO I SET A TIMEOUT ON THE CLIENT?")
+    assert set(shouted) == set(_terms("How do I set a timeout on the client?")) == {"timeout", "client"}
+    assert _terms("Why does HTTPX ignore HTTP_PROXY?")["httpx"].weight == 2.0  # not shouted: an acronym
+    assert _terms("WHY DOES HTTPX IGNORE HTTP_PROXY?")["http_proxy"].weight == 2.0  # still an identifier
+
+
 def test_a_stemmed_term_keeps_the_word_the_question_used() -> None:
     found = _terms("Where does uv writes its logs when taking snapshots?")
     assert found["writ"].shown == "writes" and found["tak"].shown == "taking"

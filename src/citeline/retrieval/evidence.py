@@ -90,16 +90,24 @@ def everyday(word: str) -> bool:
     return rank is not None and rank < _EVERYDAY_WORDS
 
 
+def _shouted(text: str) -> bool:
+    """Whether `text` is written in capitals throughout (four words or more, nearly every letter upper case)."""
+    letters = [c for c in text if c.isalpha()]
+    return len(text.split()) >= 4 and sum(c.isupper() for c in letters) >= 0.9 * len(letters)
+
+
 def key_terms(question: str) -> list[KeyTerm]:
     """The informative terms of a question: identifiers whole, words stemmed, generic words out."""
     raw_tokens = {fold(m): m for m in re.findall(r"[^\W_](?:\w|[._/-](?=\w))*", question)}
+    # Typed with caps lock on, every word is in capitals: none is an acronym for being so ("HOW", "THE").
+    shouted = _shouted(question)
     common = _common_words()
     result: dict[str, KeyTerm] = {}
     for term in terms(question):
         original = raw_tokens.get(term, term)
         if _ABBREVIATION.fullmatch(original):
             continue
-        if _IDENTIFIER.search(original) or (original.isupper() and len(original) >= 3):
+        if _IDENTIFIER.search(original) or (original.isupper() and len(original) >= 3 and not shouted):
             result.setdefault(term, KeyTerm(term, 2.0, original))
             continue
         if term in STOPWORDS or term in _GENERIC or len(term) < 3:
