@@ -33,9 +33,9 @@ class Block:
     `label` names what the block belongs to where that gives its text meaning: an admonition's
     or tab's title for the blocks inside it, a code block's language, a table's header cells
     (joined with " | ") for its rows. `language` is a code block's language apart from its label,
-    which a tab's or file's title takes ("Windows", "example.py"). `cells` keeps a table row's cells. `source_start` and
-    `source_end` locate the block in the decoded source file (None where a format has no usable
-    character offsets). `pages` lists every page a block touches when it crosses a page break.
+    which a tab's or file's title takes ("Windows", "example.py"). `cells` keeps a table row's cells.
+    `source_start` and `source_end` locate the block in the decoded source file (None where a format
+    has no usable character offsets). `pages` lists every page a block touches when it crosses a page break.
     `flags` names why a block looks like text aimed at an AI rather than a reader (see
     `documents.suspicious`); such blocks are kept out of answers.
     """

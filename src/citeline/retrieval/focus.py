@@ -67,13 +67,16 @@ _GREETING = re.compile(
     r"^\s*(?:(?:hi|hello|hey|hiya|howdy|greetings|good\s+(?:morning|afternoon|evening)|dear\s+\w+)"
     r"(?:\s+(?:there|all|everyone|everybody|folks|team|guys))?"
     # A follow-up in a conversation often opens by thanking for the last answer: "Thanks! And how …?"
-    r"|(?:(?:great|perfect|ok(?:ay)?|cool|nice|got\s+it)[,!.]?\s+)?(?:thanks|thank\s+you|thx)(?:\s+(?:so\s+much|a\s+lot))?(?:\s+for\s+[^.!?,;]{1,40})?)"
+    r"|(?:(?:great|perfect|ok(?:ay)?|cool|nice|got\s+it)[,!.]?\s+)?(?:thanks|thank\s+you|thx)"
+    r"(?:\s+(?:so\s+much|a\s+lot))?(?:\s+for\s+[^.!?,;]{1,40})?)"
     r"\s*(?:[,!.:;]+\s*|\s+(?=" + ASKING_WORD.pattern + "))",
     re.IGNORECASE)
 _THANKS = re.compile(
     r"(?:(?:^|(?<=\s))(?:many\s+)?(?:thanks|thx|tia)(?:\s+(?:so\s+much|a\s+lot|very\s+much|in\s+advance|again))*"
-    r"|(?:^|(?<=[.!?,;])|(?<=\s)(?=(?-i:[A-Z])))\s*(?:thank\s+you(?:\s+(?:so\s+much|very\s+much|in\s+advance))?|cheers|much\s+appreciated|(?:any\s+)?help\s+(?:is|would\s+be)\s+(?:much\s+|greatly\s+|really\s+)?"
-    r"appreciated|(?:i\s+)?appreciate\s+(?:it|any\s+help|your\s+help)|please\s+help(?:\s+me)?|help\s+(?:me\s+)?please))"
+    r"|(?:^|(?<=[.!?,;])|(?<=\s)(?=(?-i:[A-Z])))\s*"  # a sentence of its own, or one starting in capitals
+    r"(?:thank\s+you(?:\s+(?:so\s+much|very\s+much|in\s+advance))?|cheers|much\s+appreciated"
+    r"|(?:any\s+)?help\s+(?:is|would\s+be)\s+(?:much\s+|greatly\s+|really\s+)?appreciated"
+    r"|(?:i\s+)?appreciate\s+(?:it|any\s+help|your\s+help)|please\s+help(?:\s+me)?|help\s+(?:me\s+)?please))"
     r"\s*[!.:)]*\s*$",
     re.IGNORECASE)
 
