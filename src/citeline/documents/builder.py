@@ -135,7 +135,10 @@ class DocumentBuilder:
         """Append one block. `group` ties consecutive list items or table rows together (one line
         apart instead of a blank line); `preformatted` keeps line breaks and indentation (code).
         A table row with `cells` is laid out by `row_text`, its `label` being the header cells
-        joined by " | "."""
+        joined by " | ". A code block's `language` is also its label when nothing titles it (a
+        note's or tab's title says more about the code than the language does)."""
+        language = language or None
+        label = label or language
         if kind == "table_row" and cells:
             text = row_text(cells, tuple(label.split(" | ")) if label else ())
         text = clean_code(text) if preformatted else clean_inline(text)
@@ -150,7 +153,7 @@ class DocumentBuilder:
         block = Block(
             kind=kind, start=start, end=self._length, section=self.section, page=page, label=label,
             cells=cells, source_start=source[0] if source else None, source_end=source[1] if source else None,
-            pages=pages, flags=reasons, language=language or None,
+            pages=pages, flags=reasons, language=language,
         )
         if reasons:
             self.flags.append(Flag(", ".join(reasons), _excerpt(text), block.source_start, stored=True))

@@ -404,10 +404,8 @@ class _Walker:
         elif name in {"p", "figcaption", "caption", "summary"}:
             self.builder.block(self.context.kind("paragraph"), self.inline(tag.contents), label=self.context.label())
         elif name == "pre":
-            # Inside a note or tab, its title says more about the code than the language does.
-            language = _language(tag)
-            self.builder.block("code", self.clean(tag.get_text()), label=self.context.title() or language,
-                               preformatted=True, language=language)
+            self.builder.block("code", self.clean(tag.get_text()), label=self.context.title(),
+                               preformatted=True, language=_language(tag))
         elif name in {"ul", "ol"}:
             self._list(tag, stack)
         elif name == "dl":

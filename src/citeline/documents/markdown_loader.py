@@ -293,9 +293,8 @@ class _Walker:
             _, label = self.context()
             language = token.info.split()[0] if token.info.strip() else None
             titled = re.search(r'title="([^"]*)"', token.info or "")
-            code_label = (titled.group(1) if titled else None) or label or language
-            self.builder.block("code", token.content, label=code_label, source=self.source(token),
-                               preformatted=True, language=language)
+            self.builder.block("code", token.content, label=(titled.group(1) if titled else None) or label,
+                               source=self.source(token), preformatted=True, language=language)
             return index + 1
         if kind == "table_open":
             return self.table(tokens, index)
@@ -322,8 +321,7 @@ class _Walker:
             _, label = self.context()
             language = (argument.split()[0] if argument else None) if name in CODE_DIRECTIVES else "python"
             source = self.source(token)
-            self.builder.block("code", body, label=label or language, source=source, preformatted=True,
-                               language=language)
+            self.builder.block("code", body, label=label, source=source, preformatted=True, language=language)
             return
         if name in VERSION_TITLES:
             title: str | None = f"{VERSION_TITLES[name]} {argument}".strip()

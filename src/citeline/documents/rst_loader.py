@@ -304,8 +304,7 @@ class _Walker:
             language = "pycon"
         elif isinstance(node, nodes.math_block):
             language = "math"
-        # Inside a note or tab, its title says more about the code than the language does.
-        self.builder.block("code", node.astext(), label=self.context.title() or language or None,
+        self.builder.block("code", node.astext(), label=self.context.title(),
                            source=self._source(node), preformatted=True, language=language)
 
     def _admonition(self, node: nodes.Element) -> None:
