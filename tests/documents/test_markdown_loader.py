@@ -614,6 +614,9 @@ def test_a_page_made_only_of_includes_is_an_error_naming_them() -> None:
     with pytest.raises(IngestError, match=r"only includes other files \(CONTRIBUTING.md, ../docs_src/app.py\)") as raised:
         MarkdownLoader().load(Path("contributing.md"), b'--8<-- "CONTRIBUTING.md"\n\n{* ../docs_src/app.py hl[3] *}\n')
     assert raised.value.hint == "ingest the included files themselves"
+    # A bare marker (the fence of a block of snippet lines) names no file, not one called "-".
+    with pytest.raises(IngestError, match=r"only includes other files \(CONTRIBUTING.md\),"):
+        MarkdownLoader().load(Path("contributing.md"), b'--8<--\n--8<-- "CONTRIBUTING.md"\n--8<--\n')
     # A page with text of its own keeps it, its include dropped.
     doc = MarkdownLoader().load(Path("real.md"), b'# Real\n\nSome text of its own.\n\n--8<-- "snippet.md"\n')
     assert "Some text of its own." in doc.text and "snippet" not in doc.text

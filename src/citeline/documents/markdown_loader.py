@@ -63,7 +63,7 @@ _MACHINERY_LINE = re.compile(
     re.MULTILINE,
 )
 # What a snippet or file include names: `--8<-- "CONTRIBUTING.md"`, `{* ../docs_src/app.py *}`.
-_INCLUDED = re.compile(r"""^[ \t]*(?:-{1,2}8<-{1,2}[ \t]*["']?([^"'\n]+?)["']?|\{\*[ \t]*(\S+)[^}\n]*\*\})[ \t]*$""",
+_INCLUDED = re.compile(r"""^[ \t]*(?:-{1,2}8<-{1,2}[ \t]*["']?([^"'\n-][^"'\n]*?)["']?|\{\*[ \t]*(\S+)[^}\n]*\*\})[ \t]*$""",
                        re.MULTILINE)
 # Inline leftovers of generators and extensions, removed from rendered prose.
 _INLINE_NOISE = re.compile(
