@@ -3,7 +3,7 @@
 import pytest
 
 from citeline.retrieval.evidence import key_terms
-from citeline.retrieval.focus import question_focus, without_pleasantries
+from citeline.retrieval.focus import as_asked, question_focus, without_pleasantries
 
 
 def test_scene_setting_sentences_are_left_out() -> None:
@@ -96,6 +96,12 @@ def test_a_misspelt_contrast_still_rules_out_what_follows() -> None:
 ])
 def test_greetings_and_thanks_are_not_what_is_asked(typed: str, asked: str) -> None:
     assert without_pleasantries(typed) == asked
+
+
+def test_framing_typed_with_a_typographic_apostrophe_is_still_framing() -> None:
+    # Quotes are made plain before the framing is looked for: "I’d" is "I'd".
+    assert as_asked("I\u2019d like to know what\u2019s the default timeout") == "what's the default timeout"
+    assert question_focus("I\u2019m wondering how to set a timeout? Thanks!").text == "how to set a timeout?"
 
 
 def test_a_question_typed_in_haste_has_the_same_focus() -> None:

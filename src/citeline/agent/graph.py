@@ -31,8 +31,8 @@ from citeline.agent.result import Insufficiency, ModelError, Step, Strategy
 from citeline.agent.state import RunState
 from citeline.agent.tools import InvalidToolCall, PassageSource
 from citeline.errors import CitelineError, ContextOverflowError, RetrievalError
-from citeline.retrieval.focus import without_pleasantries
-from citeline.text import plain_quotes, printable
+from citeline.retrieval.focus import as_asked
+from citeline.text import printable
 
 if TYPE_CHECKING:
     from langchain_core.tools import StructuredTool
@@ -99,9 +99,7 @@ class AgentGraph:
                            min_evidence_chars=min(run.settings.agent.citation_chars, 1000))
         run.history = context.trim_history(run.history, run.settings.agent.history_tokens)
         run.constraints = planning.analyze_constraints(run.question)
-        # Searched and analysed with plain quotes and without greetings and thanks (the question shown
-        # stays as typed).
-        run.standalone_query = planning.standalone_query(plain_quotes(without_pleasantries(run.question)), run.history)
+        run.standalone_query = planning.standalone_query(as_asked(run.question), run.history)
         fallback = planning.default_plan(run.standalone_query, run.constraints)
         proposal = callpoints.propose_plan(run, self.answerer)
         run.plan = planning.parse_plan(proposal, fallback) if proposal else fallback

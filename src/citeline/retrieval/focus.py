@@ -90,7 +90,7 @@ _FRAMING = re.compile(
     r"|^please\s+help(?:\s+me)?\s*[!.:,]+\s*"
     r"|^(?:(?:does|do|can|could|would|will)\s+(?:anyone|anybody|someone|somebody|you)\s+(?:please\s+)?"
     r"(?:know|tell\s+me|explain(?:\s+to\s+me)?|help\s+me\s+(?:understand|figure\s+out))"
-    r"|i\s+(?:was|am|'m)\s+(?:just\s+)?wondering|i(?:'d|\s+would)\s+like\s+to\s+know|i\s+(?:want|need)\s+to\s+know)"
+    r"|i(?:\s+was|\s+am|'m)\s+(?:just\s+)?wondering|i(?:'d|\s+would)\s+like\s+to\s+know|i\s+(?:want|need)\s+to\s+know)"
     r"\s+(?=" + ASKING_WORD.pattern + ")",
     re.IGNORECASE)
 
@@ -107,6 +107,12 @@ def without_pleasantries(question: str) -> str:
     return rest if content_terms(rest) else question
 
 
+def as_asked(question: str) -> str:
+    """`question` as it is searched and analysed: plain quotes (a phone's "I’d" is "I'd"), no
+    greeting, framing or thanks. The question shown and recorded stays as typed."""
+    return without_pleasantries(plain_quotes(question))
+
+
 def _without_scene(sentence: str) -> str:
     """`sentence` without its scene-setting clause, unless too little would be left to ask about
     ("If I pass both, what happens?")."""
@@ -118,7 +124,7 @@ def question_focus(question: str) -> Focus:
     """The asking sentences of `question` without its greeting and thanks (those ending in "?", else
     those opening with a question word, else the last sentence) without a scene-setting clause before the question word and with
     any "instead of / rather than …" clause taken out."""
-    stripped = plain_quotes(collapse_ws(without_pleasantries(question)).strip())
+    stripped = collapse_ws(as_asked(question)).strip()
     # Typed in haste, a question's sentences may start in lower case ("… the body. how do i …"), which
     # `segments` (for prose) does not take as a sentence start.
     shaped = _SENTENCE_START.sub(lambda m: m.group(0).upper(), stripped)
