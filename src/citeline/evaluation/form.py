@@ -61,16 +61,25 @@ def words_outside_code(answer: str) -> int:
     return len(_CITATION.sub(" ", _FENCED.sub("\n", answer)).split())
 
 
-# Markup made of backquotes is looked for before inline code spans are set aside.
-_BACKQUOTED = frozenset({"rst role", "rst reference", "myst role", "myst directive"})
+# Markup made of backquotes is looked for with each inline code span kept as an empty one: a
+# role or reference is marked up around a code span ({ref}`x`, :func:`x`, `x`_), while a code
+# span's own braces are code (`${API_TOKEN}`, `cup-{version}`). A directive's fence is a line of
+# its own.
+_BACKQUOTED = frozenset({"rst role", "rst reference", "myst role"})
+_DIRECTIVE_FENCE = frozenset({"myst directive"})
 
 
 def markup_found(answer: str) -> list[str]:
     """Names of the kinds of source markup present in the answer outside code blocks."""
     outside_blocks = _FENCED.sub("\n", answer)
+    spans_emptied = _INLINE_CODE.sub("`code`", outside_blocks)
     text = _INLINE_CODE.sub(" ", outside_blocks)
-    return [name for name, pattern in MARKUP.items()
-            if pattern.search(outside_blocks if name in _BACKQUOTED else text)]
+    found = []
+    for name, pattern in MARKUP.items():
+        searched = spans_emptied if name in _BACKQUOTED else outside_blocks if name in _DIRECTIVE_FENCE else text
+        if pattern.search(searched):
+            found.append(name)
+    return found
 
 
 def has_run_together_words(answer: str) -> bool:
