@@ -2,7 +2,14 @@ import sqlite3
 
 import pytest
 
-from citeline.index.ranking import drop_common, fts5_match, reciprocal_rank_fusion, trim_lexical
+from citeline.index.ranking import (
+    drop_common,
+    fts5_match,
+    fused_top,
+    lexical_ranking,
+    reciprocal_rank_fusion,
+    trim_lexical,
+)
 
 HOSTILE = ['multi-agent "quoted" NEAR( @x', '"', "'); DROP TABLE chunks; --", "a AND OR NOT b*", "^col:x",
            "((((", "-", "…—“”", "NEAR(a b, 2)", "x" * 5000]
@@ -34,6 +41,18 @@ def test_rrf_rewards_agreement_and_normalises() -> None:
     assert fused[1] > fused[3] > 0
     assert max(fused.values()) <= 1.0
     assert reciprocal_rank_fusion([[7], [7]], k=60) == [(7, 1.0)]
+
+
+def test_a_lexical_match_that_stands_out_is_always_in_the_fused_top() -> None:
+    dense = [1, 2, 3, 4, 5, 6, 99]  # 99: far ahead by words, last by meaning
+    standing_out = lexical_ranking([(99, 45.9), (1, 12.9), (2, 10.6), (3, 8.0), (4, 7.0)])
+    assert standing_out.standout == 99
+    assert 99 not in dict(reciprocal_rank_fusion([standing_out.ids, dense], k=60)[:3])
+    assert [item for item, _ in fused_top(standing_out, dense, k=60, top_k=3)] == [1, 2, 99]
+    # A first only a little ahead of the next is fused like any other.
+    close = lexical_ranking([(99, 8.0), (1, 7.2), (2, 6.6), (3, 6.0), (4, 5.0)])
+    assert close.standout is None
+    assert fused_top(close, dense, k=60, top_k=3) == reciprocal_rank_fusion([close.ids, dense], k=60)[:3]
 
 
 def test_trim_lexical_drops_near_zero_matches() -> None:

@@ -327,6 +327,19 @@ def test_hybrid_prefers_agreement_of_both_rankers(ranked: Store) -> None:
     assert order.index("d-c0") < order.index("d-c2")
 
 
+def test_a_lexical_match_that_stands_out_is_always_returned(store: Store) -> None:
+    # "quartz" is the only chunk naming both words, far ahead of the others by words and the
+    # farthest from the question by meaning; the others match one word and are near. Fusion alone
+    # ranks it below two that both rankers rank middling.
+    add(store, "q", ["quartz crystals quartz crystals", "crystals of salt", "salt crystals grow",
+                     *[f"filler passage {i}" for i in range(6)]], slots=[9, 1, 2, 3, 4, 5, 6, 7, 8])
+    query = sum(((10 - slot) * basis(slot) for slot in range(1, 10)), np.zeros(DIM, dtype=np.float32))
+    query = (query / np.linalg.norm(query)).astype(np.float32)
+    assert search(store, "quartz crystals", query, top_k=3)[0].chunk_id != "q-c0"
+    top = [p.chunk_id for p in search(store, "quartz crystals", query, top_k=2)]
+    assert top == ["q-c1", "q-c0"]
+
+
 def test_scores_are_normalised_and_sorted(ranked: Store) -> None:
     for text, vector in [("kubernetes", basis(10)), ("pasta", None), ("", basis(13)), ("pods", basis(12))]:
         results = search(ranked, text, vector, top_k=4)

@@ -31,11 +31,12 @@ from citeline.index.embedder import EmbedderIdentity, check_reindex_target, refu
 from citeline.index.pg_migrations import import_driver, migrate
 from citeline.index.ranking import (
     RARE_ROWS_FACTOR,
+    LexicalRanking,
     assemble_passages,
+    fused_top,
+    lexical_ranking,
     query_phrases,
     rarest,
-    reciprocal_rank_fusion,
-    trim_lexical,
 )
 from citeline.index.store import (
     Centroid,
@@ -426,10 +427,10 @@ class PostgresStore(Store):
         """
         return " || ".join(["phraseto_tsquery('citeline', %s)"] * len(phrases))
 
-    def _lexical(self, conn: psycopg.Connection[Any], request: SearchRequest, limit: int) -> list[int]:
+    def _lexical(self, conn: psycopg.Connection[Any], request: SearchRequest, limit: int) -> LexicalRanking:
         phrases = self._phrases(conn, request.text)
         if not phrases:
-            return []
+            return LexicalRanking([])
         scope, params, needs_documents = self._scope_sql(request)
         # Join documents only for metadata filters: the join makes the planner walk every chunk
         # of the owner's documents instead of using the GIN index.
@@ -442,7 +443,7 @@ class PostgresStore(Store):
             [*phrases, *params, limit],
         ).fetchall()
         # Same tail cut as the SQLite engine: near-zero matches would only dilute the fusion.
-        return trim_lexical([(int(row[0]), float(row[1])) for row in rows])
+        return lexical_ranking([(int(row[0]), float(row[1])) for row in rows])
 
     def _dense(
         self, conn: psycopg.Connection[Any], request: SearchRequest, limit: int
@@ -509,8 +510,7 @@ class PostgresStore(Store):
         with self._conn() as conn:
             lexical = self._lexical(conn, request, pool)
             dense, dense_scores = self._dense(conn, request, pool)
-            rankings = [ranking for ranking in (lexical, dense) if ranking]
-            fused = reciprocal_rank_fusion(rankings, request.rrf_k)[: request.top_k]
+            fused = fused_top(lexical, dense, request.rrf_k, request.top_k)
             if not fused:
                 return []
             ids = [rowid for rowid, _ in fused]
@@ -518,7 +518,7 @@ class PostgresStore(Store):
                 _PASSAGE_SQL + " WHERE c.owner = %s AND c.rowid = ANY(%s)", (request.owner, ids)
             ).fetchall()
         return assemble_passages(fused, {int(row[0]): row for row in rows}, self._passage,
-                                 lexical=lexical, dense_scores=dense_scores)
+                                 lexical=lexical.ids, dense_scores=dense_scores)
 
     # --- export (citeline db copy) -------------------------------------------------------
     def export_documents(self) -> Iterator[tuple[DocumentRecord, list[Chunk], npt.NDArray[np.float32]]]:

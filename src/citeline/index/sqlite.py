@@ -31,13 +31,14 @@ from citeline.index.embedder import EmbedderIdentity, check_reindex_target, refu
 from citeline.index.private import private_file
 from citeline.index.ranking import (
     COMMON_ROWS,
+    LexicalRanking,
     assemble_passages,
     drop_common,
     fts5_match,
     fts5_phrase,
+    fused_top,
+    lexical_ranking,
     query_phrases,
-    reciprocal_rank_fusion,
-    trim_lexical,
 )
 from citeline.index.store import (
     Centroid,
@@ -435,13 +436,13 @@ class SQLiteStore(Store):
             self._phrase_counts[key] = count
         return count
 
-    def _lexical(self, request: SearchRequest, limit: int) -> list[int]:
+    def _lexical(self, request: SearchRequest, limit: int) -> LexicalRanking:
         phrases = query_phrases(request.text)
         if len(phrases) > 1:
             phrases = drop_common(phrases, self._phrase_rows, self.common_rows)
         match = fts5_match(request.text, phrases)
         if match is None:
-            return []
+            return LexicalRanking([])
         if request.document_ids is None and not request.filters and self._owns_everything(request.owner):
             found = self._lexical_unscoped(request.owner, match, limit)
             if found is not None:
@@ -458,7 +459,7 @@ class SQLiteStore(Store):
             " ORDER BY bm25(chunks_fts, 1.0, 0.5, 0.3), c.rowid LIMIT ?",
             [match, *params, limit],
         ).fetchall()
-        return trim_lexical([(int(row[0]), float(row[1])) for row in rows])
+        return lexical_ranking([(int(row[0]), float(row[1])) for row in rows])
 
     def _owns_everything(self, owner: str) -> bool:
         """Whether every chunk of the database was `owner`'s at the last look (once per corpus
@@ -475,7 +476,7 @@ class SQLiteStore(Store):
                 self._sole_owner = (version, sole)
         return sole == owner
 
-    def _lexical_unscoped(self, owner: str, match: str, limit: int) -> list[int] | None:
+    def _lexical_unscoped(self, owner: str, match: str, limit: int) -> LexicalRanking | None:
         """The BM25 ranking without the per-match owner check, for a database one owner fills;
         None when any row it found is not (or no longer) the owner's, and the scoped statement
         must run. The owner check costs as much as the ranking itself on queries matching
@@ -496,7 +497,7 @@ class SQLiteStore(Store):
             ).fetchone()[0]
             if owned != len(ids):
                 return None
-        return trim_lexical([(int(row[0]), float(row[1])) for row in rows])
+        return lexical_ranking([(int(row[0]), float(row[1])) for row in rows])
 
     def _matrix(self, owner: str) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
         version = self.corpus_version()
@@ -703,8 +704,7 @@ class SQLiteStore(Store):
             dense, dense_scores = self._dense(request, pool, self._allowed_rowids(request))
         except sqlite3.Error as exc:
             raise RetrievalError(f"search failed: {exc.__class__.__name__}") from exc
-        rankings = [ranking for ranking in (lexical, dense) if ranking]
-        fused = reciprocal_rank_fusion(rankings, request.rrf_k)[: request.top_k]
+        fused = fused_top(lexical, dense, request.rrf_k, request.top_k)
         if not fused:
             return []
         ids = [rowid for rowid, _ in fused]
@@ -712,7 +712,7 @@ class SQLiteStore(Store):
             self._PASSAGE_SQL + f" WHERE c.rowid IN ({','.join('?' * len(ids))})", ids
         ).fetchall()
         return assemble_passages(fused, {int(row["rowid"]): row for row in rows}, self._passage,
-                                 lexical=lexical, dense_scores=dense_scores)
+                                 lexical=lexical.ids, dense_scores=dense_scores)
 
     # --- embedder identity and `citeline reindex` ------------------------------------------
     def embedder_identity(self) -> EmbedderIdentity | None:
