@@ -840,3 +840,60 @@ def test_asked_for_a_default_the_sentence_saying_what_it_is_leads(sessions: Cite
     result = sessions.ask("What is the default lifetime of a permanent session?")
     assert result.exit_reason == ExitReason.COMPLETED
     assert "The default is 31 days." in first_sentence(result.answer)
+
+
+# Tabs give the same step per platform; the lead comes after them, so no block "follows" it.
+TABBED = {
+    "environments.md": """# Project environments
+
+## Activating the environment
+
+=== "macOS and Linux"
+
+    ```console
+    $ source .venv/bin/activate
+    ```
+
+=== "Windows"
+
+    ```pwsh-session
+    PS> .venv\\Scripts\\activate
+    ```
+
+The virtual environment must be active to run scripts and commands in the project without the runner.
+
+## Removing the environment
+
+Delete the `.venv` directory to remove the environment; the next sync creates it again.
+""",
+    "docker.md": """# Containers
+
+## Using the environment in an image
+
+Put the environment on the path instead of activating it in a container:
+
+```dockerfile
+ENV PATH="/app/.venv/bin:$PATH"
+```
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def tabbed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
+    yield from _corpus(tmp_path_factory, "tabbed", TABBED)
+
+
+@pytest.mark.parametrize(("question", "shown", "not_shown"), [
+    ("On Windows, what do I run to activate the project's virtual environment?",
+     "PS> .venv\\Scripts\\activate", "source .venv/bin/activate"),
+    ("I'm on a Mac. What do I run to activate the project's virtual environment?",
+     "source .venv/bin/activate", "Scripts"),
+])
+def test_asked_for_one_platform_the_code_shown_is_under_its_tab(tabbed: Citeline, question: str, shown: str,
+                                                                not_shown: str) -> None:
+    result = tabbed.ask(question)
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert result.answer.count("```") == 2
+    block = result.answer.split("```")[1]
+    assert shown in block and not_shown not in block

@@ -16,6 +16,7 @@ from citeline.answerers.layout import (
     is_command_line,
     needs_its_example,
     shows_the_prose,
+    tabs_named,
     untied,
 )
 from citeline.retrieval.answer_types import expected_types
@@ -248,3 +249,18 @@ def test_asked_for_a_command_the_sentence_introducing_it_is_quoted_so_it_is_show
     # A block whose language was kept apart from its tab's title has it whatever the title.
     windows = Unit(3, "code", "PS> .venv\\Scripts\\activate", 0, 26, 1, "Windows", language="pwsh-session")
     assert code_language(windows) == "pwsh-session" and is_command_line(windows)
+
+
+@pytest.mark.parametrize(("question", "named"), [
+    ("How do I activate it in the fish shell?", [1]),  # "shell" is in two titles: only "fish" tells them apart
+    ("how do i activate it on my mac", [2]),  # "mac" begins "macOS"
+    ("How do I activate it on Linux?", [2]),
+    ("How do I activate it from Python?", []),  # a language is not a tab title
+    ("How do I activate it?", []),
+])
+def test_a_tab_is_named_by_a_word_only_its_title_has(question: str, named: list[int]) -> None:
+    blocks = [("Bash shell", "console"), ("Fish shell", "console"), ("macOS and Linux", "console"),
+              ("python", "python")]
+    units = [Unit(1, "code", "install", 0, 7, block, label, language=language)
+             for block, (label, language) in enumerate(blocks)]
+    assert tabs_named(question, units, range(len(units))) == named

@@ -44,6 +44,7 @@ from citeline.answerers.layout import (
     only_labels_code,
     says_same,
     shows_the_prose,
+    tabs_named,
     unit_text,
     untied,
 )
@@ -386,8 +387,8 @@ class ExtractiveAnswerer(Answerer):
                                   asks_how_to(part))
                 if best not in part_picks and overall[best] >= _PART_FLOOR * best_overall:
                     part_picks.append(best)
-        code = (self._code_block(units, overall, lead, question_lexical, asks_for_command(focus.text)) if how_to
-                else _example_it_introduces(units, lead))
+        code = (self._code_block(units, overall, lead, question_lexical, asks_for_command(focus.text), question)
+                if how_to else _example_it_introduces(units, lead))
         command_intro = (code_intro(units, code) if code is not None and asks_for_command(focus.text)
                          and is_command_line(units[code]) else None)
         ranking = Ranking(units, overall, part_picks, insufficiencies, lead_scores, lead, answer_type, code,
@@ -474,14 +475,19 @@ class ExtractiveAnswerer(Answerer):
 
     @staticmethod
     def _code_block(units: list[Unit], overall: np.ndarray, lead: int, lexical: np.ndarray,
-                    command: bool = False) -> int | None:
+                    command: bool = False, question: str = "") -> int | None:
         """The code example for a how-to answer: the block after the lead in its passage when there
         is one (of several — one per shell, per framework — the one holding most of the question's
         terms, then the most relevant, then the first; asked for a command, a command line before
-        any configuration file), else the best-scoring block close enough to the lead's relevance."""
+        any configuration file), else the best-scoring block close enough to the lead's relevance.
+        A block under a tab the question names ("on Windows" and a "Windows" tab) in the lead's
+        passage comes first: the passage's other tabs show the same step for someone else."""
         lead_unit = units[lead]
         # A display the lead already shows as a code span is not shown again as a block.
         blocks = [i for i, u in enumerate(units) if u.is_code and not quotes_inline(lead_unit, u)]
+        named = tabs_named(question, units, [i for i in blocks if units[i].number == lead_unit.number])
+        if named:
+            return max(named, key=lambda i: (round(float(lexical[i]), 3), overall[i], -i))
         following = [i for i in blocks if units[i].number == lead_unit.number
                      and 0 < units[i].block - lead_unit.block <= _FOLLOWING_BLOCKS]
         if following:

@@ -121,6 +121,28 @@ def is_command_line(block: Unit) -> bool:
     return first.lstrip().startswith(("$ ", "> ")) or not _CONFIG_LINE.match(first)
 
 
+def tabs_named(question: str, units: Sequence[Unit], blocks: Sequence[int]) -> list[int]:
+    """Of one passage's code `blocks`, those under a tab the question names ("on Windows" and a
+    "Windows" tab; "Mac" and a "macOS and Linux" one): a word of the tab's title that no other
+    tab's title has is a word of the question, or begins with one of three letters or more. A
+    block's language ("python", "console") is not a tab title: asked in Python, every block is."""
+    titles = {i: _title_words(units[i]) for i in blocks}
+    asked = {word.casefold() for word in re.findall(r"\w+", question)}
+    named = []
+    for i, words in titles.items():
+        others = set().union(*(other for j, other in titles.items() if j != i))
+        if any(word == own or (len(own) >= 3 and word.startswith(own)) for word in words - others for own in asked):
+            named.append(i)
+    return named
+
+
+def _title_words(block: Unit) -> set[str]:
+    """The content words of the title a code block is labelled with (none for its language alone)."""
+    if not block.label or block.label == block.language:
+        return set()
+    return {word.casefold() for word in re.findall(r"\w+", block.label) if word.casefold() not in STOPWORDS}
+
+
 def code_intro(units: Sequence[Unit], code: int | None) -> int | None:
     """The prose unit right before the code example shown (`code`), which introduces it."""
     return next((i for i in range(code - 1, -1, -1) if not units[i].is_code), None) if code is not None else None
