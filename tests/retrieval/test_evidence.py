@@ -54,6 +54,15 @@ def test_a_hyphenated_compound_matches_its_closed_and_open_spellings_but_not_its
     assert _terms("Who gets the e-mail?")["e-mail"].weight == _terms("Who gets the email?")["email"].weight
 
 
+def test_a_compound_built_on_a_participle_is_covered_by_its_words_apart() -> None:
+    certificates = vocabulary("TLS certificates ensure that connections are not intercepted.")
+    assert credit("tls-intercepting", certificates) == pytest.approx(0.8)
+    assert credit("gpg-signed", vocabulary("Tags can be signed with a GPG key.")) == pytest.approx(0.8)
+    # A compound of plain words names something its words apart do not; nor is a part enough.
+    assert credit("rate-limit", vocabulary("The rate of requests has no limit.")) == 0.0
+    assert credit("tls-intercepting", vocabulary("TLS certificates are verified.")) == 0.0
+
+
 def test_a_clipped_word_and_the_word_it_clips_cover_each_other() -> None:
     assert present("dev", vocabulary("Run the Development Server"))
     assert present("envs", vocabulary("Detached environments skip installing the project."))

@@ -35,6 +35,8 @@ _EVERYDAY_WORDS = 2000
 _IDENTIFIER = re.compile(r"[._/=]|\d")
 # "i.e", "e.g.": phrasing, not an identifier (a capitalised one, "U.S.", names something and stays)
 _ABBREVIATION = re.compile(r"(?:[a-z]\.)+[a-z]?\.?")
+# A word ending like a participle: "intercepting", "signed", "hosted" (not "speed" or "need").
+_PARTICIPLE = re.compile(r"..[^aeiou\W](?:ed|ing)$")
 
 
 # The weight of a word outside the common vocabulary (a name, a jargon term): missing from the
@@ -162,7 +164,8 @@ def _edit_distance_at_most(a: str, b: str, limit: int) -> bool:
 
 def credit(term: str, vocab: Set[str]) -> float:
     """1.0 if the passage has the term; partial credit when a dotted or slashed identifier's parts
-    all occur (`client.post()` is covered by a passage about `client` and `post`).
+    all occur (`client.post()` is covered by a passage about `client` and `post`), or the words of
+    a compound built on a participle ("TLS-intercepting" by "TLS" and "intercepted").
 
     A name joined by underscores is one name (`SESSION_COOKIE_MAX_AGE` is not covered by "session",
     "cookie", "max" and "age" apart: asked about a setting that does not exist, the parts always
@@ -172,6 +175,15 @@ def credit(term: str, vocab: Set[str]) -> float:
     if _IDENTIFIER.search(term):
         parts = [p for p in re.split(r"[./=]+", term) if len(p) >= 3]
         if parts and not any(c.isdigit() for c in term) and all(present(p, vocab) for p in parts):
+            return 0.8
+    elif "-" in term:
+        # A compound built on a participle describes rather than names ("TLS-intercepting proxy",
+        # "GPG-signed tags", "locked-down deploy"): its words apart say the same. A compound of
+        # plain words is often the name of a thing ("rate-limit", "max-age"), which its words
+        # apart do not cover.
+        parts = [p for p in term.split("-") if len(p) >= 3]
+        if (len(parts) >= 2 and any(_PARTICIPLE.search(p) for p in parts)
+                and all(present(p, vocab) for p in parts)):
             return 0.8
     return 0.0
 
