@@ -866,6 +866,35 @@ The virtual environment must be active to run scripts and commands in the projec
 
 Delete the `.venv` directory to remove the environment; the next sync creates it again.
 """,
+    "cache.md": """# Caching
+
+## Default cache location
+
+=== "Linux"
+
+    ```
+    ~/.cache/runner
+    ```
+
+=== "macOS"
+
+    ```
+    ~/Library/Caches/runner
+    ```
+
+The cache location can be changed with the `RUNNER_CACHE_DIR` environment variable.
+""",
+    "config.md": """# Configuration
+
+## Settings file
+
+Settings are read from `runner.toml` in the project root, and environment variables override them.
+
+```toml title="runner.toml"
+[cache]
+dir = "/tmp/runner"
+```
+""",
     "docker.md": """# Containers
 
 ## Using the environment in an image
@@ -897,3 +926,18 @@ def test_asked_for_one_platform_the_code_shown_is_under_its_tab(tabbed: Citeline
     assert result.answer.count("```") == 2
     block = result.answer.split("```")[1]
     assert shown in block and not_shown not in block
+
+
+def test_asked_where_on_one_platform_the_answer_shows_its_tab(tabbed: Citeline) -> None:
+    # Not a how-to question, but the value asked for is the block under the tab the question names.
+    result = tabbed.ask("I'm on a Mac. Where does the runner keep its cache by default?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert "~/Library/Caches/runner" in result.answer and "~/.cache/runner" not in result.answer
+
+
+def test_a_file_the_question_names_does_not_bring_its_example_into_an_answer_that_is_no_how_to(tabbed: Citeline) -> None:
+    # The block is titled by the file the question names, but it is an example, not the value asked.
+    result = tabbed.ask("If a setting is in runner.toml and in an environment variable, which one wins?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert "environment variables override them" in result.answer
+    assert "```" not in result.answer

@@ -257,10 +257,12 @@ def test_asked_for_a_command_the_sentence_introducing_it_is_quoted_so_it_is_show
     ("How do I activate it on Linux?", [2]),
     ("How do I activate it from Python?", []),  # a language is not a tab title
     ("How do I activate it?", []),
+    ("How do I set it in hatch.toml?", [4]),
+    ("How do I set it for Hatch?", []),  # a file's name is one word
 ])
 def test_a_tab_is_named_by_a_word_only_its_title_has(question: str, named: list[int]) -> None:
     blocks = [("Bash shell", "console"), ("Fish shell", "console"), ("macOS and Linux", "console"),
-              ("python", "python")]
+              ("python", "python"), ("hatch.toml", "toml"), ("pyproject.toml", "toml")]
     units = [Unit(1, "code", "install", 0, 7, block, label, language=language)
              for block, (label, language) in enumerate(blocks)]
     assert tabs_named(question, units, range(len(units))) == named

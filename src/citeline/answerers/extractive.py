@@ -387,8 +387,12 @@ class ExtractiveAnswerer(Answerer):
                                   asks_how_to(part))
                 if best not in part_picks and overall[best] >= _PART_FLOOR * best_overall:
                     part_picks.append(best)
-        code = (self._code_block(units, overall, lead, question_lexical, asks_for_command(focus.text), question)
-                if how_to else _example_it_introduces(units, lead))
+        if how_to:
+            code = self._code_block(units, overall, lead, question_lexical, asks_for_command(focus.text), question)
+        else:
+            code = _example_it_introduces(units, lead)
+            if code is None:  # asked about one platform, the answer is often its tab's block
+                code = _block_under_named_tab(units, overall, lead, question_lexical, question, value=True)
         command_intro = (code_intro(units, code) if code is not None and asks_for_command(focus.text)
                          and is_command_line(units[code]) else None)
         ranking = Ranking(units, overall, part_picks, insufficiencies, lead_scores, lead, answer_type, code,
@@ -482,12 +486,12 @@ class ExtractiveAnswerer(Answerer):
         any configuration file), else the best-scoring block close enough to the lead's relevance.
         A block under a tab the question names ("on Windows" and a "Windows" tab) in the lead's
         passage comes first: the passage's other tabs show the same step for someone else."""
+        named = _block_under_named_tab(units, overall, lead, lexical, question)
+        if named is not None:
+            return named
         lead_unit = units[lead]
         # A display the lead already shows as a code span is not shown again as a block.
         blocks = [i for i, u in enumerate(units) if u.is_code and not quotes_inline(lead_unit, u)]
-        named = tabs_named(question, units, [i for i in blocks if units[i].number == lead_unit.number])
-        if named:
-            return max(named, key=lambda i: (round(float(lexical[i]), 3), overall[i], -i))
         following = [i for i in blocks if units[i].number == lead_unit.number
                      and 0 < units[i].block - lead_unit.block <= _FOLLOWING_BLOCKS]
         if following:
@@ -782,6 +786,23 @@ def _example_it_introduces(units: Sequence[Unit], lead: int) -> int | None:
             or example.text.count("\n") >= _SHORT_EXAMPLE_LINES or quotes_inline(unit, example)):
         return None
     return after
+
+
+def _block_under_named_tab(units: Sequence[Unit], overall: np.ndarray, lead: int, lexical: np.ndarray,
+                           question: str, value: bool = False) -> int | None:
+    """The code block of the lead's passage under a tab the question names (of several, the one
+    holding most of the question's terms, then the most relevant), or None. With `value`, only a
+    short block among tabs of the same thing for others ("~/Library/Caches/pip" under "macOS"
+    beside "Linux" and "Windows"): a value asked for, not an example of something else titled by
+    a file the question names."""
+    lead_unit = units[lead]
+    blocks = [i for i, u in enumerate(units)
+              if u.is_code and u.number == lead_unit.number and not quotes_inline(lead_unit, u)]
+    named = tabs_named(question, units, blocks)
+    if value:
+        titled = [i for i in blocks if units[i].label and units[i].label != units[i].language]
+        named = [i for i in named if len(titled) > 1 and units[i].text.count("\n") < _SHORT_EXAMPLE_LINES]
+    return max(named, key=lambda i: (round(float(lexical[i]), 3), overall[i], -i)) if named else None
 
 
 def _asks_count(answer_type: AnswerTypes) -> bool:

@@ -124,23 +124,24 @@ def is_command_line(block: Unit) -> bool:
 def tabs_named(question: str, units: Sequence[Unit], blocks: Sequence[int]) -> list[int]:
     """Of one passage's code `blocks`, those under a tab the question names ("on Windows" and a
     "Windows" tab; "Mac" and a "macOS and Linux" one): a word of the tab's title that no other
-    tab's title has is a word of the question, or begins with one of three letters or more. A
-    block's language ("python", "console") is not a tab title: asked in Python, every block is."""
-    titles = {i: _title_words(units[i]) for i in blocks}
-    asked = {word.casefold() for word in re.findall(r"\w+", question)}
+    tab's title has is a word of the question, or begins with one of three letters or more. A file
+    name is one word ("hatch.toml" is not named by "Hatch"). A block's language ("python",
+    "console") is not a tab title: asked in Python, every block is."""
+    titles = {i: _name_words(units[i].label) for i in blocks if units[i].label != units[i].language}
+    asked = _name_words(question)
     named = []
     for i, words in titles.items():
         others = set().union(*(other for j, other in titles.items() if j != i))
-        if any(word == own or (len(own) >= 3 and word.startswith(own)) for word in words - others for own in asked):
+        if any(word == own or (word.isalpha() and len(own) >= 3 and word.startswith(own))
+               for word in words - others for own in asked):
             named.append(i)
     return named
 
 
-def _title_words(block: Unit) -> set[str]:
-    """The content words of the title a code block is labelled with (none for its language alone)."""
-    if not block.label or block.label == block.language:
-        return set()
-    return {word.casefold() for word in re.findall(r"\w+", block.label) if word.casefold() not in STOPWORDS}
+def _name_words(text: str | None) -> set[str]:
+    """The content words of a tab's title or a question, casefolded; a file or dotted name is one word."""
+    return {word for word in (w.casefold() for w in re.findall(r"\w(?:[\w.+-]*\w)?", text or ""))
+            if word not in STOPWORDS}
 
 
 def code_intro(units: Sequence[Unit], code: int | None) -> int | None:
