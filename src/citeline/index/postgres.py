@@ -504,8 +504,8 @@ class PostgresStore(Store):
         return centroid
 
     def search(self, request: SearchRequest) -> list[Passage]:
-        """`tsvector` ranking and pgvector HNSW candidates, fused by reciprocal rank, within the owner
-        and filters."""
+        """`tsvector` ranking and pgvector HNSW candidates, fused by reciprocal rank (keeping a lexical
+        match that stands out: `ranking.fused_top`), within the owner and filters."""
         pool = max(request.candidate_pool, request.top_k)
         with self._conn() as conn:
             lexical = self._lexical(conn, request, pool)

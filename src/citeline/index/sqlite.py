@@ -696,8 +696,8 @@ class SQLiteStore(Store):
         return {int(row[0]) for row in rows}
 
     def search(self, request: SearchRequest) -> list[Passage]:
-        """FTS5 BM25 and exact numpy dense candidates, fused by reciprocal rank, within the owner and
-        filters."""
+        """FTS5 BM25 and exact numpy dense candidates, fused by reciprocal rank (keeping a lexical match
+        that stands out: `ranking.fused_top`), within the owner and filters."""
         try:
             pool = max(request.candidate_pool, request.top_k)
             lexical = self._lexical(request, pool)
