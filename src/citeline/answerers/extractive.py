@@ -798,10 +798,9 @@ def _block_under_named_tab(units: Sequence[Unit], overall: np.ndarray, lead: int
     lead_unit = units[lead]
     blocks = [i for i, u in enumerate(units)
               if u.is_code and u.number == lead_unit.number and not quotes_inline(lead_unit, u)]
-    named = tabs_named(question, units, blocks)
+    named = tabs_named(question, units, blocks, alternatives=value)
     if value:
-        titled = [i for i in blocks if units[i].label and units[i].label != units[i].language]
-        named = [i for i in named if len(titled) > 1 and units[i].text.count("\n") < _SHORT_EXAMPLE_LINES]
+        named = [i for i in named if units[i].text.count("\n") < _SHORT_EXAMPLE_LINES]
     return max(named, key=lambda i: (round(float(lexical[i]), 3), overall[i], -i)) if named else None
 
 

@@ -121,13 +121,16 @@ def is_command_line(block: Unit) -> bool:
     return first.lstrip().startswith(("$ ", "> ")) or not _CONFIG_LINE.match(first)
 
 
-def tabs_named(question: str, units: Sequence[Unit], blocks: Sequence[int]) -> list[int]:
+def tabs_named(question: str, units: Sequence[Unit], blocks: Sequence[int], *, alternatives: bool = False) -> list[int]:
     """Of one passage's code `blocks`, those under a tab the question names ("on Windows" and a
     "Windows" tab; "Mac" and a "macOS and Linux" one): a word of the tab's title that no other
     tab's title has is a word of the question, or begins with one of three letters or more. A file
     name is one word ("hatch.toml" is not named by "Hatch"). A block's language ("python",
-    "console") is not a tab title: asked in Python, every block is."""
-    titles = {i: _name_words(units[i].label) for i in blocks if units[i].label != units[i].language}
+    "console") is not a tab title: asked in Python, every block is. With `alternatives`, only when
+    the blocks have several titles (tabs of one thing for different readers, not one titled example)."""
+    titles = {i: _name_words(units[i].label) for i in blocks if units[i].label and units[i].label != units[i].language}
+    if alternatives and len(titles) < 2:
+        return []
     asked = _name_words(question)
     named = []
     for i, words in titles.items():
