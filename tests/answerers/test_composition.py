@@ -325,6 +325,59 @@ def test_the_lead_answers_what_is_asked(app: Citeline, question: str, lead_holds
     assert lead_holds in first_sentence(result.answer)
 
 
+PRECEDENCE_DOCS = {
+    "configuration.md": """# Configuration files
+
+uv supports persistent configuration in a `uv.toml` file or a `[tool.uv]` section of `pyproject.toml`.
+
+uv does not read pip's configuration files or environment variables. Instead, uv supports its own
+environment variables, like `UV_INDEX_URL`, and its own `uv.toml` file.
+
+uv searches for a configuration file in the current directory and in its parents, and uses the first one found.
+
+## Environment variables
+
+uv also accepts settings through environment variables, like `UV_INDEX_URL` for the index URL and
+`UV_CACHE_DIR` for the cache directory.
+
+A value from the environment takes precedence over one from `uv.toml`, and a command-line option
+takes precedence over both.
+
+## User configuration
+
+uv also discovers user-level configuration at `~/.config/uv/uv.toml` on macOS and Linux.
+""",
+    "caching.md": """# Caching
+
+uv keeps a cache of downloaded packages in the cache directory. Run `uv cache clean` to remove it.
+""",
+    "python.md": """# Python versions
+
+uv can download and install Python versions. Run `uv python install 3.12` to install one.
+
+A `.python-version` file in a project pins the version uv uses there.
+""",
+    "scripts.md": """# Running scripts
+
+`uv run example.py` runs a script in the project's environment. Dependencies of a single-file script
+can be declared inline, in a `# /// script` comment block at the top of the file.
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def configured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
+    yield from _corpus(tmp_path_factory, "precedence", PRECEDENCE_DOCS)
+
+
+def test_asked_which_of_two_sources_wins_the_answer_says_which_takes_precedence(configured: Citeline) -> None:
+    result = configured.ask("If the same setting is given both in a uv.toml file and in an environment variable, "
+                            "which one wins?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    # Sentences naming both sources without saying which is used are no answer to it.
+    assert "A value from the environment takes precedence over one from `uv.toml`" in first_sentence(result.answer)
+
+
 def test_a_multi_part_question_leads_with_its_first_parts_answer(app: Citeline) -> None:
     # The first part asks yes or no, so the lead states the behaviour; the how-to part gets a point.
     result = app.ask("In a project, does uv use the active virtual environment, and what do I pass to make uv respect it?")

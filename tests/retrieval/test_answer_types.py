@@ -41,6 +41,20 @@ def test_a_digit_inside_a_name_is_not_a_number() -> None:
     assert holds(expected_types("Which paper size is the default?"), "The default will most often be a4.")
 
 
+def test_which_of_two_sources_wins_asks_for_the_one_that_takes_precedence() -> None:
+    for question in ("If the same setting is given both in a uv.toml file and in an environment variable, which one wins?",
+                     "I have a pytest.ini and a pyproject.toml table. Which one does pytest read?",
+                     "Headers set on the client and on the request: which of them takes precedence?"):
+        asked = expected_types(question)
+        assert asked == (AnswerType.PRECEDENCE,), question
+        assert holds(asked, "Settings provided via environment variables take precedence over persistent configuration.")
+        assert holds(asked, "For all other parameters, the request-level value takes priority.")
+        assert not holds(asked, "uv also supports persistent configuration in a uv.toml file.")
+    # Choosing between two things the docs compare is not a question of precedence.
+    assert AnswerType.PRECEDENCE not in expected_types("Which one do the docs recommend for new projects?")
+    assert AnswerType.PRECEDENCE not in expected_types("Which one should I use?")
+
+
 def test_what_happens_when_nothing_is_chosen_asks_for_the_default() -> None:
     for question in ("If I don't pass --app at all, which module names will the flask command try?",
                      "what compression level does git archive use if you dont give one",
@@ -118,6 +132,16 @@ def test_when_asks_for_a_date_only_about_the_past() -> None:
     # A condition, not a date: evidence without a year must not count against it.
     assert AnswerType.DATE not in expected_types("When does the code after yield run?")
     assert AnswerType.DATE not in expected_types("When I add a Git dependency, does uv fetch LFS objects by default?")
+
+
+def test_a_year_of_the_first_millennium_is_a_date_when_marked_as_one() -> None:
+    when = expected_types("When was the duchy founded?")
+    assert holds(when, "The duchy, which began in 911 as a fiefdom, was established by treaty.")
+    assert holds(when, "After the death of Augustus in AD 14 the frontier moved.")
+    assert holds(when, "It is first named in the 1st century BC.")
+    # A count after "in" is no year.
+    assert not holds(when, "They arrived in 300 ships.")
+    assert not holds(when, "The river is about 300 km long.")
 
 
 def test_new_values_are_the_concrete_values_the_question_lacks() -> None:

@@ -29,6 +29,7 @@ class AnswerType(Enum):
     PERSON = "person"
     DATE = "date"
     PLACE = "place"
+    PRECEDENCE = "precedence"  # of two settings or sources given together, which one is used
     NONE = "none"
 
 
@@ -64,6 +65,12 @@ _QUESTION_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     (AnswerType.PERSON, re.compile(r"^\s*(?:who|whom)\b|\b(?:who|whom)\s+(?:is|was|were|did|does)\b", re.IGNORECASE)),
     (AnswerType.PLACE, re.compile(r"^\s*where\b|\b(?:what|which)\s+(?:city|country|river|place|region|town|state)\b",
                                   re.IGNORECASE)),
+    # "… given both in a uv.toml file and in an environment variable, which one wins?", "I have a pytest.ini
+    # and a pyproject.toml table. Which one does pytest read?": of two sources, the one that is used.
+    (AnswerType.PRECEDENCE, re.compile(
+        r"\bwhich\s+(?:one\s+|of\s+(?:them|the\s+two)\s+)?(?:wins|takes\s+precedence|has\s+priority|overrides|applies)\b"
+        r"|\bwhich\s+(?:one|of\s+(?:them|the\s+two))\s+(?:does|will|is)\s+(?:\w+\s+)?(?:read|used?|pick|load|honou?r|respect)\b",
+        re.IGNORECASE)),
     (AnswerType.NAME, re.compile(
         r"\b(?:what|which)\s+(?:\w+\s+){0,2}(?:function|class|method|option|flag|variable|setting|argument|parameter|"
         r"command|subcommand|header|field|attribute|module|package|keyword|key|name|exception|error|hook|endpoint|"
@@ -86,8 +93,14 @@ _NUMBER = re.compile(r"\b[^\W\d_]?\d|\b(?:one|two|three|four|five|six|seven|eigh
 # A dotted name has a word on each side ("request.client", "os.path"), so "e.g." and "3.14" are not names.
 _NAME = re.compile(r"`[^`\n]+`|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\b\w+\(\)|--[a-z][\w-]+|\b[A-Za-z_]\w+(?:\.\w{2,})+\b")
 _DEFAULT = re.compile(r"\bdefaults?\b|\bby\s+default\b|\bunless\b|\bif\s+not\s+(?:set|given|specified)\b", re.IGNORECASE)
-_DATE = re.compile(r"\b1\d{3}\b|\b20\d{2}\b|\b(?:January|February|March|April|May|June|July|August|September|October|"
+# A year of the first millennium is a date when marked as one ("AD 14", "12 BC") or said to be when
+# something happened ("began in 911 as a fiefdom"; not "in 300 ships").
+_DATE = re.compile(r"\b(?:AD|BC|BCE|CE)\s+\d{1,4}\b|\b\d{1,4}\s+(?:AD|BC|BCE|CE)\b"
+                   r"|\bin\s+\d{3}(?=\s*(?:[,.;:)]|$)|\s+(?:as|and|or|when|by|under|with|to|the|after|before|until|at|on|in)\b)"
+                   r"|\b1\d{3}\b|\b20\d{2}\b|\b(?:January|February|March|April|May|June|July|August|September|October|"
                    r"November|December)\b|\b\d{1,2}(?:st|nd|rd|th)\s+century\b|\bcentur(?:y|ies)\b", re.IGNORECASE)
+_PRECEDENCE = re.compile(r"\b(?:precedence|priority|prioriti[sz]ed?|overrid(?:e|es|den|ing)|wins|win\s+over|"
+                         r"first\s+match|takes?\s+effect|in\s+favou?r\s+of|supersedes?)\b", re.IGNORECASE)
 _PROPER = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]{2,}(?:\s+[A-Z][a-z]+)*")
 _VALUE_BY_TYPE: dict[AnswerType, re.Pattern[str]] = {
     AnswerType.DURATION: _DURATION,
@@ -97,6 +110,7 @@ _VALUE_BY_TYPE: dict[AnswerType, re.Pattern[str]] = {
     AnswerType.DEFAULT: _DEFAULT,
     AnswerType.DATE: _DATE,
     AnswerType.PERSON: _PROPER,
+    AnswerType.PRECEDENCE: _PRECEDENCE,
     # A place in prose is a proper name; in software documentation it is a path or a location in code.
     AnswerType.PLACE: re.compile(f"{_PROPER.pattern}|{_NAME.pattern}"),
 }
@@ -108,7 +122,7 @@ AnswerTypes = tuple[AnswerType, ...]
 _KIND_IN_WORDS: dict[AnswerType, str] = {
     AnswerType.DURATION: "a duration", AnswerType.MEASURE: "a measure", AnswerType.NUMBER: "a number",
     AnswerType.NAME: "a name", AnswerType.DEFAULT: "a default", AnswerType.PERSON: "a person",
-    AnswerType.DATE: "a date", AnswerType.PLACE: "a place",
+    AnswerType.DATE: "a date", AnswerType.PLACE: "a place", AnswerType.PRECEDENCE: "which one takes precedence",
 }
 
 
