@@ -113,3 +113,7 @@ def test_a_question_typed_in_haste_has_the_same_focus() -> None:
     scene_last = question_focus("how do i read the body in auth_flow. my auth signs every request for the API")
     assert scene_last.text == "how do i read the body in auth_flow."
     assert question_focus("What\u2019s the default timeout?").text == "What's the default timeout?"
+    # Without its "?", a question opening with its scene still leaves the scene out.
+    scene_first = question_focus("after users are redirected to my login view, how does that view know which page "
+                                 "they were trying to reach")
+    assert scene_first.text == "how does that view know which page they were trying to reach"

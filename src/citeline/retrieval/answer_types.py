@@ -122,7 +122,7 @@ AnswerTypes = tuple[AnswerType, ...]
 _KIND_IN_WORDS: dict[AnswerType, str] = {
     AnswerType.DURATION: "a duration", AnswerType.MEASURE: "a measure", AnswerType.NUMBER: "a number",
     AnswerType.NAME: "a name", AnswerType.DEFAULT: "a default", AnswerType.PERSON: "a person",
-    AnswerType.DATE: "a date", AnswerType.PLACE: "a place", AnswerType.PRECEDENCE: "which one takes precedence",
+    AnswerType.DATE: "a date", AnswerType.PLACE: "a place", AnswerType.PRECEDENCE: "an order of precedence",
 }
 
 

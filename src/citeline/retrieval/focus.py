@@ -131,7 +131,9 @@ def question_focus(question: str) -> Focus:
     sentences = [stripped[span.start : span.end] for span in segments(shaped) if span.text.strip()]
     asking = ([s for s in sentences if s.rstrip().endswith("?")]
               or [s for s in sentences if ASKING_WORD.match(s)])  # typed without its "?"
-    chosen = " ".join(map(_without_scene, asking)) if asking else (sentences[-1] if sentences else stripped)
+    # Typed without its "?" and opening with the scene ("after uv sync on windows, what do i run …"), the
+    # last sentence is the asking one, its scene set before the question word all the same.
+    chosen = " ".join(map(_without_scene, asking or sentences[-1:] or [stripped]))
     ruled_out = [m.group(1) for m in _CONTRAST.finditer(chosen)]
     kept = re.sub(r"\s+([?.!,;])", r"\1", collapse_ws(_CONTRAST.sub(" ", chosen))).strip(" ,;")
     if len(terms(kept)) < 2:  # nothing left to ask about: the clause was the question
