@@ -53,6 +53,8 @@ def test_which_of_two_sources_wins_asks_for_the_one_that_takes_precedence() -> N
     # Choosing between two things the docs compare is not a question of precedence.
     assert AnswerType.PRECEDENCE not in expected_types("Which one do the docs recommend for new projects?")
     assert AnswerType.PRECEDENCE not in expected_types("Which one should I use?")
+    # Which one is used when none is chosen is a default.
+    assert expected_types("There are two backends. Which one is used by default?") == (AnswerType.DEFAULT,)
 
 
 def test_what_happens_when_nothing_is_chosen_asks_for_the_default() -> None:

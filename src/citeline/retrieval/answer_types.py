@@ -149,7 +149,12 @@ def expected_types(question: str) -> AnswerTypes:
         asked = _ADJUSTED.sub(" ", question)
         return (*(t for t, pattern in _QUESTION_TYPES if pattern.search(asked) and t is not AnswerType.NAME),
                 AnswerType.NAME)
-    return tuple(answer_type for answer_type, pattern in _QUESTION_TYPES if pattern.search(question))
+    kinds = tuple(answer_type for answer_type, pattern in _QUESTION_TYPES if pattern.search(question))
+    if AnswerType.DEFAULT in kinds:
+        # "Which one is used by default?" asks what is used when nothing is chosen, not which of two
+        # given together wins.
+        kinds = tuple(t for t in kinds if t is not AnswerType.PRECEDENCE)
+    return kinds
 
 
 def holds(answer_types: AnswerTypes, text: str) -> bool:
