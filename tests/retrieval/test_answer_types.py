@@ -141,6 +141,7 @@ def test_a_year_of_the_first_millennium_is_a_date_when_marked_as_one() -> None:
     assert holds(when, "The duchy, which began in 911 as a fiefdom, was established by treaty.")
     assert holds(when, "After the death of Augustus in AD 14 the frontier moved.")
     assert holds(when, "It is first named in the 1st century BC.")
+    assert holds(when, "The camp was founded 12 BC on the left bank.")
     # A count after "in" is no year.
     assert not holds(when, "They arrived in 300 ships.")
     assert not holds(when, "The river is about 300 km long.")

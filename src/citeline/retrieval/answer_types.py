@@ -145,16 +145,14 @@ _ADJUSTED = re.compile(
 def expected_types(question: str) -> AnswerTypes:
     """Every kind of value the question's wording asks for ("the default timeout": a default
     and a duration); empty when it asks for an explanation."""
-    if _ADJUSTED.search(question):
-        asked = _ADJUSTED.sub(" ", question)
-        return (*(t for t, pattern in _QUESTION_TYPES if pattern.search(asked) and t is not AnswerType.NAME),
-                AnswerType.NAME)
-    kinds = tuple(answer_type for answer_type, pattern in _QUESTION_TYPES if pattern.search(question))
+    adjusted = bool(_ADJUSTED.search(question))
+    asked = _ADJUSTED.sub(" ", question) if adjusted else question
+    kinds = [t for t, pattern in _QUESTION_TYPES if pattern.search(asked) and not (adjusted and t is AnswerType.NAME)]
     if AnswerType.DEFAULT in kinds:
         # "Which one is used by default?" asks what is used when nothing is chosen, not which of two
         # given together wins.
-        kinds = tuple(t for t in kinds if t is not AnswerType.PRECEDENCE)
-    return kinds
+        kinds = [t for t in kinds if t is not AnswerType.PRECEDENCE]
+    return (*kinds, AnswerType.NAME) if adjusted else tuple(kinds)
 
 
 def holds(answer_types: AnswerTypes, text: str) -> bool:
