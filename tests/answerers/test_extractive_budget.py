@@ -43,6 +43,17 @@ def test_a_point_that_only_introduces_an_example_not_shown_is_left_out() -> None
     assert chosen == [0, 5]
 
 
+def test_a_point_stating_something_before_it_hands_over_to_an_example_stays() -> None:
+    units = _units()
+    text = "For headers and cookies, the values are combined together. For example:"
+    units[3] = Unit(1, "list_item", text, 0, len(text), 3)
+    chosen, _ = fit_to_budget(units, [0, 1, 3, 5], part_picks=[])
+    # Its first sentence is the answer to "what happens to headers set in both places?"; closed, the
+    # point reads "… the values are combined together." (the bare "For example, …:" still goes).
+    assert chosen == [0, 3, 5]
+    assert closed(text) == "For headers and cookies, the values are combined together."
+
+
 def test_the_introduction_of_the_example_shown_stays() -> None:
     chosen, _ = fit_to_budget(_units(), [0, 1, 3, 5], part_picks=[], code=2)
     assert chosen == [0, 1, 5]

@@ -186,6 +186,13 @@ def only_labels_code(text: str) -> bool:
     return bool(_LABELLED_CODE.match(text))
 
 
+def states_before_handing_over(text: str) -> bool:
+    """Whether a unit ending in a colon makes a whole statement before it hands over ("For headers
+    and cookies, the values are combined together. For example:"): closed, it still says that."""
+    statement = _HANDS_OVER.sub("", text).rstrip()
+    return statement != text.rstrip() and statement[-1:] in (".", "!", "?")
+
+
 def only_hands_over(text: str) -> bool:
     """Whether a sentence says nothing but "here is an example" ("For example, to set headers on
     every request:"): without its example shown, it is no point and no lead."""
@@ -237,7 +244,8 @@ def fit_to_budget(units: Sequence[Unit], picked: Sequence[int], part_picks: Sequ
     a list ("There are two event hooks:") brings the items after it, as many as the budget allows
     but at least one: the items carry the answer, and a reader should not be left at a colon. A
     point that introduces anything else ("For example, to set headers on every request:") and
-    names no value of its own is left out unless what it introduces is the code example shown, as is
+    names no value of its own is left out unless what it introduces is the code example shown or it
+    makes a statement before handing over ("… are combined together. For example:"), as is
     one introducing the list the lead is an item of (asked what bumping `dev` gives, the lead
     "`dev`: `1.0.0.dev0`" answers; the eight other segments after "Here are the supported segments:"
     do not)."""
@@ -265,7 +273,8 @@ def fit_to_budget(units: Sequence[Unit], picked: Sequence[int], part_picks: Sequ
                 break
             under.append(item)
             size += item_size
-        if chosen and introduces and not under and not new_values(text, "") and index != shown_intro:
+        if (chosen and introduces and not under and not new_values(text, "") and index != shown_intro
+                and not states_before_handing_over(text)):
             continue  # "For example, to set headers on every request:" without its example says nothing
         chosen.append(index)
         items[index] = under
