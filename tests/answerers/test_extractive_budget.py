@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from citeline.answerers.extractive import ExtractiveAnswerer, Ranking
+from citeline.answerers.extractive import ExtractiveAnswerer
 from citeline.answerers.layout import (
     closed,
     code_language,
@@ -19,6 +19,7 @@ from citeline.answerers.layout import (
     tabs_named,
     untied,
 )
+from citeline.answerers.ranking import Ranking
 from citeline.retrieval.answer_types import expected_types
 from citeline.retrieval.units import Unit
 
@@ -108,21 +109,6 @@ def test_with_the_rules_a_close_runner_up_is_a_point_even_when_less_relevant() -
     # A distant second (0.2 against 0.6) has to be relevant like any other point.
     distant = Ranking(units, relevance, [], [], lead=0, preference=np.array([0.6, 0.2, 0.12, 0.08]))
     assert ExtractiveAnswerer.confident(distant) == [0, 2]
-
-
-def test_of_the_examples_after_the_lead_the_one_closest_to_the_question_is_shown() -> None:
-    texts = [("sentence", "Completion is achieved by saving a script and sourcing it at startup."),
-             ("code", "_APP_COMPLETE=bash_source app > ~/.app-complete.bash"),
-             ("sentence", "Source the file in `~/.bashrc`:"),
-             ("code", "_APP_COMPLETE=zsh_source app > ~/.app-complete.zsh"),
-             ("code", "_APP_COMPLETE=fish_source app > ~/.config/fish/completions/app.fish")]
-    units = [Unit(1, kind, text, 0, len(text), block) for block, (kind, text) in enumerate(texts)]
-    relevance = np.array([0.7, 0.3, 0.4, 0.3, 0.5])
-    # Asked about zsh, the zsh block holds most of the question's terms, however relevant the fish one is.
-    assert ExtractiveAnswerer._code_block(units, relevance, 0, np.array([0.5, 0.2, 0.3, 0.4, 0.2])) == 3
-    # Holding as many, the more relevant; with nothing to choose between them, the first.
-    assert ExtractiveAnswerer._code_block(units, relevance, 0, np.array([0.5, 0.2, 0.3, 0.2, 0.2])) == 4
-    assert ExtractiveAnswerer._code_block(units, np.full(5, 0.3), 0, np.full(5, 0.2)) == 1
 
 
 def test_a_code_example_from_elsewhere_is_shown_only_when_it_uses_a_value_the_answer_names() -> None:

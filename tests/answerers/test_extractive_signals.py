@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from citeline.agent.state import SearchRecord
-from citeline.answerers.extractive import dense_lift
+from citeline.answerers.gate_signals import dense_lift
 from citeline.app import Citeline
 from citeline.index.store import Passage
 

@@ -5,7 +5,9 @@ question best, and writes the answer a person would: a lead sentence that answer
 a value question, the sentence that holds the value), at most three supporting points, and for a
 how-to question the one code example, whole. Every piece is a verbatim unit of the evidence — a
 sentence, a whole list item or table row, a whole code block — and is cited. How the picked units
-are laid out as an answer is `answerers.layout`.
+are laid out as an answer is `answerers.layout`; which sentence leads, `answerers.lead_signals`; which
+code example is shown, `answerers.examples`; the signals the decision to answer rests on,
+`answerers.gate_signals`.
 
 Whether to answer at all is decided by the calibrated answerability model over signals that mean
 the same on any corpus (`retrieval.answerability`): retrieval always returns *something*, so the
@@ -18,7 +20,6 @@ import hashlib
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -27,10 +28,11 @@ from citeline.agent.actions import Action, FinalAnswer, ToolCall
 from citeline.agent.answerer import Answerer, register_answerer
 from citeline.agent.exits import DECLINE_MESSAGE
 from citeline.agent.planning import split_parts
-from citeline.agent.state import RunState, SearchRecord
+from citeline.agent.state import RunState
+from citeline.answerers.examples import block_under_named_tab, code_block, example_it_introduces
+from citeline.answerers.gate_signals import dense_lift, gate_signals, value_unstated
 from citeline.answerers.injection import is_instruction
 from citeline.answerers.layout import (
-    INTRODUCES,
     MAX_POINTS,
     closed,
     code_intro,
@@ -44,29 +46,33 @@ from citeline.answerers.layout import (
     only_labels_code,
     says_same,
     shows_the_prose,
-    tabs_named,
     unit_text,
     untied,
 )
+from citeline.answerers.lead_signals import (
+    CHANGELOG_ENTRY,
+    CONTENDER,
+    lead_fitness,
+    lead_signals,
+    spread,
+    unless_unsure,
+)
+from citeline.answerers.ranking import Ranking, UnitVectors
 from citeline.config import Settings
 from citeline.index.embedder import Embedder, EmbedsTokens
 from citeline.index.store import Passage
 from citeline.retrieval import Retriever
 from citeline.retrieval.alignment import alignment
 from citeline.retrieval.answer_types import (
-    AnswerType,
     AnswerTypes,
     asked_attribute,
     asked_phrase,
     asks_for_command,
-    asks_for_value,
     asks_how_to,
     expected_types,
     holds,
     kind_asked,
-    new_values,
     states_default,
-    states_value,
     tells_how,
 )
 from citeline.retrieval.answerability import AnswerabilityModel, shipped_model
@@ -86,7 +92,7 @@ from citeline.retrieval.focus import question_focus
 from citeline.retrieval.lead import LEAD_SIGNALS, lead_model_from, lead_shares, shipped_lead_model
 from citeline.retrieval.opposites import opposed
 from citeline.retrieval.units import Unit, evidence_units, is_bare_link, item_sentences, quotes_inline
-from citeline.text import collapse_ws, fold, stem
+from citeline.text import collapse_ws
 
 MAX_OPEN = 3
 SEARCH_TOP_K = 8  # a wider net than the default: coverage is judged on what comes back
@@ -95,9 +101,6 @@ MAX_PART_SEARCHES = 2
 # itself, when choosing what to open: the reformulation finds passages worded unlike the question,
 # and also passages about its rarer words alone.
 FALLBACK_SEARCH_WEIGHT = 0.8
-_SHORT_EXAMPLE_LINES = 3  # an example of fewer lines completes the sentence introducing it
-_FOLLOWING_BLOCKS = 6  # how far after the lead, in blocks of its passage, its code example may sit
-_CODE_SCORE_FLOOR = 0.5  # a how-to answer shows code only when the block is this close to the lead
 MAX_EMBEDDED = 20  # prose units embedded per answer (the lexically closest ones)
 # A unit's relevance mixes its cosine to the question with its weighted share of the question's
 # terms. Chosen with leave-one-corpus-out over the development sets (0.45-0.75 tried): every
@@ -113,40 +116,12 @@ _POINT_FLOOR = 0.75
 # ... and at least this share of the lead's rule score: a sentence the rules all but rule out is
 # filler, however many words it shares with the question.
 _PREFERENCE_FLOOR = 0.1
-_CONTENDER = 0.5  # share of the lead's preference at which the runner-up is quoted however relevant
 _UNDECIDED = 0.8  # share of the lead's preference at which the lead model is taken to be undecided
 _PART_CONTEXT = 0.3  # share of a part's sentence score that comes from the whole question
 # A part's pick must keep this share of the best sentence's relevance to the whole question: a
 # sentence that matches the part's words alone answers another question ("what is the most it can
 # be raised to?" under ATTACH is not "pow(X,Y) - Compute X raised to the power Y.").
 _PART_FLOOR = 0.15
-
-
-@dataclass
-class Ranking:
-    """The evidence's units scored against the question, and what the answer would lead with."""
-
-    units: list[Unit]
-    overall: np.ndarray  # each unit's relevance to the whole question
-    part_picks: list[int]  # the best unit for each covered part of a multi-part question
-    insufficiencies: list[dict[str, Any]]
-    preference: np.ndarray  # what the lead was chosen by (the lead model's shares, or the rules' scores)
-    lead: int = 0
-    answer_type: AnswerTypes = ()
-    code: int | None = None  # the code block a how-to answer shows
-    command_intro: int | None = None  # the sentence introducing `code` when the question asks for a command
-    features: dict[str, float] = field(default_factory=dict)
-    cosine: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    opposite: tuple[str, str] | None = None  # (asked word, the lead's opposite of it), see `opposed`
-    recorded: list[dict[str, Any]] | None = None  # each prose unit's lead signals, when recording for fitting
-    shares: bool = False  # whether `preference` is the lead model's shares (else the rules' scores)
-
-    def record(self) -> dict[str, Any]:
-        """What the answer-or-decline decision rests on, as recorded in the run."""
-        record: dict[str, Any] = {"features": self.features}
-        if self.recorded is not None:
-            record["units"] = self.recorded
-        return record
 
 
 class ExtractiveAnswerer(Answerer):
@@ -336,18 +311,18 @@ class ExtractiveAnswerer(Answerer):
         # there ("how many threads … and what do I set?": a number) is the one to lead with.
         answer_type = expected_types(parts[0] if len(parts) > 1 else focus.text)
         prose = [i for i, u in enumerate(units) if not u.is_code]
-        fitness = _lead_fitness(units, answer_type, wanted, focus.text)
+        fitness = lead_fitness(units, answer_type, wanted, focus.text)
         # Likewise whether the lead should be something to do: "Is that a known limitation, and
         # what should I write instead?" leads with the limitation, the how-to part gets its point.
         lead_how_to = asks_how_to(parts[0]) if len(parts) > 1 else how_to
         lead_scores = overall * fitness
         lead = self._lead(units, lead_scores, prose, answer_type, lead_how_to)
-        signals = _lead_signals(units, overall, cosine, unit_vecs.alignment, unit_vecs.heading, question_lexical,
-                                lexical(asked_keys), novelty, fitness, lead, answer_type, wanted, focus.text, lead_how_to)
+        signals = lead_signals(units, overall, cosine, unit_vecs.alignment, unit_vecs.heading, question_lexical,
+                               lexical(asked_keys), novelty, fitness, lead, answer_type, wanted, focus.text, lead_how_to)
         # The rules' pick is one of the model's signals: it learns when the other signals should overrule it.
         lead_model = self._lead_model()
         if lead_model is not None:
-            lead_scores = _spread(lead_shares(lead_model, {name: signals[name][prose] for name in LEAD_SIGNALS}),
+            lead_scores = spread(lead_shares(lead_model, {name: signals[name][prose] for name in LEAD_SIGNALS}),
                                   prose, len(units))
             lead = max(prose, key=lambda i: lead_scores[i])
             # Asked for a value, a reader wants the sentence naming one the question lacks: when the model
@@ -355,10 +330,10 @@ class ExtractiveAnswerer(Answerer):
             # question with one naming a new value, the latter leads. At half the share (as for
             # instructions below), `make eval` on seven sets lost two leads on the PDF manual's set
             # and one on starlette for one gained on flask.
-            lead = _unless_unsure(lead, signals["new_value"], lead_scores, overall, prose, _UNDECIDED)
+            lead = unless_unsure(lead, signals["new_value"], lead_scores, overall, prose, _UNDECIDED)
             # Asked how to do something, a reader wants to be told what to do: when the model is
             # unsure (an instruction has half the top share or more), the instruction leads.
-            lead = _unless_unsure(lead, signals["instruction"], lead_scores, overall, prose, _CONTENDER)
+            lead = unless_unsure(lead, signals["instruction"], lead_scores, overall, prose, CONTENDER)
             # Asked what a default is (not how to make something the default), a reader wants the
             # sentence saying what it is ("The default is 31 days."), not the one naming the setting
             # ("If set to `True` the session lives for `permanent_session_lifetime` seconds."): at half
@@ -366,7 +341,7 @@ class ExtractiveAnswerer(Answerer):
             # no weight (few of their default questions are led wrongly).
             if not lead_how_to:
                 stated = np.array([states_default(answer_type, u.text) for u in units])
-                lead = _unless_unsure(lead, stated, lead_scores, overall, prose, _CONTENDER)
+                lead = unless_unsure(lead, stated, lead_scores, overall, prose, CONTENDER)
         part_picks: list[int] = []
         insufficiencies: list[dict[str, Any]] = []
         if len(parts) > 1:
@@ -383,24 +358,24 @@ class ExtractiveAnswerer(Answerer):
                 # it?"): part of its score is the whole question's, so "it" stays what was asked about.
                 part_scores = (1 - _PART_CONTEXT) * part_scores + _PART_CONTEXT * overall
                 part_type = expected_types(part)
-                best = self._lead(units, part_scores * _lead_fitness(units, part_type, part_keys, part), prose, part_type,
+                best = self._lead(units, part_scores * lead_fitness(units, part_type, part_keys, part), prose, part_type,
                                   asks_how_to(part))
                 if best not in part_picks and overall[best] >= _PART_FLOOR * best_overall:
                     part_picks.append(best)
         if how_to:
-            code = self._code_block(units, overall, lead, question_lexical, asks_for_command(focus.text), question)
+            code = code_block(units, overall, lead, question_lexical, asks_for_command(focus.text), question)
         else:
-            code = _example_it_introduces(units, lead)
+            code = example_it_introduces(units, lead)
             if code is None:  # asked about one platform, the answer is often its tab's block
-                code = _block_under_named_tab(units, overall, lead, question_lexical, question, value=True)
+                code = block_under_named_tab(units, overall, lead, question_lexical, question, value=True)
         command_intro = (code_intro(units, code) if code is not None and asks_for_command(focus.text)
                          and is_command_line(units[code]) else None)
         ranking = Ranking(units, overall, part_picks, insufficiencies, lead_scores, lead, answer_type, code,
                           command_intro, cosine=cosine, shares=lead_model is not None)
-        ranking.features = self._features(keys, asked_keys, pool, pool_coverage, ranking, lexical(keys))
+        ranking.features = gate_signals(keys, asked_keys, pool, pool_coverage, ranking, lexical(keys))
         ranking.features["lead_probability"] = round(float(lead_scores[lead]), 4) if lead_model else 0.0
         asking = parts[0] if len(parts) > 1 else focus.text
-        unstated = _value_unstated(units, evidence, answer_type, asked_attribute(asking))
+        unstated = value_unstated(units, evidence, answer_type, asked_attribute(asking))
         ranking.features["value_unstated"] = float(unstated)
         lift = dense_lift(run.searches)
         if lift is not None:
@@ -425,7 +400,7 @@ class ExtractiveAnswerer(Answerer):
         return ranking
 
     def _unit_vectors(self, units: list[Unit], lexical: np.ndarray, parts: list[str], question: str,
-                      focus: str | None, sections: list[str]) -> _Vectors:
+                      focus: str | None, sections: list[str]) -> UnitVectors:
         """Embeddings of the question, its parts, its focus (when it differs) and the units worth embedding.
 
         Embedding is most of an answer's cost, so only the prose units that share most with the
@@ -457,7 +432,7 @@ class ExtractiveAnswerer(Answerer):
                           and unit.block - units[j].block <= 2]
                 if before:
                     matrix[index] = matrix[before[-1]]
-        return _Vectors(vectors[0], vectors[1 : 1 + len(parts)], matrix, aligned, heading,
+        return UnitVectors(vectors[0], vectors[1 : 1 + len(parts)], matrix, aligned, heading,
                         vectors[1 + len(parts)] if focus else None)
 
     @staticmethod
@@ -469,77 +444,13 @@ class ExtractiveAnswerer(Answerer):
         def fits(text: str) -> bool:
             if answer_type or not how_to:
                 return holds(answer_type, text)
-            return tells_how(text) and not _CHANGELOG_ENTRY.search(text)
+            return tells_how(text) and not CHANGELOG_ENTRY.search(text)
 
         best = max(prose, key=lambda i: overall[i])
         if fits(units[best].text):
             return best
         close = [i for i in prose if overall[i] >= 0.7 * overall[best] and fits(units[i].text)]
         return max(close, key=lambda i: overall[i]) if close else best
-
-    @staticmethod
-    def _code_block(units: list[Unit], overall: np.ndarray, lead: int, lexical: np.ndarray,
-                    command: bool = False, question: str = "") -> int | None:
-        """The code example for a how-to answer: the block after the lead in its passage when there
-        is one (of several — one per shell, per framework — the one holding most of the question's
-        terms, then the most relevant, then the first; asked for a command, a command line before
-        any configuration file), else the best-scoring block close enough to the lead's relevance.
-        A block under a tab the question names ("on Windows" and a "Windows" tab) in the lead's
-        passage comes first: the passage's other tabs show the same step for someone else."""
-        named = _block_under_named_tab(units, overall, lead, lexical, question)
-        if named is not None:
-            return named
-        lead_unit = units[lead]
-        # A display the lead already shows as a code span is not shown again as a block.
-        blocks = [i for i, u in enumerate(units) if u.is_code and not quotes_inline(lead_unit, u)]
-        following = [i for i in blocks if units[i].number == lead_unit.number
-                     and 0 < units[i].block - lead_unit.block <= _FOLLOWING_BLOCKS]
-        if following:
-            return max(following, key=lambda i: (command and is_command_line(units[i]), round(float(lexical[i]), 3),
-                                                 overall[i], -i))
-        if not blocks:
-            return None
-        best = max(blocks, key=lambda i: overall[i])
-        return best if overall[best] >= _CODE_SCORE_FLOOR * overall[lead] else None
-
-    @staticmethod
-    def _features(keys: list[KeyTerm], asked_keys: list[KeyTerm], pool: Sequence[Passage], coverage: Coverage,
-                  ranking: Ranking, unit_lexical: np.ndarray) -> dict[str, float]:
-        """The answerability signals of one question (see `retrieval.answerability.FEATURES`)."""
-        weights = coverage.weights(keys)
-        total = sum(weights.values()) or 1.0
-
-        def found_nowhere(term: str) -> bool:
-            return not any(coverage.credit(term, i) > 0 for i in range(len(pool)))
-
-        missing = [k for k in keys if found_nowhere(k.term)]
-        asked_weights = coverage.weights(asked_keys)
-        asked_missing = sum(asked_weights[k.term] for k in asked_keys if found_nowhere(k.term))
-        lead_text = ranking.units[ranking.lead].text
-        dense = sorted((p.dense_score for p in pool if p.dense_score is not None), reverse=True)
-        top = max(pool, key=lambda p: p.score)
-        prose = [i for i, u in enumerate(ranking.units) if not u.is_code]
-        best_units = sorted(prose, key=lambda i: -ranking.overall[i])[:5]
-        type_missing = float(not any(holds(ranking.answer_type, ranking.units[i].text) for i in best_units))
-        return {
-            "coverage_passage": round(coverage.best(keys)[0], 4),
-            "coverage_unit": round(float(max((unit_lexical[i] for i in prose), default=0.0)), 4),
-            "missing_weight": round(sum(weights[k.term] for k in missing) / total, 4),
-            "rare_missing": float(any(k.weight >= RARE_WEIGHT for k in missing)),
-            "rare_missing_focus": float(any(k.weight >= RARE_WEIGHT and found_nowhere(k.term) for k in asked_keys)),
-            "dense_top": round(dense[0], 4) if dense else 0.0,
-            "dense_margin": round(dense[0] - float(np.mean(dense[1:6])), 4) if len(dense) > 1 else 0.0,
-            "agreement": float(top.dense_score is not None and top.lexical_rank is not None and top.lexical_rank < 3),
-            "lead_score": round(float(ranking.overall[ranking.lead]), 4),
-            "lead_cosine": round(float(ranking.cosine[ranking.lead]), 4),
-            "type_missing": type_missing,
-            "key_terms": round(float(np.log1p(len(keys))), 4),
-            "focus_missing": round(asked_missing / (sum(asked_weights.values()) or 1.0), 4),
-            "coverage_focus": round(coverage.best(asked_keys)[0], 4),
-            "coverage_capped": round(coverage.best(keys, coverage.capped_weights(keys))[0], 4),
-            "lead_coverage": round(float(unit_lexical[ranking.lead]), 4),
-            "lead_type": float(holds(ranking.answer_type, lead_text)),
-        }
 
     # --- the answer ----------------------------------------------------------------------
     @staticmethod
@@ -599,7 +510,7 @@ class ExtractiveAnswerer(Answerer):
                 break
             if int(index) in picked or ranking.units[int(index)].is_code:
                 continue
-            contender = runner_up and preference[index] >= _CONTENDER * preference[ranking.lead]
+            contender = runner_up and preference[index] >= CONTENDER * preference[ranking.lead]
             if (overall[index] >= floor or contender) and preference[index] >= preference_floor:
                 picked.append(int(index))
             runner_up = False
@@ -617,7 +528,7 @@ class ExtractiveAnswerer(Answerer):
         preference = ranking.preference
         # (`confident` never picks code, so every candidate here is prose.)
         contender = max((i for i in picked[1:] if i not in ranking.part_picks), key=lambda i: preference[i], default=None)
-        if contender is None or preference[contender] < _CONTENDER * preference[ranking.lead]:
+        if contender is None or preference[contender] < CONTENDER * preference[ranking.lead]:
             return None
         return contender
 
@@ -724,190 +635,6 @@ class ExtractiveAnswerer(Answerer):
                                               "queries_tried": run.queries_tried}], decision)
 
 
-@dataclass(frozen=True)
-class _Vectors:
-    """The question's, its parts' and the units' embeddings (a zero row: unit not embedded)."""
-
-    query: np.ndarray
-    parts: np.ndarray
-    matrix: np.ndarray
-    alignment: np.ndarray  # each unit's `retrieval.alignment` with the question (0: not embedded, or no token states)
-    heading: np.ndarray  # the same for the heading each unit sits under
-    focus: np.ndarray | None = None  # the question's focus, when it differs from the question
-
-    def similarity(self, vector: np.ndarray) -> np.ndarray:
-        """Cosine of every unit to `vector` (0 for units that were not embedded)."""
-        result: np.ndarray = self.matrix @ vector
-        return result
-
-
-_CHANGELOG_ENTRY = re.compile(r"\(?#\d{2,}\)?\.?\s*$")  # "Allow `Request.form()` as a context manager #1903."
-_COUNTED = re.compile(r"\b\d[\d,.]*\s+([^\W\d_]+)")
-
-
-def _lead_fitness(units: Sequence[Unit], answer_type: AnswerTypes, keys: Sequence[KeyTerm],
-                  question: str) -> np.ndarray:
-    """How well each unit would read as the first sentence, beyond its relevance.
-
-    - A sentence that only introduces what follows it (ends with a colon) or a release-notes entry
-      ("… #1903") says less on its own.
-    - When the question asks for something to name (not yes/no, not why, not a count or a
-      duration), a sentence naming a concrete value the question does not already hold ("uv was
-      installed into `~/.cargo/bin`") answers it, where one echoing the question's words only
-      describes the topic. Asked how many times a job is retried, a row naming some other setting
-      (`HARBOR_JOB_TIMEOUT`, `300`) is not the answer: the count is.
-    - For a how-many question, a number counting the thing asked about ("40 threads") is the answer.
-    """
-    counted_terms = {k.term for k in keys}
-    wants_value = asks_for_value(question)
-    wants_number = _asks_count(answer_type)
-    fitness = np.ones(len(units))
-    for index, unit in enumerate(units):
-        text = unit.text.strip()
-        if INTRODUCES.search(text) or _CHANGELOG_ENTRY.search(text):
-            fitness[index] *= 0.85
-        if wants_value and not wants_number and holds(answer_type, text) and new_values(text, question):
-            fitness[index] *= 1.2
-        if wants_number and _counts(text, counted_terms):
-            fitness[index] *= 1.1
-    return fitness
-
-
-def _example_it_introduces(units: Sequence[Unit], lead: int) -> int | None:
-    """The short example right after a lead that hands over to it with a colon ("… use this option in
-    your `pytest.ini`:" and the one-line setting), shown whatever was asked: the sentence's content
-    goes on into it. A longer example is shown only when asked how to do something."""
-    unit = units[lead]
-    after = lead + 1
-    if not unit.text.rstrip().endswith(":") or after >= len(units):
-        return None
-    example = units[after]
-    if (not example.is_code or example.number != unit.number or example.block != unit.block + 1
-            or example.text.count("\n") >= _SHORT_EXAMPLE_LINES or quotes_inline(unit, example)):
-        return None
-    return after
-
-
-def _block_under_named_tab(units: Sequence[Unit], overall: np.ndarray, lead: int, lexical: np.ndarray,
-                           question: str, value: bool = False) -> int | None:
-    """The code block of the lead's passage under a tab the question names (of several, the one
-    holding most of the question's terms, then the most relevant), or None. With `value`, only a
-    short block among tabs of the same thing for others ("~/Library/Caches/pip" under "macOS"
-    beside "Linux" and "Windows"): a value asked for, not an example of something else titled by
-    a file the question names."""
-    lead_unit = units[lead]
-    blocks = [i for i, u in enumerate(units)
-              if u.is_code and u.number == lead_unit.number and not quotes_inline(lead_unit, u)]
-    named = tabs_named(question, units, blocks, alternatives=value)
-    if value:
-        named = [i for i in named if units[i].text.count("\n") < _SHORT_EXAMPLE_LINES]
-    return max(named, key=lambda i: (round(float(lexical[i]), 3), overall[i], -i)) if named else None
-
-
-def _asks_count(answer_type: AnswerTypes) -> bool:
-    """Whether the question asks how many, how long or how far (a number, a duration or a measure)."""
-    return bool({AnswerType.NUMBER, AnswerType.DURATION, AnswerType.MEASURE} & set(answer_type))
-
-
-def _value_unstated(units: list[Unit], evidence: Sequence[Passage], answer_type: AnswerTypes,
-                    attribute: tuple[str, ...]) -> bool:
-    """Whether the question asks for a kind of value of a named thing ("how many threads …") and
-    no unit of the evidence holds such a value where the thing is named — in the unit, the sentence
-    before it or the section it sits in. Documents that speak of the thing without stating it are
-    the near miss a reader must not be given an answer for."""
-    if not answer_type or not attribute:
-        return False
-    # A unit may name its thing in the sentence before it (a list's items in the sentence that
-    # introduces them), never in the item before it: that is another thing ("`secret_key` - …"
-    # above "`session_cookie` - Defaults to …").
-    last_sentence: dict[int, str] = {}  # by passage number
-    for unit in units:
-        section = (evidence[unit.number - 1].section or "") if 0 < unit.number <= len(evidence) else ""
-        if states_value(answer_type, attribute, unit.text, last_sentence.get(unit.number, ""), section):
-            return False
-        if unit.kind == "sentence":
-            last_sentence[unit.number] = unit.text
-    return True
-
-
-def _counts(text: str, terms: set[str]) -> bool:
-    """Whether a number in `text` counts one of `terms` ("40 threads" for "how many threads")."""
-    return any(stem(fold(m.group(1))) in terms or fold(m.group(1)) in terms for m in _COUNTED.finditer(text))
-
-
-def _unless_unsure(lead: int, kind: np.ndarray, preference: np.ndarray, overall: np.ndarray, prose: Sequence[int],
-                   share: float) -> int:
-    """`lead`, or, when it is not of the `kind` a reader wants (`kind[i]` true) and a unit of that kind
-    has `share` of the lead's preference or more and half its relevance, the likeliest such unit."""
-    if kind[lead]:
-        return lead
-    rivals = [i for i in prose if kind[i] and preference[i] >= share * preference[lead]
-              and overall[i] >= _CONTENDER * overall[lead]]
-    return max(rivals, key=lambda i: preference[i], default=lead)
-
-
-def _spread(values: np.ndarray, where: Sequence[int], size: int) -> np.ndarray:
-    """An array of `size` zeros with `values` put at the positions `where`."""
-    spread = np.zeros(size)
-    spread[list(where)] = values
-    return spread
-
-
-def _lead_signals(units: Sequence[Unit], overall: np.ndarray, cosine: np.ndarray, aligned: np.ndarray,
-                  heading: np.ndarray, lexical: np.ndarray, focus_lexical: np.ndarray, novelty: np.ndarray,
-                  fitness: np.ndarray, rules_lead: int,
-                  answer_type: AnswerTypes, keys: Sequence[KeyTerm], question: str, how_to: bool) -> dict[str, np.ndarray]:
-    """Each unit's lead signals (`citeline.retrieval.lead.LEAD_SIGNALS`), one array per signal."""
-    count = len(units)
-    prose = [i for i, u in enumerate(units) if not u.is_code]
-    best = max((float(overall[i]) for i in prose), default=0.0) or 1.0
-    order = np.empty(count)
-    for place, index in enumerate(sorted(range(count), key=lambda i: (units[i].is_code, -overall[i]))):
-        order[index] = place
-    counted_terms = {k.term for k in keys}
-    wants_value = asks_for_value(question)
-    wants_number = _asks_count(answer_type)
-
-    def each(rule: Any) -> np.ndarray:
-        return np.array([float(rule(u)) for u in units])
-
-    def neighbour(step: int) -> np.ndarray:
-        near = np.zeros(count)
-        for index in range(count):
-            other = index + step
-            if 0 <= other < count and units[other].number == units[index].number and not units[other].is_code:
-                near[index] = overall[other] / best
-        return near
-
-    signals = {
-        "relevance": overall,
-        "relative": overall / best,
-        "rank": 1.0 / (1.0 + order),
-        "cosine": cosine,
-        "alignment": aligned,
-        "heading": heading,
-        "lexical": lexical,
-        "focus": focus_lexical,
-        "novelty": novelty,
-        "type_held": each(lambda u: bool(answer_type) and holds(answer_type, u.text)),
-        "new_value": each(lambda u: wants_value and bool(new_values(u.text, question))),
-        "counted": each(lambda u: wants_number and _counts(u.text, counted_terms)),
-        "instruction": each(lambda u: how_to and tells_how(u.text)),
-        "introduces": each(lambda u: bool(INTRODUCES.search(u.text.strip()))),
-        "changelog": each(lambda u: bool(_CHANGELOG_ENTRY.search(u.text.strip()))),
-        "first": each(lambda u: u.first_in_block),
-        "item": each(lambda u: u.kind in ("list_item", "table_row")),
-        "passage": each(lambda u: 1.0 / u.number),
-        "words": each(lambda u: np.log1p(len(u.text.split()))),
-        "before": neighbour(-1),
-        "after": neighbour(1),
-        "fitness": np.log(fitness),
-        "rules": np.array([float(i == rules_lead) for i in range(count)]),
-    }
-    assert tuple(signals) == LEAD_SIGNALS
-    return signals
-
-
 def _place(passage: Passage) -> str:
     """Where a passage sits, for a decline: its document and the heading it is under (once, when
     the document is named after that heading)."""
@@ -928,21 +655,6 @@ def _search_scores(run: RunState, fallback_query: str) -> dict[tuple[str, str], 
             key = (passage.document_id, passage.chunk_id)
             best[key] = max(best.get(key, 0.0), weight * passage.score)
     return best
-
-
-def dense_lift(searches: Sequence[SearchRecord]) -> float | None:
-    """How far the best passage stands out from the rest of the corpus, over the searches whose
-    background is known: (best similarity − background) / (1 − background), the background being the
-    query's mean similarity to the corpus's other passages. On a corpus all about one topic every
-    passage is fairly close to a question on it; a passage that answers it stands out further. As a
-    share of the room above the background it reads far more alike under embedders of different
-    scales than a raw cosine does (see `answerability.EMBEDDER_RELATIVE`)."""
-    lifts = []
-    for record in searches:
-        scores = [p.dense_score for p in record.passages if p.dense_score is not None]
-        if record.background is not None and record.background < 1.0 and scores:
-            lifts.append((max(scores) - record.background) / (1.0 - record.background))
-    return max(lifts, default=None)
 
 
 def key_term_query(question: str) -> str:

@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from citeline.agent.actions import Action, FinalAnswer
-from citeline.answerers.extractive import ExtractiveAnswerer, Ranking
+from citeline.answerers.extractive import ExtractiveAnswerer
 from citeline.answerers.layout import unit_text
 from citeline.answerers.prompts import quote_messages
+from citeline.answerers.ranking import Ranking
 
 if TYPE_CHECKING:
     from citeline.agent.state import RunState

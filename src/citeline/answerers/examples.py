@@ -1,0 +1,72 @@
+"""Which code example an extractive answer shows: for a how-to question the block that goes with its
+lead, for any question the short example its lead hands over to, and the block under a tab the
+question names ("on Windows")."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from citeline.answerers.layout import is_command_line, tabs_named
+from citeline.retrieval.units import Unit, quotes_inline
+
+_SHORT_EXAMPLE_LINES = 3  # an example of fewer lines completes the sentence introducing it
+_FOLLOWING_BLOCKS = 6  # how far after the lead, in blocks of its passage, its code example may sit
+_CODE_SCORE_FLOOR = 0.5  # a how-to answer shows code only when the block is this close to the lead
+
+
+def code_block(units: list[Unit], overall: np.ndarray, lead: int, lexical: np.ndarray,
+               command: bool = False, question: str = "") -> int | None:
+    """The code example for a how-to answer: the block after the lead in its passage when there
+    is one (of several — one per shell, per framework — the one holding most of the question's
+    terms, then the most relevant, then the first; asked for a command, a command line before
+    any configuration file), else the best-scoring block close enough to the lead's relevance.
+    A block under a tab the question names ("on Windows" and a "Windows" tab) in the lead's
+    passage comes first: the passage's other tabs show the same step for someone else."""
+    named = block_under_named_tab(units, overall, lead, lexical, question)
+    if named is not None:
+        return named
+    lead_unit = units[lead]
+    # A display the lead already shows as a code span is not shown again as a block.
+    blocks = [i for i, u in enumerate(units) if u.is_code and not quotes_inline(lead_unit, u)]
+    following = [i for i in blocks if units[i].number == lead_unit.number
+                 and 0 < units[i].block - lead_unit.block <= _FOLLOWING_BLOCKS]
+    if following:
+        return max(following, key=lambda i: (command and is_command_line(units[i]), round(float(lexical[i]), 3),
+                                             overall[i], -i))
+    if not blocks:
+        return None
+    best = max(blocks, key=lambda i: overall[i])
+    return best if overall[best] >= _CODE_SCORE_FLOOR * overall[lead] else None
+
+
+def example_it_introduces(units: Sequence[Unit], lead: int) -> int | None:
+    """The short example right after a lead that hands over to it with a colon ("… use this option in
+    your `pytest.ini`:" and the one-line setting), shown whatever was asked: the sentence's content
+    goes on into it. A longer example is shown only when asked how to do something."""
+    unit = units[lead]
+    after = lead + 1
+    if not unit.text.rstrip().endswith(":") or after >= len(units):
+        return None
+    example = units[after]
+    if (not example.is_code or example.number != unit.number or example.block != unit.block + 1
+            or example.text.count("\n") >= _SHORT_EXAMPLE_LINES or quotes_inline(unit, example)):
+        return None
+    return after
+
+
+def block_under_named_tab(units: Sequence[Unit], overall: np.ndarray, lead: int, lexical: np.ndarray,
+                          question: str, value: bool = False) -> int | None:
+    """The code block of the lead's passage under a tab the question names (of several, the one
+    holding most of the question's terms, then the most relevant), or None. With `value`, only a
+    short block among tabs of the same thing for others ("~/Library/Caches/pip" under "macOS"
+    beside "Linux" and "Windows"): a value asked for, not an example of something else titled by
+    a file the question names."""
+    lead_unit = units[lead]
+    blocks = [i for i, u in enumerate(units)
+              if u.is_code and u.number == lead_unit.number and not quotes_inline(lead_unit, u)]
+    named = tabs_named(question, units, blocks, alternatives=value)
+    if value:
+        named = [i for i in named if units[i].text.count("\n") < _SHORT_EXAMPLE_LINES]
+    return max(named, key=lambda i: (round(float(lexical[i]), 3), overall[i], -i)) if named else None
