@@ -203,6 +203,12 @@ def test_the_list_the_lead_was_taken_from_is_not_a_point() -> None:
     ("7) However, the name is changed.", "The name is changed."),
     ("3 retries are made.", "3 retries are made."),
     ("1.5 seconds is the default.", "1.5 seconds is the default."),
+    # A closing pointer to elsewhere in the source points at nothing in an answer; a pointer alone stays.
+    ("Can be set to `'Lax'` (recommended) or `'Strict'`. See security-cookie.", "Can be set to `'Lax'` (recommended) or `'Strict'`."),
+    ("Defaults to `false`. See git-am(1). [1]", "Defaults to `false`. [1]"),
+    ("It lives in `$XDG_CONFIG_HOME/git/credentials`. See also [FILES].", "It lives in `$XDG_CONFIG_HOME/git/credentials`."),
+    ("See the signoff option in git-commit(1) for more information.", "See the signoff option in git-commit(1) for more information."),
+    ("Ready to deploy? See deploying/index.", "Ready to deploy? See deploying/index."),
 ])
 def test_a_line_drops_the_word_tying_it_to_a_sentence_not_shown(said: str, shown: str) -> None:
     assert untied(said) == shown

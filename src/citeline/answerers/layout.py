@@ -210,11 +210,18 @@ _TIED = re.compile(r"(?:however|alternatively|additionally|also|furthermore|more
 _ORDINAL = re.compile(r"^\d{1,3}[.)]\s+(?=\S)")
 
 
+# A closing pointer to another part of the source ("… or `'Strict'`. See security-cookie.", "See also
+# [FILES]."): the reader has only the answer, where it points at nothing. Only after a statement of its
+# own (a full stop), and before the citation that may follow it.
+_POINTER = re.compile(r"(?<=\.)\s+(?:see(?:\s+also)?|refer\s+to)\s[^.!?]*[.!?](?=\s*(?:\[\d+\])?\s*$)", re.IGNORECASE)
+
+
 def untied(text: str) -> str:
     """A sentence without what ties it to its place in the source: the word tying it to the previous
     sentence ("However, this can be enabled." → "This can be enabled."; a name keeps its case:
-    "However, uv …" → "uv …") or its number in a list ("2. sqlar.c — …" → "sqlar.c — …")."""
-    text = _ORDINAL.sub("", text, count=1)
+    "However, uv …" → "uv …"), its number in a list ("2. sqlar.c — …" → "sqlar.c — …") or a closing
+    pointer elsewhere in the source ("… (recommended) or `'Strict'`. See security-cookie.")."""
+    text = _POINTER.sub("", _ORDINAL.sub("", text, count=1), count=1)
     tie = _TIED.match(text)
     if tie is None:
         return text

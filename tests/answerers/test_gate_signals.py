@@ -1,4 +1,4 @@
-"""Signals the extractive answerer computes from the searches themselves."""
+"""Answerability signals the extractive answerer computes from the searches themselves (`answerers.gate_signals`)."""
 
 from __future__ import annotations
 
