@@ -25,8 +25,6 @@ from citeline.retrieval.units import Unit
 from citeline.text import fold, stem
 
 CONTENDER = 0.5  # share of the lead's preference at which the runner-up is quoted however relevant
-
-
 CHANGELOG_ENTRY = re.compile(r"\(?#\d{2,}\)?\.?\s*$")  # "Allow `Request.form()` as a context manager #1903."
 _COUNTED = re.compile(r"\b\d[\d,.]*\s+([^\W\d_]+)")
 
@@ -82,9 +80,9 @@ def unless_unsure(lead: int, kind: np.ndarray, preference: np.ndarray, overall: 
 
 def spread(values: np.ndarray, where: Sequence[int], size: int) -> np.ndarray:
     """An array of `size` zeros with `values` put at the positions `where`."""
-    spread = np.zeros(size)
-    spread[list(where)] = values
-    return spread
+    result = np.zeros(size)
+    result[list(where)] = values
+    return result
 
 
 def lead_signals(units: Sequence[Unit], overall: np.ndarray, cosine: np.ndarray, aligned: np.ndarray,
