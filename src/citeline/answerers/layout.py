@@ -2,8 +2,9 @@
 (a point that only repeats another is left out; a sentence introducing a list brings its items),
 the lead paragraph (a lead that leans on the sentence before it, or is completed by the one after,
 keeps that sentence), an introduction whose example is not shown closed as a statement, a line
-freed of the word tying it to a source sentence not shown ("However, …"), and which code block
-belongs under the sentences quoted.
+freed of the word tying it to a source sentence not shown ("However, …") and of a closing pointer
+elsewhere in the source ("See security-cookie."), and which code block belongs under the sentences
+quoted.
 
 Everything here works on the evidence's units and indexes into them; choosing the units is
 `extractive.ExtractiveAnswerer`'s work.
