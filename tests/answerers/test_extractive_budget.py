@@ -209,6 +209,8 @@ def test_the_list_the_lead_was_taken_from_is_not_a_point() -> None:
     ("It lives in `$XDG_CONFIG_HOME/git/credentials`. See also [FILES].", "It lives in `$XDG_CONFIG_HOME/git/credentials`."),
     ("See the signoff option in git-commit(1) for more information.", "See the signoff option in git-commit(1) for more information."),
     ("Ready to deploy? See deploying/index.", "Ready to deploy? See deploying/index."),
+    # A target holding a full stop (a URL) is not taken for the end of a pointer: the line stays whole.
+    ("The guide covers it. See https://example.com/guide.html.", "The guide covers it. See https://example.com/guide.html."),
 ])
 def test_a_line_drops_the_word_tying_it_to_a_sentence_not_shown(said: str, shown: str) -> None:
     assert untied(said) == shown
