@@ -187,10 +187,15 @@ def only_labels_code(text: str) -> bool:
     return bool(_LABELLED_CODE.match(text))
 
 
+def _without_hand_over(text: str) -> str:
+    """The text without the words handing over to what follows its colon ("… like so:", "For example:")."""
+    return _HANDS_OVER.sub("", text).rstrip()
+
+
 def states_before_handing_over(text: str) -> bool:
     """Whether a unit ending in a colon makes a whole statement before it hands over ("For headers
     and cookies, the values are combined together. For example:"): closed, it still says that."""
-    statement = _HANDS_OVER.sub("", text).rstrip()
+    statement = _without_hand_over(text)
     return statement != text.rstrip() and statement[-1:] in (".", "!", "?")
 
 
@@ -236,7 +241,7 @@ def closed(text: str) -> str:
     "To disable this behavior, use the `--private` flag like so:" → "… use the `--private` flag."."""
     if not text.rstrip().endswith(":"):
         return text
-    statement = _HANDS_OVER.sub("", text).rstrip()
+    statement = _without_hand_over(text)
     if not statement or statement[-1] in ".!?":
         return statement or text
     return f"{statement}."
