@@ -70,6 +70,16 @@ def test_what_happens_when_nothing_is_chosen_asks_for_the_default() -> None:
     assert AnswerType.DEFAULT not in expected_types("If I don't commit, can I still switch branches?")
 
 
+def test_a_misspelt_cue_word_still_says_what_is_asked() -> None:
+    # Typed in haste, "defualt" and "tiemout" still ask for a default and a duration.
+    assert expected_types("whats the defualt creation factor range-diff uses?") == (AnswerType.DEFAULT,)
+    assert AnswerType.DURATION in expected_types("What is the deafult tiemout?")
+    assert asked_attribute("what is the maxmimum lenght of a branch name?") == ("branch",)
+    # A word that is English as written is meant as written: "internal" is no misspelt "interval".
+    assert expected_types("What is the internal flag for?") == ()
+    assert expected_types("What does the lenient parser do?") == ()
+
+
 def test_how_long_as_the_thing_to_change_asks_for_a_setting() -> None:
     asked = expected_types("How do I change how long a job may run before it is cancelled?")
     assert asked == (AnswerType.NAME,)

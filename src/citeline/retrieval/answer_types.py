@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from enum import Enum
 
-from citeline.retrieval.evidence import present, vocabulary
+from citeline.retrieval.evidence import english_word, present, vocabulary
 from citeline.retrieval.focus import ASKING_WORD
 from citeline.text import content_terms
 
@@ -142,9 +142,27 @@ _ADJUSTED = re.compile(
     r"decide|choose|specify|override)\s+how\s+(?:long|many|much|often|far|big|large)\b", re.IGNORECASE)
 
 
+# The words that decide which kind of value is asked. Typed in haste ("whats the defualt creation
+# factor"), a question still asks for a default: a misspelling of one of them reads as the word.
+_CUE_WORDS = frozenset(("default", "defaults", "maximum", "minimum", "timeout", "duration", "interval", "lifetime",
+                        "length", "height", "distance", "number", "version", "percentage", "precedence", "priority"))
+
+
+def _mended(question: str) -> str:
+    """The question with a misspelt cue word spelt right. A word that is English as written stays
+    ("internal" is not a misspelt "interval"); `present` decides what a typo is, as for key terms."""
+    def mend(match: re.Match[str]) -> str:
+        word = match.group(0).casefold()
+        if word in _CUE_WORDS or english_word(word):
+            return match.group(0)
+        return next((cue for cue in sorted(_CUE_WORDS) if present(word, frozenset((cue,)))), match.group(0))
+    return re.sub(r"[^\W\d_]{5,}", mend, question)
+
+
 def expected_types(question: str) -> AnswerTypes:
     """Every kind of value the question's wording asks for ("the default timeout": a default
     and a duration); empty when it asks for an explanation."""
+    question = _mended(question)
     adjusted = bool(_ADJUSTED.search(question))
     asked = _ADJUSTED.sub(" ", question) if adjusted else question
     kinds = [t for t, pattern in _QUESTION_TYPES if pattern.search(asked) and not (adjusted and t is AnswerType.NAME)]
@@ -236,7 +254,7 @@ def asked_phrase(question: str) -> str:
     """The words naming the thing whose value the question asks for, as written ("how many
     threads does Waitress use": "threads"; "what is the length of the Old Rhine Bridge": "Old
     Rhine Bridge"); empty when the question names none."""
-    question = _ASIDE.sub("", question)
+    question = _ASIDE.sub("", _mended(question))
     match = _ASKED_OF.search(question)
     if match is None:
         measured = _MEASURE_OF.search(question) or _GROWS.search(question) or _KIND_LAST.search(question)

@@ -85,6 +85,12 @@ def _common_words() -> frozenset[str]:
     return frozenset(_english_ranks())
 
 
+def english_word(word: str) -> bool:
+    """Whether a word is a whole word of the embedder's vocabulary (see `_english_ranks`): a
+    spelling that is English is meant as written, however close it is to another word."""
+    return word.casefold() in _common_words()
+
+
 def everyday(word: str) -> bool:
     """Whether a word is among the 2,000 most frequent of English (a basic vocabulary's size):
     "though", "nothing", "given", "put" — the asker's phrasing far more often than the subject."""
