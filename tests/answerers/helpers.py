@@ -1,6 +1,6 @@
-"""Helpers for the model-provider tests: a tiny corpus with an injected instruction, citation
-verification, and a small OpenAI-compatible HTTP server on loopback whose replies each test
-scripts (a real server: the client is never mocked)."""
+"""Helpers for the answerer tests: tiny corpora (one with an injected instruction, one of described
+options and settings), citation verification, and a small OpenAI-compatible HTTP server on loopback
+whose replies each test scripts (a real server: the client is never mocked)."""
 
 from __future__ import annotations
 
@@ -281,3 +281,42 @@ def _chunks(body: dict[str, Any], reply: Reply) -> Iterator[dict[str, Any]]:
     }
     if (body.get("stream_options") or {}).get("include_usage"):
         yield {**base, "choices": [], "usage": _usage(reply)}
+
+
+# Options and settings described the way Sphinx documents them: each value stated under its name.
+OPTIONS = """Reference
+=========
+
+Error messages
+--------------
+
+.. option:: --soft-error-limit N
+
+   This flag adjusts the limit after which mypy stops reporting most additional errors. If ``N`` is
+   negative, there is no limit. The default limit is -1.
+
+.. option:: --warn-incomplete-stub
+
+   This flag is mainly intended for people who contribute to typeshed. If you want mypy to report an
+   error when your code calls an untyped function, use the ``--disallow-untyped-calls`` flag.
+
+.. option:: --implicit-optional
+
+   If this flag is set, mypy treats a parameter whose default is ``None`` as implicitly optional.
+
+Configuration file
+------------------
+
+.. confval:: follow_imports
+
+   :type: string
+   :default: ``normal``
+
+   Directs what to do with imports found as ``.py`` files.
+
+.. confval:: cache_dir
+
+   :type: string
+
+   Specifies the location where mypy stores incremental cache info.
+"""

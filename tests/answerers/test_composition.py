@@ -13,6 +13,7 @@ from citeline.agent.exits import ExitReason
 from citeline.app import Citeline
 from citeline.config import Settings
 from citeline.evaluation.form import AnswerForm, first_sentence
+from tests.answerers.helpers import OPTIONS
 from tests.conftest import write_corpus
 
 DOCS = {
@@ -490,6 +491,32 @@ def test_a_value_the_documents_never_state_is_declined(app: Citeline, unstated: 
     # Where the documents state the value beside the thing asked about, the same kind of question is answered.
     answered = app.ask(stated)
     assert answered.exit_reason == ExitReason.COMPLETED and value in first_sentence(answered.answer)
+
+
+@pytest.fixture(scope="module")
+def options(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
+    yield from _corpus(tmp_path_factory, "options", {"reference.rst": OPTIONS})
+
+
+@pytest.mark.parametrize(("question", "name", "value"), [
+    ("What's the default value of --soft-error-limit?", "--soft-error-limit", "-1"),
+    ("what is the default for follow_imports if I don't set it in my config?", "follow_imports", "normal"),
+    # Asked for a name, a sentence speaking of "this flag" names it only through its heading.
+    ("Which flag makes mypy treat a parameter whose default is None as optional?", "--implicit-optional", "this flag"),
+], ids=["option", "setting-field", "this-flag"])
+def test_a_value_stated_under_a_described_name_leads_with_that_name(options: Citeline, question: str, name: str,
+                                                                   value: str) -> None:
+    # "The default limit is -1." says whose limit only under the option's name.
+    result = options.ask(question)
+    assert result.exit_reason == ExitReason.COMPLETED
+    lead = first_sentence(result.answer)
+    assert name in lead and value in lead, lead
+
+
+def test_a_name_stated_in_a_described_things_sentence_is_not_put_under_that_thing(options: Citeline) -> None:
+    result = options.ask("Which flag makes mypy report an error when my code calls an untyped function?")
+    lead = first_sentence(result.answer)
+    assert "--disallow-untyped-calls" in lead and "--warn-incomplete-stub" not in lead, lead
 
 
 def test_a_decline_names_the_missing_words_as_asked_and_where_it_looked(app: Citeline) -> None:

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from citeline.agent.state import SearchRecord
-from citeline.answerers.gate_signals import dense_lift
+from citeline.answerers.gate_signals import dense_lift, value_unstated
 from citeline.app import Citeline
+from citeline.config import Settings
 from citeline.index.store import Passage
+from citeline.retrieval.answer_types import asked_attribute, expected_types
+from citeline.retrieval.units import evidence_units
+from tests.answerers.helpers import OPTIONS
+from tests.conftest import write_corpus
 
 
 def _passage(chunk_id: str, dense: float | None) -> Passage:
@@ -40,3 +47,27 @@ def test_the_gate_reads_the_lift_of_the_searches_the_run_made(app: Citeline) -> 
     expected = dense_lift([SearchRecord(s.query, s.passages, background=s.background) for s in searches])
     assert expected is not None and 0.0 < expected <= 1.0
     assert features["dense_lift"] == pytest.approx(expected, abs=1e-4)
+
+
+@pytest.fixture(scope="module")
+def options(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
+    root = tmp_path_factory.mktemp("options")
+    app = Citeline(Settings(home=root / "home"))
+    assert app.ingest([write_corpus(root / "docs", {"reference.rst": OPTIONS})]).ok
+    yield app
+    app.close()
+
+
+@pytest.mark.parametrize(("question", "unstated"), [
+    # The option's name heads its description; the sentence stating the default does not repeat it.
+    ("What's the default value of --soft-error-limit?", False),
+    # A setting's `:default:` field states the setting's default.
+    ("What is the default value of follow_imports?", False),
+    # A described name lends its default to nothing else.
+    ("What is the default value of cache_dir?", True),
+    ("What is the default value of --hard-error-limit?", True),
+])
+def test_a_value_is_stated_under_the_name_it_describes(options: Citeline, question: str, unstated: bool) -> None:
+    evidence = options.search(question, top_k=8).passages
+    assert value_unstated(evidence_units(evidence), evidence, expected_types(question),
+                          asked_attribute(question)) is unstated

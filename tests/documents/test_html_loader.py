@@ -196,7 +196,7 @@ def test_sphinx_page_blocks(tmp_path: Path) -> None:
     assert ("paragraph", None, signature) in blocks
     assert ("paragraph", signature, "Sends a `GET` request.") in blocks
     assert ("list_item", "url", "url – URL for the new request.") in blocks  # named by its parameter
-    assert ("list_item", "Returns", "Returns: A response.") in blocks
+    assert ("list_item", signature, "Returns: A response.") in blocks  # says what the entry returns
     assert ("list_item", "timeout", "timeout - Seconds to wait.") in blocks
     assert all(b.section == "Clients > Configuration" for b in doc.blocks if b.kind in {"code", "table_row"})
 

@@ -184,6 +184,8 @@ def test_directives_become_blocks(tmp_path: Path) -> None:
     assert by_text["url: The URL to fetch."].kind == "list_item"
     assert by_text["url: The URL to fetch."].label == "url"  # named by its parameter
     assert by_text["Returns: A `Response`."].kind == "list_item"
+    # What a field says of the described thing itself is labelled with that thing.
+    assert by_text["Returns: A `Response`."].label == "get(url, *, params=None)"
     assert by_text["Content of an unknown directive."].kind == "paragraph"
 
 
@@ -220,6 +222,17 @@ To make an option required, pass ``required=True``:
     assert prose["Print this page."] == "paragraph"  # prose inside a directive stays prose
     assert prose["Hello(world) is how the greeting starts, as every reader knows."] == "paragraph"
     assert not any("@click" in text for text in prose)
+
+
+def test_a_settings_default_field_is_labelled_with_the_setting(tmp_path: Path) -> None:
+    doc = load(tmp_path, ".. confval:: follow_imports\n\n    :type: string\n    :default: ``normal``\n\n"
+                         "    Directs what to do with imports.\n\n"
+                         ".. note::\n\n   :default: ``silent``\n")
+    by_text = {block_text(doc, b): b for b in doc.blocks}
+    assert by_text["default: `normal`"].label == "follow_imports"
+    assert by_text["type: string"].label == "follow_imports"
+    # A note's title names no thing: its field keeps its own name.
+    assert by_text["default: `silent`"].label == "default"
 
 
 def test_list_items_are_whole_units(tmp_path: Path) -> None:

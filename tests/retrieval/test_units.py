@@ -8,10 +8,10 @@ from citeline.index.store import Passage
 from citeline.retrieval.units import is_bare_link, passage_units
 
 
-def _passage(*blocks: tuple[str, str]) -> Passage:
+def _passage(*blocks: tuple[str, str] | tuple[str, str, str]) -> Passage:
     text, spans, at = "", [], 0
-    for kind, body in blocks:
-        spans.append(ChunkBlock(kind, at, at + len(body)))
+    for kind, body, *label in blocks:
+        spans.append(ChunkBlock(kind, at, at + len(body), label[0] if label else None))
         text += body + "\n"
         at = len(text)
     return Passage("c", "d", "version.md", "version.md", 0, text, None, None, 0, len(text), blocks=tuple(spans))
@@ -26,6 +26,20 @@ def test_a_row_pairing_two_values_is_a_unit_but_a_bare_name_is_not() -> None:
     assert [(u.kind, u.text) for u in units] == [
         ("sentence", "Here is how each segment changes version `1.0.0`:"),
         ("table_row", "`dev`: `1.0.0.dev0`"),
+    ]
+
+
+def test_a_unit_knows_the_name_it_describes_but_not_a_notes_title() -> None:
+    units = passage_units(1, _passage(
+        ("paragraph", "If N is negative there is no limit. The default limit is -1.", "--soft-error-limit N"),
+        ("list_item", "default: `normal`", "follow_imports"),
+        ("note", "The limit may change in a later release.", "Warning"),
+    ))
+    assert [(u.text, u.described) for u in units] == [
+        ("If N is negative there is no limit.", "--soft-error-limit N"),
+        ("The default limit is -1.", "--soft-error-limit N"),
+        ("default: `normal`", "follow_imports"),
+        ("The limit may change in a later release.", None),
     ]
 
 

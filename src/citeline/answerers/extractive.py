@@ -64,6 +64,7 @@ from citeline.index.store import Passage
 from citeline.retrieval import Retriever
 from citeline.retrieval.alignment import alignment
 from citeline.retrieval.answer_types import (
+    AnswerType,
     AnswerTypes,
     asked_attribute,
     asked_phrase,
@@ -92,7 +93,7 @@ from citeline.retrieval.focus import question_focus
 from citeline.retrieval.lead import LEAD_SIGNALS, lead_model_from, lead_shares, shipped_lead_model
 from citeline.retrieval.opposites import opposed
 from citeline.retrieval.units import Unit, evidence_units, is_bare_link, item_sentences, quotes_inline
-from citeline.text import collapse_ws
+from citeline.text import collapse_ws, terms
 
 MAX_OPEN = 3
 SEARCH_TOP_K = 8  # a wider net than the default: coverage is judged on what comes back
@@ -106,6 +107,11 @@ MAX_EMBEDDED = 20  # prose units embedded per answer (the lexically closest ones
 # terms. Chosen with leave-one-corpus-out over the development sets (0.45-0.75 tried): every
 # held-out set's best share on the other three was this one.
 _COSINE_SHARE = 0.65
+_MAX_NAME_CHARS = 40  # a described thing's name short enough to lead its value's sentence
+# A sentence speaking of the thing it describes without naming it ("if this flag is set", "This setting …").
+_REFERS_TO_ITS_THING = re.compile(
+    r"\bthis\s+(?:flag|option|setting|variable|parameter|argument|attribute|field|key|value|command|switch)\b",
+    re.IGNORECASE)
 # With the lead model, a supporting point has at least this share of the lead's share of P(holds
 # the answer). 0.15 answered one question more over the ten development sets but lengthened the
 # answers (median words httpx 32 → 38, starlette 40 → 46).
@@ -600,7 +606,20 @@ class ExtractiveAnswerer(Answerer):
         leads with its name and that sentence ("`max_age` - Defaults to 2 weeks."), so the
         asked value is in the first sentence a reader sees."""
         text = unit_text(unit)
-        if unit.kind not in ("list_item", "table_row") or not answer_type:
+        if not answer_type:
+            return text
+        # "The default limit is -1." in the description of `--soft-error-limit N`, or "default: `normal`"
+        # in a setting's fields, says whose value it is only under that name: the lead holding the
+        # value carries it ("--soft-error-limit N - The default limit is -1."), as does one speaking of
+        # "this flag". Not a sentence whose value is a name of its own ("… use the `--strict` flag"):
+        # the described name would read as the answer. A long signature is no name to read first.
+        name = unit.described
+        values = tuple(t for t in answer_type if t not in (AnswerType.NAME, AnswerType.PLACE))
+        if (name and len(name) <= _MAX_NAME_CHARS
+                and ((values and holds(values, text)) or _REFERS_TO_ITS_THING.search(text))
+                and not any(present(term, vocabulary(text)) for term in terms(name) if len(term) >= 3)):
+            return f"{name} - {text}"
+        if unit.kind not in ("list_item", "table_row"):
             return text
         sentences = item_sentences(unit)
         if len(sentences) < 2 or holds(answer_type, sentences[0]):

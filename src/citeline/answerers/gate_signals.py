@@ -58,8 +58,9 @@ def value_unstated(units: list[Unit], evidence: Sequence[Passage], answer_type: 
                    attribute: tuple[str, ...]) -> bool:
     """Whether the question asks for a kind of value of a named thing ("how many threads …") and
     no unit of the evidence holds such a value where the thing is named — in the unit, the sentence
-    before it or the section it sits in. Documents that speak of the thing without stating it are
-    the near miss a reader must not be given an answer for."""
+    before it, the section it sits in, or the name it is described under (the body of a described
+    option "`--soft-error-limit N`" saying "The default limit is -1."). Documents that speak of the
+    thing without stating it are the near miss a reader must not be given an answer for."""
     if not answer_type or not attribute:
         return False
     # A unit may name its thing in the sentence before it (a list's items in the sentence that
@@ -68,7 +69,8 @@ def value_unstated(units: list[Unit], evidence: Sequence[Passage], answer_type: 
     last_sentence: dict[int, str] = {}  # by passage number
     for unit in units:
         section = (evidence[unit.number - 1].section or "") if 0 < unit.number <= len(evidence) else ""
-        if states_value(answer_type, attribute, unit.text, last_sentence.get(unit.number, ""), section):
+        if states_value(answer_type, attribute, unit.text, last_sentence.get(unit.number, ""), section,
+                        unit.described or ""):
             return False
         if unit.kind == "sentence":
             last_sentence[unit.number] = unit.text

@@ -79,6 +79,11 @@ class Containers(list[tuple[str | None, BlockKind | None]]):
         """The block kind the innermost container gives its paragraphs, else `default`."""
         return next((kind for _, kind in reversed(self) if kind), default)
 
+    def described(self) -> str | None:
+        """The name of the thing described around the position (an option, a setting, a list
+        item's name): the innermost label, when its container is no note or tab."""
+        return next(((label if kind is None else None) for label, kind in reversed(self) if label), None)
+
     def title(self) -> str | None:
         """The title of the innermost note or tab."""
         return next((label for label, kind in reversed(self) if label and kind in {"note", "tab"}), None)

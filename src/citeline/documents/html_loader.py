@@ -29,6 +29,8 @@ from citeline.errors import IngestError
 # Never content: code, styling, embedded objects, the document head.
 _DROP = ("script", "style", "noscript", "template", "iframe", "svg", "canvas", "object", "embed", "head",
          "button", "input", "select", "textarea", "form", "nav", "footer", "link", "meta")
+# Fields of a described thing's own (Sphinx's field list under an option or function), not a parameter's.
+_OWN_FIELDS = frozenset(("default", "type", "returns", "return type", "value", "values", "raises", "yields"))
 # Page chrome by ARIA role.
 _CHROME_ROLES = frozenset(("navigation", "banner", "contentinfo", "search", "complementary"))
 # Page chrome by class, as documentation generators and themes name it (Sphinx and its themes,
@@ -539,6 +541,9 @@ class _Walker:
                 return
             text, rest = self._leading(children)
             label = name.rstrip(":").strip() or self.context.label()  # a term names its definition
+            if "field-list" in _classes(group) and name.rstrip(":").strip().lower() in _OWN_FIELDS:
+                # "Default: `normal`" in an option's description says the option's default.
+                label = self.context.described() or label
             if text.strip():
                 joined = f"{name} {text}" if name.endswith(":") else f"{name} - {text}" if name else text
                 self.builder.block("list_item", joined, label=label, group=group)

@@ -282,8 +282,13 @@ class _Walker:
         for child in field.children:
             if isinstance(child, nodes.field_body):
                 body.extend(child.children)
-        # A field is named by its parameter ("url: ..."), as a list item is by the name it defines.
-        self._item(field, f"{lead}: " if body else lead, group, lead or None, body)
+        # A field is named by its parameter ("url: ..."), as a list item is by the name it defines;
+        # one saying something of the described thing itself (`:default:`, `:type:`, `:returns:`)
+        # is labelled with that thing: "default: `normal`" under `follow_imports` is its default.
+        words = name.split()
+        names_own = len(words) > 1 and words[0].lower() in (*_PARAMETER_FIELDS, "type")
+        label = lead if names_own else self.context.described() or lead
+        self._item(field, f"{lead}: " if body else lead, group, label or None, body)
 
     def _option(self, item: nodes.Node, group: nodes.Node) -> None:
         if not isinstance(item, nodes.Element):

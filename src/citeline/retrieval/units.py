@@ -39,11 +39,18 @@ class Unit:
     # uninstall ⏎ optionally specifying prefix."): shown in a reader's answer as code spans.
     inline_code: tuple[tuple[int, int], ...] = ()
     language: str | None = None  # a code block's language, apart from the title it may be labelled with
+    # The name of the thing this unit describes, when it sits in that thing's description (an
+    # option's or a setting's body, a list item and what continues it); never a note's or a tab's title.
+    described: str | None = None
 
     @property
     def is_code(self) -> bool:
         """Whether the unit is a code block (shown whole, never as a sentence)."""
         return self.kind == "code"
+
+
+# Blocks whose label names the thing they describe (a note's or a tab's names its box, a row's its columns).
+_DESCRIBING = frozenset(("paragraph", "list_item"))
 
 
 def _sentences(text: str, offset: int) -> list[tuple[str, int, int]]:
@@ -80,7 +87,8 @@ def passage_units(number: int, passage: Passage) -> list[Unit]:
             # pairing two ("`dev`: `1.0.0.dev0`") says what one becomes, or defaults to.
             continue
         if block.kind in ("list_item", "table_row") and len(body.split()) <= _MAX_ITEM_WORDS:
-            units.append(Unit(number, block.kind, body, block.start, block.end, index, block.label))
+            units.append(Unit(number, block.kind, body, block.start, block.end, index, block.label,
+                              described=block.label if block.kind in _DESCRIBING else None))
             continue
         sentences = _sentences(body, offset)
         joined = _through_displays(passage, index, sentences[-1]) if block.kind == "paragraph" and sentences else None
@@ -92,7 +100,8 @@ def passage_units(number: int, passage: Passage) -> list[Unit]:
             if len(sentence) >= _MIN_UNIT_CHARS:
                 inline = displays if joined is not None and position == len(sentences) - 1 else ()
                 units.append(Unit(number, "sentence", sentence, start, end, index, block.label,
-                                  position == 0 and index not in resumed, inline))
+                                  position == 0 and index not in resumed, inline,
+                                  described=block.label if block.kind in _DESCRIBING else None))
     return units
 
 
