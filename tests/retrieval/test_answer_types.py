@@ -257,8 +257,13 @@ def test_a_sentence_saying_what_the_default_is() -> None:
     assert states_default(asked, "It defaults to `fE` to list failures and errors.")
     assert states_default(asked, "The unicode61 tokenizer. This is the default.")
     assert states_default(asked, "Default directory is `.pytest_cache`.")
+    # A reference's notation says it too.
+    for notation in ("default: `normal`", "Set the maximum number of types to try (default: `64`).",
+                     "(integer, default 99) Controls which directories are packages.", "timeout (default=5)"):
+        assert states_default(asked, notation), notation
     # Mentioning a default is not saying what it is.
     assert not states_default(asked, "The default page cache that is built in honours the request.")
+    assert not states_default(asked, "See the [defaults] section: it lists more.")
     lifetime = expected_types("What is the default lifetime of a permanent session?")
     assert states_default(lifetime, "The default is 31 days.")
     assert not states_default(lifetime, "If set to `True` the session lives for `permanent_session_lifetime` seconds.")

@@ -296,10 +296,13 @@ def states_value(answer_types: AnswerTypes, attribute: Iterable[str], text: str,
 
 # A sentence saying what the default is ("defaults to 2 weeks", "The default is 31 days.", "This is
 # the default.", "Default directory is `.pytest_cache`", "By default `StaticFiles` will look for
-# `statics`"), not one that only mentions a default ("the default page cache that is built in honours …").
+# `statics`"), or giving it in a reference's notation ("default: `normal`", "(default: `64`)",
+# "(integer, default 99)", "timeout=5 (default=5)"), not one that only mentions a default ("the default
+# page cache that is built in honours …").
 _STATES_DEFAULT = re.compile(
     r"\bdefaults?\s+(?:to|is|are|was|=|:)\s|\b(?:is|are|was|were|be)\s+(?:the|a|its)\s+default\b"
-    r"|\bdefault\b(?:\s+(?!that\b|which\b)[\w-]+){0,4}?\s+(?:is|are|was|of|=)\s|\bby\s+default\b",
+    r"|\bdefault\b(?:\s+(?!that\b|which\b)[\w-]+){0,4}?\s+(?:is|are|was|of|=)\s|\bby\s+default\b"
+    r"|\bdefault\s*[:=]\s*\S|[(,]\s*default\s+[^\s,;()]+\s*[),;]",
     re.IGNORECASE)
 
 
