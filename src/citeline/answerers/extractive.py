@@ -604,7 +604,8 @@ class ExtractiveAnswerer(Answerer):
     def _lead_text(unit: Unit, answer_type: AnswerTypes) -> str:
         """The lead as one sentence. A list item or row whose value sits in a later sentence
         leads with its name and that sentence ("`max_age` - Defaults to 2 weeks."), so the
-        asked value is in the first sentence a reader sees."""
+        asked value is in the first sentence a reader sees; a sentence stating the value of the
+        thing it describes without naming it leads with that thing's name."""
         text = unit_text(unit)
         if not answer_type:
             return text
