@@ -74,6 +74,17 @@ def test_a_clipped_word_and_the_word_it_clips_cover_each_other() -> None:
     assert "neither" not in _terms("Neither inherits nor installs")
 
 
+def test_a_word_is_covered_by_a_word_derived_from_the_same_root() -> None:
+    vocab = vocabulary("mypy will never recursively discover files; responses are compressed before a deployment")
+    for asked in ("Which folders does it skip when it recurses?", "Is recursion supported?",
+                  "Does it support compression?", "Where do I deploy it?"):
+        word = next(k for k in key_terms(asked) if k.word.startswith(("recurs", "compress", "deploy")))
+        assert present(word.term, vocab), asked
+    # A word of another sense is no derivation: an option is not optional, to serve no server.
+    assert not present("option", vocabulary("an optional dependency"))
+    assert not present("recurs", vocabulary("the discovery recurrence"))
+
+
 def test_a_dotted_name_is_covered_by_its_parts_but_not_an_underscored_or_numbered_one() -> None:
     vocab = vocabulary("The session cookie has a max age. The client sends a post. HTTP is spoken here.")
     (dotted,) = key_terms("What does `client.post` return?")[:1]

@@ -205,12 +205,31 @@ def present(term: str, vocab: Set[str]) -> bool:
         # parts do not.
         head, _, last = term.rpartition("-")
         return stem(term.replace("-", "")) in vocab or f"{head}-{stem(last)}" in vocab
+    if len(term) >= 5 and term.isalpha() and _derived(term, vocab):
+        return True
     if len(term) >= 5 and term.isalpha():  # tolerate typos: "certifcate", "reqeust"
         limit = 2 if len(term) >= 8 else 1
         first, size = term[0], len(term)
         return any(v[:1] == first and abs(len(v) - size) <= limit and v.isalpha()
                    and _edit_distance_at_most(term, v, limit) for v in vocab)
     return False
+
+
+# Suffixes that derive a word of the same sense from another ("recurses" and "recursively",
+# "configure" and "configuration", "deploy" and "deployment"). Not "-er"/"-or" or "-al": "serve" is
+# not "server", nor "option" "optional".
+_DERIVING = ("ively", "ive", "ations", "ation", "ions", "ion", "ments", "ment", "ly", "able")
+
+
+def _derived(term: str, vocab: Set[str]) -> bool:
+    """Whether the vocabulary holds the term's root or a word derived from the same root
+    ("recursion" and "recursively" share "recurs"; "configure" and "configuration" "configur")."""
+    roots = {term} | {term[: -len(suffix)] for suffix in _DERIVING
+                      if term.endswith(suffix) and len(term) - len(suffix) >= 4}
+    roots |= {root[:-1] for root in roots if root.endswith("e")}
+    forms = {root + suffix for root in roots for suffix in _DERIVING}
+    forms |= {form for root in roots - {term} for form in (root, root + "e")}
+    return not forms.isdisjoint(vocab)
 
 
 def passage_text(passage: Passage) -> str:
