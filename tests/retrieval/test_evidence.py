@@ -80,7 +80,7 @@ def test_a_word_is_covered_by_a_word_derived_from_the_same_root() -> None:
                   "Does it support compression?", "Where do I deploy it?"):
         word = next(k for k in key_terms(asked) if k.word.startswith(("recurs", "compress", "deploy")))
         assert present(word.term, vocab), asked
-    # A word of another sense is no derivation: an option is not optional, to serve no server.
+    # A word of another sense is no derivation: an option is not optional.
     assert not present("option", vocabulary("an optional dependency"))
     assert not present("recurs", vocabulary("the discovery recurrence"))
 
