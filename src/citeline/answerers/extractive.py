@@ -615,10 +615,11 @@ class ExtractiveAnswerer(Answerer):
         # "this flag". Not a sentence whose value is a name of its own ("… use the `--strict` flag"):
         # the described name would read as the answer. A long signature is no name to read first.
         name = unit.described
+        said = vocabulary(text)
         values = tuple(t for t in answer_type if t not in (AnswerType.NAME, AnswerType.PLACE))
         if (name and len(name) <= _MAX_NAME_CHARS
                 and ((values and holds(values, text)) or _REFERS_TO_ITS_THING.search(text))
-                and not any(present(term, vocabulary(text)) for term in terms(name) if len(term) >= 3)):
+                and not any(present(term, said) for term in terms(name) if len(term) >= 3)):
             return f"{name} - {text}"
         if unit.kind not in ("list_item", "table_row"):
             return text

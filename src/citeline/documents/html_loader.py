@@ -540,8 +540,9 @@ class _Walker:
                 self._within(stack, name or None, None, children)
                 return
             text, rest = self._leading(children)
-            label = name.rstrip(":").strip() or self.context.label()  # a term names its definition
-            if "field-list" in _classes(group) and name.rstrip(":").strip().lower() in _OWN_FIELDS:
+            term = name.rstrip(":").strip()
+            label = term or self.context.label()  # a term names its definition
+            if "field-list" in _classes(group) and term.lower() in _OWN_FIELDS:
                 # "Default: `normal`" in an option's description says the option's default.
                 label = self.context.described() or label
             if text.strip():

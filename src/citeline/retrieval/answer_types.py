@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from enum import Enum
+from functools import lru_cache
 
 from citeline.retrieval.evidence import english_word, present, vocabulary
 from citeline.retrieval.focus import ASKING_WORD
@@ -148,6 +149,7 @@ _CUE_WORDS = frozenset(("default", "defaults", "maximum", "minimum", "timeout", 
                         "length", "height", "distance", "number", "version", "percentage", "precedence", "priority"))
 
 
+@lru_cache(maxsize=1024)  # asked of the same question for its focus, its parts and its asked phrase
 def _mended(question: str) -> str:
     """The question with a misspelt cue word spelt right. A word that is English as written stays
     ("internal" is not a misspelt "interval"); `present` decides what a typo is, as for key terms."""

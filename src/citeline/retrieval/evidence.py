@@ -205,7 +205,7 @@ def present(term: str, vocab: Set[str]) -> bool:
         # parts do not.
         head, _, last = term.rpartition("-")
         return stem(term.replace("-", "")) in vocab or f"{head}-{stem(last)}" in vocab
-    if len(term) >= 5 and term.isalpha() and _derived(term, vocab):
+    if len(term) >= 5 and term.isalpha() and not _derived_forms(term).isdisjoint(vocab):
         return True
     if len(term) >= 5 and term.isalpha():  # tolerate typos: "certifcate", "reqeust"
         limit = 2 if len(term) >= 8 else 1
@@ -221,15 +221,16 @@ def present(term: str, vocab: Set[str]) -> bool:
 _DERIVING = ("ively", "ive", "ations", "ation", "ions", "ion", "ments", "ment", "ly", "able")
 
 
-def _derived(term: str, vocab: Set[str]) -> bool:
-    """Whether the vocabulary holds the term's root or a word derived from the same root
-    ("recursion" and "recursively" share "recurs"; "configure" and "configuration" "configur")."""
+@lru_cache(maxsize=1 << 14)  # `present` asks it of the same terms for every passage and sentence
+def _derived_forms(term: str) -> frozenset[str]:
+    """The term's root and the words derived from the same root ("recursion" and "recursively"
+    share "recurs"; "configure" and "configuration" "configur"), the term itself left out."""
     roots = {term} | {term[: -len(suffix)] for suffix in _DERIVING
                       if term.endswith(suffix) and len(term) - len(suffix) >= 4}
     roots |= {root[:-1] for root in roots if root.endswith("e")}
     forms = {root + suffix for root in roots for suffix in _DERIVING}
     forms |= {form for root in roots - {term} for form in (root, root + "e")}
-    return not forms.isdisjoint(vocab)
+    return frozenset(forms - {term})
 
 
 def passage_text(passage: Passage) -> str:
