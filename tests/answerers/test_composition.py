@@ -1021,3 +1021,64 @@ def test_a_file_the_question_names_does_not_bring_its_example_into_an_answer_tha
     assert result.exit_reason == ExitReason.COMPLETED
     assert "environment variables override them" in result.answer
     assert "```" not in result.answer
+
+
+# Each shell's tab says the same first step; only the fish tab's names a place of its own, and the
+# Z shell tab's title spells out what a question abbreviates ("zsh").
+SHELLS = {"cli.md": """# Command line
+
+## Tab completion
+
+Completion is achieved by saving a script and then executing it as part of your shell's startup sequence.
+
+=== "Bash"
+    Save the script somewhere:
+
+    ```console
+    _TOOL_COMPLETE=bash_source tool > ~/.tool-complete.bash
+    ```
+
+    Source the file in `~/.bashrc`:
+
+    ```bash
+    . ~/.tool-complete.bash
+    ```
+
+=== "Z shell"
+    Save the script somewhere:
+
+    ```console
+    _TOOL_COMPLETE=zsh_source tool > ~/.tool-complete.zsh
+    ```
+
+    Source the file in `~/.zshrc`:
+
+    ```zsh
+    . ~/.tool-complete.zsh
+    ```
+
+=== "fish"
+    Save the script in `~/.config/fish/completions`:
+
+    ```console
+    _TOOL_COMPLETE=fish_source tool > ~/.config/fish/completions/tool.fish
+    ```
+"""}
+
+
+@pytest.fixture(scope="module")
+def shells(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
+    yield from _corpus(tmp_path_factory, "shells", SHELLS)
+
+
+@pytest.mark.parametrize(("question", "own", "others"), [
+    ("I use zsh. How do I set up tab completion for tool?", "zsh", ("bash", "fish")),
+    ("How do I set up tab completion for tool in Bash?", "bash", ("zsh", "fish")),
+])
+def test_asked_for_one_shell_nothing_under_another_shells_tab_is_quoted(shells: Citeline, question: str, own: str,
+                                                                       others: tuple[str, ...]) -> None:
+    # The fish tab's step names a place, which made it the likeliest lead whichever shell was asked.
+    result = shells.ask(question)
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert result.answer.count("```") == 2 and own in result.answer.split("```")[1]
+    assert not any(other in result.answer.casefold() for other in others)

@@ -371,6 +371,15 @@ def test_no_markup_survives_in_any_prose_block(doc: LoadedDocument) -> None:
         assert not re.search(r"\{\s*[#.]\w|:material-|\[[ xX]\]|\[\^\d|\*\*|__", body), body
 
 
+def test_an_emoji_shortcode_reads_as_the_emoji_it_draws() -> None:
+    # A support table's cells as MkDocs Material writes them; "a:b:" in prose is no shortcode.
+    page = "| Shell | macOS | Windows |\n|---|---|---|\n| zsh | :white_check_mark: | :x: |\n\nRatio a:b: is kept.\n"
+    loaded = MarkdownLoader().load(Path("shells.md"), page.encode())
+    assert "\u2705" in loaded.text and "\u274c" in loaded.text
+    assert ":white_check_mark:" not in loaded.text and ":x:" not in loaded.text
+    assert "Ratio a:b: is kept." in loaded.text
+
+
 # --- offsets ------------------------------------------------------------------------------------
 
 

@@ -35,6 +35,7 @@ from citeline.evaluation.form import (
     ("Client¶ [1]", "pilcrow"),
     ("class Client [source] [1]", "source link"),
     ("Installation ........ 12", "pdf artefact"),
+    ("Shell: Z shell; macOS: :white_check_mark: [1]", "emoji shortcode"),
 ])
 def test_each_kind_of_source_markup_is_found(answer: str, kind: str) -> None:
     assert kind in markup_found(answer)
@@ -43,7 +44,8 @@ def test_each_kind_of_source_markup_is_found(answer: str, kind: str) -> None:
 def test_clean_prose_and_code_are_not_markup() -> None:
     answer = ("Requests time out after 5 seconds of network inactivity by default. [1]\n"
               "Pass `timeout=None` to disable them; `{{ url_for('static') }}` is fine inside code. [1]\n"
-              "Name the variable as `${API_TOKEN}`; lines read `Downloading cup-{version}`. [1]\n\n"
+              "Name the variable as `${API_TOKEN}`; lines read `Downloading cup-{version}`. [1]\n"
+              "The ratio is 3:2: keep it; the `:white_check_mark:` code stays code. [1]\n\n"
               "```python\n=== not a tab here\n<div>html in code is code</div>\n```\n")
     assert markup_found(answer) == []
 

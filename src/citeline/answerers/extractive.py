@@ -44,6 +44,7 @@ from citeline.answerers.layout import (
     needs_its_example,
     only_hands_over,
     only_labels_code,
+    outside_named_tabs,
     says_same,
     shows_the_prose,
     unit_text,
@@ -265,10 +266,12 @@ class ExtractiveAnswerer(Answerer):
         # (not a how-to); nor "Signature: `send_push_promise(path)`" when no value is asked ("What
         # happens if …", "do I need to install anything?").
         asks_no_value = not how_to and not expected_types(focus.text)
-        units = [u for u in evidence_units(evidence) if u.is_code or not (
+        units = evidence_units(evidence)
+        elsewhere = outside_named_tabs(question, units, evidence)
+        units = [u for i, u in enumerate(units) if i not in elsewhere and (u.is_code or not (
             is_instruction(u.text) or is_bare_link(u.text) or vocabulary(u.text) <= question_vocab
             or (not how_to and (only_hands_over(u.text) or needs_its_example(u.text, question)))
-            or (asks_no_value and only_labels_code(u.text)))]
+            or (asks_no_value and only_labels_code(u.text))))]
         if not any(not u.is_code for u in units):
             return self._decline(run, keys, pool)
         unit_vocab = [vocabulary(f"{u.label or ''} {u.text}") for u in units]

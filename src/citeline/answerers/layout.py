@@ -16,9 +16,11 @@ import re
 from collections.abc import Sequence
 
 from citeline.documents.models import ADMONITION_KINDS
+from citeline.index.store import Passage
 from citeline.retrieval.answer_types import AnswerType, AnswerTypes, holds, new_values
+from citeline.retrieval.evidence import english_word
 from citeline.retrieval.units import Unit
-from citeline.text import STOPWORDS, collapse_ws, content_terms
+from citeline.text import STOPWORDS, collapse_ws, content_terms, fold
 
 MAX_POINTS = 3  # supporting points after the lead
 WORD_BUDGET = 60  # words outside code a composed answer aims to stay under
@@ -136,10 +138,67 @@ def tabs_named(question: str, units: Sequence[Unit], blocks: Sequence[int], *, a
     named = []
     for i, words in titles.items():
         others = set().union(*(other for j, other in titles.items() if j != i))
-        if any(word == own or (word.isalpha() and len(own) >= 3 and word.startswith(own))
-               for word in words - others for own in asked):
+        if _names_a_word(asked, words - others):
             named.append(i)
     return named
+
+
+def _names_a_word(asked: set[str], words: set[str]) -> bool:
+    """Whether a question's words name one of `words`: the same word, or a word of three letters or
+    more it begins ("Mac" for "macOS")."""
+    return any(word == own or (word.isalpha() and len(own) >= 3 and word.startswith(own))
+               for word in words for own in asked)
+
+
+def outside_named_tabs(question: str, units: Sequence[Unit], evidence: Sequence[Passage]) -> set[int]:
+    """Units under a sibling of a tab the question names: asked "I use zsh. How do I …?", the steps
+    under a page's "Bash" and "fish" tabs beside its "Z shell" one answer someone else's question.
+
+    A tab is named by a word of its title that its siblings' titles lack (as `tabs_named` reads it),
+    or by a name the question holds — a word that is not English ("zsh", "pwsh", "conda") — found in
+    that tab's text alone ("zsh_source", "~/.zshrc"): a title can spell out what the question
+    abbreviates ("Z shell"). Nothing is left out when no tab, or every tab, of a group is named."""
+    asked = _name_words(question)
+    names = {word for word in asked if word.isalpha() and len(word) >= 3 and not english_word(word)}
+    outside: set[int] = set()
+    for number, passage in enumerate(evidence, 1):
+        for group in _tab_groups(passage):
+            title_words = {title: _name_words(title) for title in group}
+            tokens = {title: set(_TOKEN.findall(fold(" ".join(passage.text[passage.blocks[b].start : passage.blocks[b].end]
+                                                              for b in blocks))))
+                      for title, blocks in group.items()}
+            named = set()
+            for title in group:
+                others = [other for other in group if other != title]
+                own_title = title_words[title] - set().union(*(title_words[o] for o in others))
+                own_tokens = tokens[title] - set().union(*(tokens[o] for o in others))
+                if _names_a_word(asked, own_title) or any(t.startswith(name) for t in own_tokens for name in names):
+                    named.add(title)
+            if named and len(named) < len(group):
+                off = {b for title, blocks in group.items() if title not in named for b in blocks}
+                outside.update(i for i, u in enumerate(units) if u.number == number and u.block in off)
+    return outside
+
+
+_TOKEN = re.compile(r"[a-z0-9]+")  # the pieces of a tab's text a name is looked for in ("zsh" of "zsh_source")
+
+
+def _tab_groups(passage: Passage) -> list[dict[str, list[int]]]:
+    """A passage's groups of sibling tabs, each title with the indexes of its blocks (the tab's prose
+    and code): a group runs over consecutive blocks labelled with a tab title of the passage."""
+    titles = {block.label for block in passage.blocks if block.kind == "tab" and block.label}
+    groups: list[dict[str, list[int]]] = []
+    current: dict[str, list[int]] = {}
+    for index, block in enumerate(passage.blocks):
+        if block.label in titles and block.kind in ("tab", "code"):
+            current.setdefault(block.label, []).append(index)
+            continue
+        if len(current) >= 2:
+            groups.append(current)
+        current = {}
+    if len(current) >= 2:
+        groups.append(current)
+    return groups
 
 
 def _name_words(text: str | None) -> set[str]:

@@ -170,7 +170,27 @@ def _colon_fences(text: str) -> str:
     return "\n".join(lines)
 
 
+# Emoji shortcodes (GitHub's, and MkDocs Material's pymdownx.emoji) common in documentation, shown
+# as the character a reader sees: a support table's "macOS: :white_check_mark:" is "macOS: ✅".
+EMOJI_SHORTCODES = {
+    "white_check_mark": "\u2705", "heavy_check_mark": "\u2714\ufe0f", "ballot_box_with_check": "\u2611\ufe0f",
+    "x": "\u274c", "heavy_multiplication_x": "\u2716\ufe0f", "negative_squared_cross_mark": "\u274e",
+    "no_entry": "\u26d4", "no_entry_sign": "\U0001f6ab", "warning": "\u26a0\ufe0f",
+    "information_source": "\u2139\ufe0f", "question": "\u2753", "exclamation": "\u2757",
+    "heavy_plus_sign": "\u2795", "heavy_minus_sign": "\u2796", "arrow_right": "\u27a1\ufe0f",
+    "arrow_left": "\u2b05\ufe0f", "arrow_up": "\u2b06\ufe0f", "arrow_down": "\u2b07\ufe0f",
+    "star": "\u2b50", "sparkles": "\u2728", "tada": "\U0001f389", "rocket": "\U0001f680", "bulb": "\U0001f4a1",
+    "memo": "\U0001f4dd", "construction": "\U0001f6a7", "bug": "\U0001f41b", "lock": "\U0001f512",
+    "zap": "\u26a1", "fire": "\U0001f525", "+1": "\U0001f44d", "-1": "\U0001f44e", "thumbsup": "\U0001f44d",
+    "thumbsdown": "\U0001f44e", "heart": "\u2764\ufe0f", "snake": "\U0001f40d", "package": "\U0001f4e6",
+    "wrench": "\U0001f527", "hammer": "\U0001f528", "gear": "\u2699\ufe0f", "link": "\U0001f517",
+    "books": "\U0001f4da", "book": "\U0001f4d6", "pencil2": "\u270f\ufe0f", "eyes": "\U0001f440",
+}
+_EMOJI = re.compile(r"(?<![\w:]):(" + "|".join(re.escape(name) for name in EMOJI_SHORTCODES) + r"):(?![\w:])")
+
+
 def _prose(text: str) -> str:
+    text = _EMOJI.sub(lambda m: EMOJI_SHORTCODES[m.group(1)], text)
     return _UNRESOLVED_REFERENCE.sub(r"\1", _INLINE_NOISE.sub("", text))
 
 

@@ -36,6 +36,9 @@ MARKUP = {
     "include directive": re.compile(r"--8<--|\{\*[^}]*\*\}|^\s*:::\s+[\w.]+", re.MULTILINE),
     "template tag": re.compile(r"\{%.*?%\}|\{\{.*?\}\}"),
     "pilcrow": re.compile(r"¶"),
+    # An emoji shortcode a renderer would have drawn (":white_check_mark:"); names with an underscore,
+    # so a colon-delimited word of prose ("see: note:") is not taken for one.
+    "emoji shortcode": re.compile(r"(?<![\w:`]):[a-z0-9]+(?:_[a-z0-9]+)+:(?![\w:`])"),
     "source link": re.compile(r"\[source\]", re.IGNORECASE),
     "pdf artefact": re.compile(r"\(continue[sd] (?:on|from) (?:next|previous) page\)|\.{5,}\s*\d+\s*$",
                                re.IGNORECASE | re.MULTILINE),
