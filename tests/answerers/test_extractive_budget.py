@@ -271,3 +271,15 @@ def test_a_tab_is_named_by_a_word_only_its_title_has(question: str, named: list[
     units = [Unit(1, "code", "install", 0, 7, block, label, language=language)
              for block, (label, language) in enumerate(blocks)]
     assert tabs_named(question, units, range(len(units))) == named
+
+
+def test_a_lead_taken_from_a_later_sentence_of_an_item_or_row_is_named_by_what_it_describes() -> None:
+    # A row's label is its table's header: the name its value belongs to is its first cell.
+    row = "loop.depth0: Indicates how deep in a recursive loop the rendering currently is. Starts at level 0"
+    asked = expected_types("What number does loop.depth0 start counting from?")
+    lead = ExtractiveAnswerer._lead_text(Unit(1, "table_row", row, 0, len(row), 0, "Variable | Description"), asked)
+    assert lead == "loop.depth0 - Starts at level 0"
+    item = "`max_age` - Session expiry. Defaults to 2 weeks."
+    lasting = expected_types("How long does the session last by default?")
+    assert ExtractiveAnswerer._lead_text(Unit(1, "list_item", item, 0, len(item), 0, "`max_age`"), lasting) == (
+        "`max_age` - Defaults to 2 weeks.")

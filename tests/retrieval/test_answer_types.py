@@ -273,3 +273,14 @@ def test_a_sentence_saying_what_the_default_is() -> None:
     assert not states_default(count, "The default is documented below.")
     # Nothing is said to answer a question that asks for no default.
     assert not states_default(expected_types("Which tokenizer does FTS5 use?"), "This is the default.")
+
+
+def test_a_signature_gives_its_parameters_defaults_but_a_call_in_a_sentence_does_not() -> None:
+    asked = expected_types("What prefix does the memcached cache put in front of its keys by default?")
+    for signature in ("class jinja2.MemcachedBytecodeCache(client, prefix='jinja2/bytecode/', timeout=None)",
+                      "truncate(s: str, length: int = 255, end: str = '...') \u2192 str", "def fetch(url, retries=3) -> bytes"):
+        assert states_default(asked, signature), signature
+        assert states_value(asked, ("prefix",), signature) == ("prefix" in signature)
+    for example in ("Use `Client(timeout=10.0)` to set it.", "httpx.Client(timeout=10.0) sets the timeout.",
+                    "class jinja2.BytecodeCache(client, prefix)"):
+        assert not states_default(asked, example), example

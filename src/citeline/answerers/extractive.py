@@ -60,6 +60,7 @@ from citeline.answerers.lead_signals import (
 )
 from citeline.answerers.ranking import Ranking, UnitVectors
 from citeline.config import Settings
+from citeline.documents.builder import item_name
 from citeline.index.embedder import Embedder, EmbedsTokens
 from citeline.index.store import Passage
 from citeline.retrieval import Retriever
@@ -630,9 +631,11 @@ class ExtractiveAnswerer(Answerer):
         if len(sentences) < 2 or holds(answer_type, sentences[0]):
             return text
         holding = next((s for s in sentences[1:] if holds(answer_type, s)), None)
-        if holding is None or not unit.label:
+        # A row's label is its table's header ("Variable | Description"); what it names is its first cell.
+        name = unit.label if unit.kind == "list_item" else item_name(unit.text)
+        if holding is None or not name:
             return text
-        return f"{unit.label} - {collapse_ws(holding)}" if unit.label not in holding else collapse_ws(holding)
+        return f"{name} - {collapse_ws(holding)}" if name not in holding else collapse_ws(holding)
 
     def _decline(self, run: RunState, keys: Sequence[KeyTerm], pool: Sequence[Passage],
                  decision: dict[str, Any] | None = None, said: str | None = None,

@@ -93,7 +93,14 @@ _NUMBER = re.compile(r"\b[^\W\d_]?\d|\b(?:one|two|three|four|five|six|seven|eigh
                      re.IGNORECASE)
 # A dotted name has a word on each side ("request.client", "os.path"), so "e.g." and "3.14" are not names.
 _NAME = re.compile(r"`[^`\n]+`|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\b\w+\(\)|--[a-z][\w-]+|\b[A-Za-z_]\w+(?:\.\w{2,})+\b")
-_DEFAULT = re.compile(r"\bdefaults?\b|\bby\s+default\b|\bunless\b|\bif\s+not\s+(?:set|given|specified)\b", re.IGNORECASE)
+# A signature giving a parameter's default in the language's own notation, as API references show
+# one above its description: "class jinja2.MemcachedBytecodeCache(client, prefix='jinja2/bytecode/')",
+# "truncate(s: str, length: int = 255) → str". The whole text is the signature: a call in a sentence
+# ("`Client(timeout=10.0)` sets …") is an example, not the default.
+_SIGNATURE_DEFAULT = (r"^\s*(?:(?:class|def|async\s+def)\s+)?[A-Za-z_][\w.-]*\s*\([^()]*?\b[A-Za-z_]\w*\s*(?::\s*[^=,()]+?)?"
+                      r"\s*=\s*[^\s,()](?=.*\)\s*(?:(?:->|\u2192)\s*[^()]+?)?\s*$)")
+_DEFAULT = re.compile(r"\bdefaults?\b|\bby\s+default\b|\bunless\b|\bif\s+not\s+(?:set|given|specified)\b|"
+                      + _SIGNATURE_DEFAULT, re.IGNORECASE | re.DOTALL)
 # A year of the first millennium is a date when marked as one ("AD 14", "12 BC") or said to be when
 # something happened ("began in 911 as a fiefdom"; not "in 300 ships").
 _DATE = re.compile(r"\b(?:AD|BC|BCE|CE)\s+\d{1,4}\b|\b\d{1,4}\s+(?:AD|BC|BCE|CE)\b"
@@ -299,13 +306,13 @@ def states_value(answer_types: AnswerTypes, attribute: Iterable[str], text: str,
 # A sentence saying what the default is ("defaults to 2 weeks", "The default is 31 days.", "This is
 # the default.", "Default directory is `.pytest_cache`", "By default `StaticFiles` will look for
 # `statics`"), or giving it in a reference's notation ("default: `normal`", "(default: `64`)",
-# "(integer, default 99)", "timeout=5 (default=5)"), not one that only mentions a default ("the default
-# page cache that is built in honours …").
+# "(integer, default 99)", "timeout=5 (default=5)", a signature's "prefix='jinja2/bytecode/'"), not one
+# that only mentions a default ("the default page cache that is built in honours …").
 _STATES_DEFAULT = re.compile(
     r"\bdefaults?\s+(?:to|is|are|was|=|:)\s|\b(?:is|are|was|were|be)\s+(?:the|a|its)\s+default\b"
     r"|\bdefault\b(?:\s+(?!that\b|which\b)[\w-]+){0,4}?\s+(?:is|are|was|of|=)\s|\bby\s+default\b"
-    r"|\bdefault\s*[:=]\s*\S|[(,]\s*default\s+[^\s,;()]+\s*[),;]",
-    re.IGNORECASE)
+    r"|\bdefault\s*[:=]\s*\S|[(,]\s*default\s+[^\s,;()]+\s*[),;]|" + _SIGNATURE_DEFAULT,
+    re.IGNORECASE | re.DOTALL)
 
 
 def states_default(answer_types: AnswerTypes, text: str) -> bool:
