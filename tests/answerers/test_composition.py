@@ -1082,3 +1082,38 @@ def test_asked_for_one_shell_nothing_under_another_shells_tab_is_quoted(shells: 
     assert result.exit_reason == ExitReason.COMPLETED
     assert result.answer.count("```") == 2 and own in result.answer.split("```")[1]
     assert not any(other in result.answer.casefold() for other in others)
+
+
+PROSE_TABS = {"cache.md": """# Caching
+
+## Default cache location
+
+The cache lives in a directory of its own on each platform.
+
+=== "Linux"
+    On Linux the cache is kept here:
+
+    ```
+    ~/.cache/runner
+    ```
+
+=== "macOS"
+    On macOS the cache is kept here:
+
+    ```
+    ~/Library/Caches/runner
+    ```
+
+The cache location can be changed with the `RUNNER_CACHE_DIR` environment variable.
+"""}
+
+
+@pytest.fixture(scope="module")
+def prose_tabs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
+    yield from _corpus(tmp_path_factory, "prose_tabs", PROSE_TABS)
+
+
+def test_asked_where_on_one_platform_a_tab_with_prose_shows_its_block(prose_tabs: Citeline) -> None:
+    result = prose_tabs.ask("I'm on a Mac. Where does the runner keep its cache by default?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert "~/Library/Caches/runner" in result.answer and "~/.cache/runner" not in result.answer

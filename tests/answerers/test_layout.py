@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from citeline.answerers.layout import outside_named_tabs
+from citeline.answerers.layout import outside_named_tabs, tabs_named
 from citeline.documents.models import ChunkBlock
 from citeline.index.store import Passage
 from citeline.retrieval.units import passage_units
@@ -34,19 +34,26 @@ def _left_out(question: str) -> list[str]:
     return sorted(units[i].text for i in outside_named_tabs(question, units, [SETUP]))
 
 
-def test_a_tab_named_by_its_title_leaves_out_its_siblings_in_its_group_only() -> None:
-    # The configuration tabs are another group: the shell asked for says nothing about them.
-    assert _left_out("How do I set up completion in Bash?") == [
-        "Save the script somewhere on the search path.", "_TOOL_COMPLETE=zsh_source tool > ~/.tool.zsh"]
+def _code_shown(question: str) -> list[str]:
+    units = passage_units(1, SETUP)
+    return [units[i].text for i in tabs_named(question, units, [i for i, u in enumerate(units) if u.is_code],
+                                              alternatives=True)]
+
+
+def test_a_tab_named_by_its_title_leaves_out_its_siblings_prose_in_its_group_only() -> None:
+    # The configuration tabs are another group: the shell asked for says nothing about them. Code
+    # stays, for the block to be chosen among its siblings.
+    assert _left_out("How do I set up completion in Bash?") == ["Save the script somewhere on the search path."]
+    assert _code_shown("How do I set up completion in Bash?") == ["_TOOL_COMPLETE=bash_source tool > ~/.tool.bash"]
 
 
 def test_a_name_found_in_one_tabs_text_alone_names_that_tab() -> None:
-    assert _left_out("I use zsh. How do I set up completion?") == [
-        "Save the script somewhere on the search path.", "_TOOL_COMPLETE=bash_source tool > ~/.tool.bash"]
+    assert _left_out("I use zsh. How do I set up completion?") == ["Save the script somewhere on the search path."]
+    assert _code_shown("I use zsh. How do I set up completion?") == ["_TOOL_COMPLETE=zsh_source tool > ~/.tool.zsh"]
 
 
 def test_nothing_is_left_out_when_no_tab_or_every_tab_is_named() -> None:
-    assert _left_out("How do I set up completion?") == []
+    assert _left_out("How do I set up completion?") == [] and _code_shown("How do I set up completion?") == []
     assert _left_out("Does completion work the same in bash and zsh?") == []
     # An English word in one tab's text alone ("beside") is the asker's phrasing, not a name.
     assert _left_out("Where do the settings go beside the project?") == []

@@ -131,52 +131,53 @@ def tabs_named(question: str, units: Sequence[Unit], blocks: Sequence[int], *, a
     name is one word ("hatch.toml" is not named by "Hatch"). A block's language ("python",
     "console") is not a tab title: asked in Python, every block is. With `alternatives`, only when
     the blocks have several titles (tabs of one thing for different readers, not one titled example)."""
-    titles = {i: _name_words(units[i].label) for i in blocks if units[i].label and units[i].label != units[i].language}
-    if alternatives and len(titles) < 2:
+    titled = [i for i in blocks if units[i].label and units[i].label != units[i].language]
+    labels = {units[i].label or "" for i in titled}
+    if alternatives and len(labels) < 2:
         return []
+    # A tab's text is all its blocks' ("Bash" shows two commands); a title names them all.
+    texts = {label: " ".join(units[i].text for i in titled if units[i].label == label) for label in labels}
+    named = _named_titles(question, texts)
+    return [i for i in titled if units[i].label in named]
+
+
+def _named_titles(question: str, texts: dict[str, str]) -> set[str]:
+    """Of sibling tabs (each title with its text), those the question names: by a word of its title
+    that the other titles lack (the same word, or a word of three letters or more it begins: "Mac" for
+    "macOS"), or by a name the question holds — a word that is not English ("zsh", "pwsh") — found
+    in that tab's text alone ("zsh_source" under "Z shell": a title can spell out what a question
+    abbreviates)."""
     asked = _name_words(question)
-    named = []
-    for i, words in titles.items():
-        others = set().union(*(other for j, other in titles.items() if j != i))
-        if _names_a_word(asked, words - others):
-            named.append(i)
+    names = {word for word in asked if word.isalpha() and len(word) >= 3 and not english_word(word)}
+    title_words = {title: _name_words(title) for title in texts}
+    tokens = {title: set(_TOKEN.findall(fold(text))) for title, text in texts.items()}
+    named = set()
+    for title in texts:
+        others = [other for other in texts if other != title]
+        own_title = title_words[title] - set().union(*(title_words[o] for o in others))
+        own_tokens = tokens[title] - set().union(*(tokens[o] for o in others))
+        if (any(word == own or (word.isalpha() and len(own) >= 3 and word.startswith(own))
+                for word in own_title for own in asked)
+                or any(token.startswith(name) for token in own_tokens for name in names)):
+            named.add(title)
     return named
 
 
-def _names_a_word(asked: set[str], words: set[str]) -> bool:
-    """Whether a question's words name one of `words`: the same word, or a word of three letters or
-    more it begins ("Mac" for "macOS")."""
-    return any(word == own or (word.isalpha() and len(own) >= 3 and word.startswith(own))
-               for word in words for own in asked)
-
-
 def outside_named_tabs(question: str, units: Sequence[Unit], evidence: Sequence[Passage]) -> set[int]:
-    """Units under a sibling of a tab the question names: asked "I use zsh. How do I …?", the steps
-    under a page's "Bash" and "fish" tabs beside its "Z shell" one answer someone else's question.
-
-    A tab is named by a word of its title that its siblings' titles lack (as `tabs_named` reads it),
-    or by a name the question holds — a word that is not English ("zsh", "pwsh", "conda") — found in
-    that tab's text alone ("zsh_source", "~/.zshrc"): a title can spell out what the question
-    abbreviates ("Z shell"). Nothing is left out when no tab, or every tab, of a group is named."""
-    asked = _name_words(question)
-    names = {word for word in asked if word.isalpha() and len(word) >= 3 and not english_word(word)}
+    """Prose under a sibling of a tab the question names (see `_named_titles`): asked "I use zsh.
+    How do I …?", the steps under a page's "Bash" and "fish" tabs beside its "Z shell" one answer
+    someone else's question. Nothing is left out when no tab, or every tab, of a group is named. Code
+    stays: which block to show is `tabs_named`'s choice, and it tells alternatives by their siblings."""
     outside: set[int] = set()
     for number, passage in enumerate(evidence, 1):
         for group in _tab_groups(passage):
-            title_words = {title: _name_words(title) for title in group}
-            tokens = {title: set(_TOKEN.findall(fold(" ".join(passage.text[passage.blocks[b].start : passage.blocks[b].end]
-                                                              for b in blocks))))
-                      for title, blocks in group.items()}
-            named = set()
-            for title in group:
-                others = [other for other in group if other != title]
-                own_title = title_words[title] - set().union(*(title_words[o] for o in others))
-                own_tokens = tokens[title] - set().union(*(tokens[o] for o in others))
-                if _names_a_word(asked, own_title) or any(t.startswith(name) for t in own_tokens for name in names):
-                    named.add(title)
+            texts = {title: " ".join(passage.text[passage.blocks[b].start : passage.blocks[b].end] for b in blocks)
+                     for title, blocks in group.items()}
+            named = _named_titles(question, texts)
             if named and len(named) < len(group):
                 off = {b for title, blocks in group.items() if title not in named for b in blocks}
-                outside.update(i for i, u in enumerate(units) if u.number == number and u.block in off)
+                outside.update(i for i, u in enumerate(units)
+                               if u.number == number and u.block in off and not u.is_code)
     return outside
 
 
