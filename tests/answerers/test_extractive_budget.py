@@ -195,7 +195,14 @@ def test_the_list_the_lead_was_taken_from_is_not_a_point() -> None:
     ("However, this can be explicitly enabled.", "This can be explicitly enabled."),
     ("Alternatively, `--resolution lowest-direct` uses the lowest direct versions.",
      "`--resolution lowest-direct` uses the lowest direct versions."),
-    ("However, uv keeps them.", "uv keeps them."),  # a name keeps its case
+    ("However, pytest keeps them.", "pytest keeps them."),  # a name keeps its case
+    # An English word may be a name ("uv") or not ("entries"): the tie stays rather than guess its case.
+    ("However, uv keeps them.", "However, uv keeps them."),
+    ("Moreover, entries older than 3 directories are removed.", "Moreover, entries older than 3 directories are removed."),
+    # A list item going on from a lead-in the reader does not see starts as a sentence.
+    ("you can enable a context switcher plugin, or", "You can enable a context switcher plugin, or"),
+    ("for example, the font could not be loaded.", "For example, the font could not be loaded."),
+    ("pytest keeps them.", "pytest keeps them."),
     ("Instead, use the `--frozen` flag.", "Instead, use the `--frozen` flag."),  # a tie that means something stays
     ("However the cache is kept.", "However the cache is kept."),
     # A list item's number places it in a list the reader does not see; a number that is content stays.
