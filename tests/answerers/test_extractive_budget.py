@@ -195,10 +195,7 @@ def test_the_list_the_lead_was_taken_from_is_not_a_point() -> None:
     ("However, this can be explicitly enabled.", "This can be explicitly enabled."),
     ("Alternatively, `--resolution lowest-direct` uses the lowest direct versions.",
      "`--resolution lowest-direct` uses the lowest direct versions."),
-    ("However, pytest keeps them.", "pytest keeps them."),  # a name keeps its case
-    # An English word may be a name ("uv") or not ("entries"): the tie stays rather than guess its case.
-    ("However, uv keeps them.", "However, uv keeps them."),
-    ("Moreover, entries older than 3 directories are removed.", "Moreover, entries older than 3 directories are removed."),
+    ("However, uv keeps them.", "uv keeps them."),  # a name keeps its case
     # A list item going on from a lead-in the reader does not see starts as a sentence.
     ("you can enable a context switcher plugin, or", "You can enable a context switcher plugin, or"),
     ("for example, the font could not be loaded.", "For example, the font could not be loaded."),

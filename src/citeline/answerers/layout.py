@@ -285,10 +285,8 @@ _POINTER = re.compile(r"(?<=\.)\s+(?:see(?:\s+also)?|refer\s+to)\s[^.!?]*[.!?](?
 def untied(text: str) -> str:
     """A sentence without what ties it to its place in the source: the word tying it to the previous
     sentence ("However, this can be enabled." → "This can be enabled."; a name keeps its case:
-    "However, pytest …" → "pytest …"), its number in a list ("2. sqlar.c — …" → "sqlar.c — …") or a
-    closing pointer elsewhere in the source ("… (recommended) or `'Strict'`. See security-cookie.").
-    A sentence going on with an English word that may be a name as well ("Moreover, entries …",
-    "However, uv …") keeps its tie: capitalised it could misspell a name, bare it reads as a fragment.
+    "However, uv …" → "uv …"), its number in a list ("2. sqlar.c — …" → "sqlar.c — …") or a closing
+    pointer elsewhere in the source ("… (recommended) or `'Strict'`. See security-cookie.").
     One opening with a lower-case word that is no name ("you can …", "for example, …") gets its capital."""
     text = _POINTER.sub("", _ORDINAL.sub("", text, count=1), count=1)
     tie = _TIED.match(text)
@@ -299,7 +297,7 @@ def untied(text: str) -> str:
     # A list item going on from its lead-in ("you can enable …") starts a line of its own.
     if first.group() in STOPWORDS:
         return rest[0].upper() + rest[1:]
-    return text if tie is None or english_word(first.group()) else rest
+    return rest
 
 
 def closed(text: str) -> str:
