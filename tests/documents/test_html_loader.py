@@ -331,6 +331,13 @@ def test_a_one_cell_table_is_a_frame_round_its_content(tmp_path: Path) -> None:
     assert [b.cells for b in doc.blocks if b.kind == "table_row"] == [("name",), ("utils",)]
 
 
+def test_a_list_inside_a_cell_reads_item_by_item(tmp_path: Path) -> None:
+    doc = load(tmp_path, "<html><body><h1>Behavior</h1><table><tr><th>Command</th><th>Runs</th></tr>"
+                         "<tr><td><code>hatch check fmt</code></td><td><ul><li><code>black --check .</code></li>"
+                         "<li><code>isort .</code></li></ul></td></tr></table></body></html>")
+    assert [b.cells for b in doc.blocks if b.kind == "table_row"] == [("`hatch check fmt`", "`black --check .`; `isort .`")]
+
+
 CONFVAL = """<html><body><div class="body" role="main"><h1>Configuration options</h1>
 <dl class="std confval">
 <dt class="sig sig-object std" id="confval-addopts"><span class="sig-name descname"><span class="pre">addopts</span></span><a class="headerlink" href="#confval-addopts">¶</a></dt>

@@ -380,6 +380,16 @@ def test_an_emoji_shortcode_reads_as_the_emoji_it_draws() -> None:
     assert "Ratio a:b: is kept." in loaded.text
 
 
+def test_inline_html_list_and_code_in_a_cell_read_apart_as_code() -> None:
+    # Hatch's static-analysis table lists each command as an HTML list of <code> in one cell.
+    page = ("| Command | Runs |\n|---|---|\n"
+            "| `hatch check fmt` | <ul><li><code>black --check .</code></li><li><code>isort --check-only .</code></li></ul> |\n")
+    loaded = MarkdownLoader().load(Path("behavior.md"), page.encode())
+    (row,) = [b for b in loaded.blocks if b.kind == "table_row"]
+    assert row.cells == ("`hatch check fmt`", "`black --check .`; `isort --check-only .`")
+    assert ".isort" not in loaded.text and "<code>" not in loaded.text
+
+
 # --- offsets ------------------------------------------------------------------------------------
 
 
@@ -600,11 +610,16 @@ def test_mdx_module_statements_are_not_text() -> None:
 
 def test_a_myst_extension_directive_holding_python_is_code() -> None:
     page = ("```{click:example}\n@click.command()\ndef hello():\n    click.echo('Hi')\n```\n\n"
-            "```{only} html\nPrint this page.\n```\n")
+            "```{only} html\nPrint this page.\n```\n\n"
+            "```{pip-cli}\n$ python -m venv .venv --without-pip\n$ pip --python .venv install SomePackage\n```\n")
     loaded = MarkdownLoader().load(Path("example.md"), page.encode())
     code = find(loaded, "@click.command()")
     assert (code.kind, code.label) == ("code", "python")
     assert find(loaded, "Print this page.").kind == "paragraph"
+    # A session at a shell prompt is a console example, not a sentence run over two commands.
+    session = find(loaded, "$ python -m venv")
+    assert (session.kind, session.language) == ("code", "console")
+    assert text_of(loaded, session).splitlines()[1] == "$ pip --python .venv install SomePackage"
 
 
 def test_a_github_alert_is_a_titled_note_without_its_marker() -> None:

@@ -210,6 +210,10 @@ To make an option required, pass ``required=True``:
 
    Print this page.
 
+.. pip-cli::
+
+   $ pip --python .venv install SomePackage
+
 .. acme:remark::
 
    Hello(world) is how the greeting starts, as every reader knows.
@@ -217,7 +221,8 @@ To make an option required, pass ``required=True``:
     doc = load(tmp_path, source)
     code = [block_text(doc, b) for b in doc.blocks if b.kind == "code"]
     assert code == ["@click.command()\n@click.option('--n', required=True, type=int)\ndef dots(n):\n"
-                    "    click.echo('.' * n)", "invoke(dots, args=['--n=2'])"]
+                    "    click.echo('.' * n)", "invoke(dots, args=['--n=2'])", "$ pip --python .venv install SomePackage"]
+    assert [b.language for b in doc.blocks if b.kind == "code"] == ["python", "python", "console"]
     prose = {block_text(doc, b): b.kind for b in doc.blocks if b.kind != "code"}
     assert prose["Print this page."] == "paragraph"  # prose inside a directive stays prose
     assert prose["Hello(world) is how the greeting starts, as every reader knows."] == "paragraph"

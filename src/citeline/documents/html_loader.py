@@ -73,6 +73,8 @@ _BLOCK_TAGS = frozenset((
     "summary", "fieldset", "body", "html", "center", "header", "aside", "li", "caption", *_HEADINGS,
 ))
 _CODE_TAGS = frozenset(("code", "kbd", "samp", "tt"))
+# Block elements met inside inline content (a list in a table cell): a space on either side.
+_INLINE_BREAKS = frozenset(("p", "div", "ul", "ol", "dl", "dt", "dd", "blockquote", "table", "tr", "td", "th"))
 _VERSION_CLASSES = frozenset(("versionadded", "versionchanged", "deprecated", "versionremoved"))
 # Sphinx marks API entries `dl.py.function`, `dl.py.class`, `dl.c.function`, ...
 _DESCRIPTION_CLASSES = frozenset((
@@ -328,13 +330,16 @@ class _Walker:
     def inline(self, nodes: Iterable[Any], *, ticks: bool = True) -> str:
         """The words of inline content: code in backticks, links as their text, line breaks as spaces."""
         parts: list[str] = []
-        stack = list(reversed(list(nodes)))
+        stack: list[Any] = list(reversed(list(nodes)))
+        items = False
         while stack:
             node = stack.pop()
             if isinstance(node, self._special_string):
                 continue
             if isinstance(node, self._string):
                 parts.append(self.clean(str(node)))
+            elif isinstance(node, str):  # a separator pushed below, after a block's contents
+                parts.append(node)
             elif isinstance(node, self._tag):
                 if node.name == "br":
                     parts.append("\n")
@@ -342,6 +347,14 @@ class _Walker:
                     code = " ".join(self.clean(node.get_text()).split())
                     parts.append(f"`{code}`" if code else "")
                 else:
+                    # A list or paragraph inside a cell or item ("<td><ul><li>black .</li><li>isort
+                    # .</li></ul>") reads apart, its items after a separator, not run together.
+                    if node.name == "li":
+                        parts.append("; " if items else " ")
+                        items = True
+                    elif node.name in _INLINE_BREAKS:
+                        parts.append(" ")
+                        stack.append(" ")
                     stack.extend(reversed(node.contents))
         return "".join(parts)
 

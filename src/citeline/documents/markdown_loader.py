@@ -45,7 +45,7 @@ from citeline.documents.sphinx_markup import (
     TAB_DIRECTIVES,
     TITLED_CONTAINERS,
     VERSION_TITLES,
-    is_python,
+    example_language,
     role_text,
 )
 from citeline.errors import IngestError
@@ -194,7 +194,18 @@ def _prose(text: str) -> str:
     return _UNRESOLVED_REFERENCE.sub(r"\1", _INLINE_NOISE.sub("", text))
 
 
-_LINE_BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
+# Inline HTML that breaks the text ("`micro`<br>`patch`", "<ul><li>…</li><li>…</li></ul>" in a table
+# cell): its pieces read apart, not run together ("black --check --diff .isort --check-only").
+_LINE_BREAK = re.compile(r"</?(?:br|p|div|ul|ol|li|dl|dt|dd)\b[^>]*>", re.IGNORECASE)
+_ITEM = re.compile(r"<li\b[^>]*>", re.IGNORECASE)
+# Inline HTML marking code (`<code>flake8 .</code>`): shown as a code span, as Markdown's own would be.
+_CODE_TAG = re.compile(r"<(/?)(?:code|samp|tt)\b[^>]*>", re.IGNORECASE)
+
+
+def _code_span(content: str) -> str:
+    tick = "``" if "`" in content else "`"
+    pad = " " if content.startswith("`") or content.endswith("`") else ""
+    return f"{tick}{pad}{content}{pad}{tick}"
 
 
 def render_inline(token: Token) -> str:
@@ -203,11 +214,24 @@ def render_inline(token: Token) -> str:
     the prose between code spans only: a code span is literal (`mounts={...}`, `<br>`)."""
     pieces: list[str] = []
     run: list[str] = []
+    in_code = items = False
     for child in token.children or []:
-        if child.type == "html_inline" and _LINE_BREAK.fullmatch(child.content.strip()):
-            run.append(" ")  # "`micro`<br>`patch`" in a table cell: two values, not "`micro``patch`"
+        if child.type == "html_inline":
+            tag = child.content.strip()
+            code = _CODE_TAG.fullmatch(tag)
+            if code and not code.group(1) and not in_code:
+                pieces.append(_prose("".join(run)))
+                run, in_code = [], True
+            elif code and in_code:
+                pieces.append(_code_span("".join(run).strip()))
+                run, in_code = [], False
+            elif _ITEM.fullmatch(tag):
+                run.append("; " if items else " ")  # the second item of a list in a cell on: after a separator
+                items = True
+            elif _LINE_BREAK.fullmatch(tag) and not tag.lower().startswith("</li"):
+                run.append(" ")
             continue
-        if child.type in ("image", "html_inline"):
+        if child.type == "image":
             continue
         if child.type == "code_inline":
             before = "".join(run)
@@ -221,9 +245,7 @@ def render_inline(token: Token) -> str:
                     continue
             pieces.append(_prose(before))
             run = []
-            tick = "``" if "`" in content else "`"
-            pad = " " if content.startswith("`") or content.endswith("`") else ""
-            pieces.append(f"{tick}{pad}{content}{pad}{tick}")
+            pieces.append(_code_span(content))
         elif child.type in ("softbreak", "hardbreak"):
             run.append(" ")
         elif child.type == "text":
@@ -337,9 +359,10 @@ class _Walker:
         offset = (token.map[0] if token.map else 0) + 1 + (options.group(0).count("\n") if options else 0)
         known = name in VERSION_TITLES or name in ADMONITION_TITLES or name in _ADMONITIONS \
             or name in TITLED_CONTAINERS or name in TAB_DIRECTIVES or name == "glossary"
-        if name in CODE_DIRECTIVES or (not known and is_python(body)):  # an extension's example is code
+        example = None if known or name in CODE_DIRECTIVES else example_language(body)
+        if name in CODE_DIRECTIVES or example:  # an extension's example is code
             _, label = self.context()
-            language = (argument.split()[0] if argument else None) if name in CODE_DIRECTIVES else "python"
+            language = (argument.split()[0] if argument else None) if name in CODE_DIRECTIVES else example
             source = self.source(token)
             self.builder.block("code", body, label=label, source=source, preformatted=True, language=language)
             return

@@ -30,7 +30,7 @@ from citeline.documents.sphinx_markup import (
     TAB_DIRECTIVES,
     TITLED_CONTAINERS,
     VERSION_TITLES,
-    is_python,
+    example_language,
     role_text,
 )
 
@@ -97,14 +97,15 @@ class _Base(Directive):  # type: ignore[misc]
             self.state.nested_parse(self.content, self.content_offset, into)
         return into
 
-    def python_block(self) -> nodes.literal_block | None:
-        """The content as a Python code block when it is Python: an extension's example directive
-        (`.. click:example::`) holds code that, read as rst, would become paragraphs of torn code."""
+    def example_block(self) -> nodes.literal_block | None:
+        """The content as a code block when it is code (`example_language`): an extension's example
+        directive (`.. click:example::`) holds code that, read as rst, would become paragraphs of torn code."""
         code = "\n".join(self.content)
-        if not is_python(code):
+        language = example_language(code)
+        if language is None:
             return None
         block = nodes.literal_block(code, code)
-        block["language"] = "python"
+        block["language"] = language
         block.line = self.content_offset + 1
         return block
 
@@ -185,7 +186,7 @@ class _Description(_Base):
 
     def run(self) -> list[nodes.Node]:
         signatures = [line.strip() for line in self.argument().split("\n") if line.strip()]
-        if not signatures and (code := self.python_block()):
+        if not signatures and (code := self.example_block()):
             return [code]
         box = _container("describe", signatures[0] if signatures else "", self.lineno)
         for signature in signatures:
@@ -214,7 +215,7 @@ class _Generic(_Base):
     """Any other directive: its content is read as rst; a title-like argument labels it."""
 
     def run(self) -> list[nodes.Node]:
-        if code := self.python_block():
+        if code := self.example_block():
             return [code]
         label = self.argument() if self.name.lower() in TITLED_CONTAINERS else ""
         box = _container("generic", label, self.lineno)

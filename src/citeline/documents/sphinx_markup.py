@@ -73,6 +73,19 @@ _CODE_STATEMENTS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Imp
 _MAX_PARSED = 20_000
 
 
+# A shell or interpreter session's first line: a prompt ("$", "%", ">>>", "C:\\>", "PS C:\\>"), then a command.
+_SESSION = re.compile(r"\A\s*(?:\$|%|>>>|(?:PS\s+)?[A-Za-z]:\\[^>\n]*>)[ \t]+\S")
+
+
+def example_language(text: str) -> str | None:
+    """The language of a directive's content when the content is code an extension shows, not rst
+    or Markdown to read: "python" (see `is_python`) or "console" for a session at a prompt
+    (```` ```{pip-cli} ```` holding "$ pip install SomePackage"); None for prose."""
+    if is_python(text):
+        return "python"
+    return "console" if _SESSION.match(text) else None
+
+
 def is_python(text: str) -> bool:
     """Whether a directive's content is Python code: it parses, and holds a statement or call only
     code makes (prose that happens to parse is a bare name or string at most)."""
