@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from citeline.text import EscapeControlsFilter, content_terms, escape_controls, printable
+from citeline.text import EscapeControlsFilter, content_terms, escape_controls, printable, segments
 
 
 def test_controls_are_escaped_in_log_fields_and_blanked_for_display() -> None:
@@ -46,3 +46,11 @@ def test_a_contraction_typed_without_its_apostrophe_is_a_stopword() -> None:
     assert content_terms("keep the stuff ive staged, im sure youre right") == ["keep", "stuff", "stag", "sure", "right"]
     # "we'll" without its apostrophe is "well", "i'd" is "id": words of their own.
     assert content_terms("the id works well") == ["id", "work", "well"]
+
+
+def test_a_sentence_ends_after_its_stop_and_a_wiki_footnote_mark_which_no_sentence_keeps() -> None:
+    text = ("The name was adapted as Latin Rhenus.[note 3] The spelling with Rh- in English is recent.[12] "
+            "It flows north to the sea. Use x[1] for the first one here.")
+    assert [span.text for span in segments(text)] == [
+        "The name was adapted as Latin Rhenus.", "The spelling with Rh- in English is recent.",
+        "It flows north to the sea.", "Use x[1] for the first one here."]

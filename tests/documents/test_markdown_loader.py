@@ -380,6 +380,12 @@ def test_an_emoji_shortcode_reads_as_the_emoji_it_draws() -> None:
     assert "Ratio a:b: is kept." in loaded.text
 
 
+def test_a_wiki_footnote_mark_goes_an_index_or_link_stays() -> None:
+    page = "Latin Rhenus.[note 3] The spelling,[12] and the river[citation needed] flows. See [1] and `arr[1]`, arr[2].\n"
+    loaded = MarkdownLoader().load(Path("rhine.md"), page.encode())
+    assert loaded.text == "Latin Rhenus. The spelling, and the river flows. See [1] and `arr[1]`, arr[2]."
+
+
 def test_inline_html_list_and_code_in_a_cell_read_apart_as_code() -> None:
     # Hatch's static-analysis table lists each command as an HTML list of <code> in one cell.
     page = ("| Command | Runs |\n|---|---|\n"

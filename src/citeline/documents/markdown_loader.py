@@ -74,6 +74,9 @@ _INLINE_NOISE = re.compile(
     r"|\{%-?.*?-?%\}"        # Jinja statements
     r"|\{\{.*?\}\}"          # Jinja expressions
     r"|--8<--[^\n]*"         # inline snippet markers
+    # A wiki's footnote marks, which no link resolves: "Latin Rhenus.[note 3]", "in 1815,[12]".
+    r"|(?<=[.,;:!?\"')])\[(?:\d{1,3}|(?:note|nb|n)\s?\d{1,3}|citation needed)\]"
+    r"|(?<=[a-z])\[(?:(?:note|nb)\s\d{1,3}|citation needed)\]"
     # HTML the parser did not take for HTML (a malformed attribute): still presentation
     r"|</?(?:a|span|div|img|br|kbd|sup|sub|small|strong|em|b|i|u|code|p|font|center)\b[^<>\n]*>"
 )
