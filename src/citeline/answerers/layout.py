@@ -291,13 +291,9 @@ def untied(text: str) -> str:
     text = _POINTER.sub("", _ORDINAL.sub("", text, count=1), count=1)
     tie = _TIED.match(text)
     rest = text if tie is None else text[tie.end():]
-    first = re.match(r"[a-z]+\b", rest)
-    if first is None:
-        return rest
     # A list item going on from its lead-in ("you can enable …") starts a line of its own.
-    if first.group() in STOPWORDS:
-        return rest[0].upper() + rest[1:]
-    return rest
+    first = re.match(r"[a-z]+\b", rest)
+    return rest[0].upper() + rest[1:] if first and first.group() in STOPWORDS else rest
 
 
 def closed(text: str) -> str:
