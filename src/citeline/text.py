@@ -177,10 +177,11 @@ def word_spans(text: str) -> list[Span]:
     return [Span(m.group(0), m.start(), m.end()) for m in _WORD_SPAN.finditer(text)]
 
 
-# A sentence ends at its stop, after any closing quote or bracket and any footnote marks of text
-# taken from a wiki ("… Latin Rhenus.[note 3] The spelling …", "… in 1815.[12] It …").
-_SENTENCE_END = re.compile(r"(?<=[.!?])(?:\[(?:\d{1,3}|[a-z]{1,4}\s?\d{1,3}|citation needed)\])*[\"')\]]*\s+"
-                           r"(?=[\"'(\[`*_]*[A-Z0-9])")
+# A footnote mark of text taken from a wiki: "[12]", "[note 3]", "[citation needed]".
+FOOTNOTE_MARK = r"\[(?:\d{1,3}|(?:note|nb|n)\s?\d{1,3}|citation needed)\]"
+# A sentence ends at its stop, after any closing quote or bracket and any footnote marks
+# ("… Latin Rhenus.[note 3] The spelling …", "… in 1815.[12] It …").
+_SENTENCE_END = re.compile(rf"(?<=[.!?])(?:{FOOTNOTE_MARK})*[\"')\]]*\s+(?=[\"'(\[`*_]*[A-Z0-9])")
 _ABBREVIATION = re.compile(r"(?:\b(?:a\.k\.a|e\.g|i\.e|etc|vs|cf|approx|no|fig)\.)$", re.IGNORECASE)
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")

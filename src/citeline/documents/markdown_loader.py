@@ -49,6 +49,7 @@ from citeline.documents.sphinx_markup import (
     role_text,
 )
 from citeline.errors import IngestError
+from citeline.text import FOOTNOTE_MARK
 
 # MkDocs Material content tabs share the admonition's shape (a marker line, then a body indented
 # by four spaces), so they are rewritten into admonitions of type `tab` before parsing. The
@@ -74,8 +75,9 @@ _INLINE_NOISE = re.compile(
     r"|\{%-?.*?-?%\}"        # Jinja statements
     r"|\{\{.*?\}\}"          # Jinja expressions
     r"|--8<--[^\n]*"         # inline snippet markers
-    # A wiki's footnote marks, which no link resolves: "Latin Rhenus.[note 3]", "in 1815,[12]".
-    r"|(?<=[.,;:!?\"')])\[(?:\d{1,3}|(?:note|nb|n)\s?\d{1,3}|citation needed)\]"
+    # A wiki's footnote marks, which no link resolves: "Latin Rhenus.[note 3]", "in 1815,[12]"; after
+    # a word only one that cannot be an index ("river[citation needed]", not "arr[2]").
+    rf"|(?<=[.,;:!?\"')]){FOOTNOTE_MARK}"
     r"|(?<=[a-z])\[(?:(?:note|nb)\s\d{1,3}|citation needed)\]"
     # HTML the parser did not take for HTML (a malformed attribute): still presentation
     r"|</?(?:a|span|div|img|br|kbd|sup|sub|small|strong|em|b|i|u|code|p|font|center)\b[^<>\n]*>"
@@ -225,7 +227,7 @@ def render_inline(token: Token) -> str:
             if code and not code.group(1) and not in_code:
                 pieces.append(_prose("".join(run)))
                 run, in_code = [], True
-            elif code and in_code:
+            elif code and code.group(1) and in_code:
                 pieces.append(_code_span("".join(run).strip()))
                 run, in_code = [], False
             elif _ITEM.fullmatch(tag):
