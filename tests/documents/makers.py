@@ -1,10 +1,12 @@
-"""Builders of real test files (PDF, DOCX) written byte by byte or with the real libraries."""
+"""Builders of real test files (PDF, DOCX, Jupyter notebooks) written byte by byte or with the real libraries."""
 
 from __future__ import annotations
 
 import io
+import json
 import zlib
 from pathlib import Path
+from typing import Any
 
 
 def _escape(text: str) -> str:
@@ -107,3 +109,51 @@ def docx_file(path: Path, blocks: list[tuple[str, str]], *, title: str | None = 
             document.add_paragraph(text)
     document.save(str(path))
     return path
+
+
+def _lines(text: str) -> list[str]:
+    return text.splitlines(keepends=True)
+
+
+def markdown_cell(source: str, *, as_lines: bool = True, **extra: Any) -> dict[str, Any]:
+    """A Markdown cell; Jupyter stores `source` as a list of lines, `as_lines=False` as one string."""
+    return {"cell_type": "markdown", "metadata": {}, "source": _lines(source) if as_lines else source, **extra}
+
+
+def raw_cell(source: str) -> dict[str, Any]:
+    """A raw cell (text for nbconvert, not shown as prose)."""
+    return {"cell_type": "raw", "metadata": {}, "source": _lines(source)}
+
+
+def code_cell(source: str, *outputs: dict[str, Any], as_lines: bool = True) -> dict[str, Any]:
+    """A code cell with its outputs (see `stream`, `result`, `error_output`)."""
+    return {"cell_type": "code", "execution_count": 1, "metadata": {},
+            "source": _lines(source) if as_lines else source, "outputs": list(outputs)}
+
+
+def stream(text: str, name: str = "stdout") -> dict[str, Any]:
+    """Text a cell printed to stdout or stderr."""
+    return {"output_type": "stream", "name": name, "text": _lines(text)}
+
+
+def result(data: dict[str, Any], kind: str = "execute_result") -> dict[str, Any]:
+    """A cell's result (or a `display_data`): `data` maps MIME types to their representations."""
+    output: dict[str, Any] = {"output_type": kind, "data": data, "metadata": {}}
+    if kind == "execute_result":
+        output["execution_count"] = 1
+    return output
+
+
+def error_output(ename: str, evalue: str, traceback: list[str]) -> dict[str, Any]:
+    """An exception a cell raised, with IPython's (ANSI-coloured) traceback lines."""
+    return {"output_type": "error", "ename": ename, "evalue": evalue, "traceback": traceback}
+
+
+def notebook_bytes(cells: list[dict[str, Any]], *, metadata: dict[str, Any] | None = None) -> bytes:
+    """An nbformat 4 notebook as Jupyter writes it (one-space indented JSON); a Python kernel
+    unless `metadata` says otherwise."""
+    if metadata is None:
+        metadata = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+                    "language_info": {"name": "python", "version": "3.12.1"}}
+    notebook = {"cells": cells, "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}
+    return (json.dumps(notebook, indent=1, ensure_ascii=False) + "\n").encode()

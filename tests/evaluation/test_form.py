@@ -36,6 +36,10 @@ from citeline.evaluation.form import (
     ("class Client [source] [1]", "source link"),
     ("Installation ........ 12", "pdf artefact"),
     ("Shell: Z shell; macOS: :white_check_mark: [1]", "emoji shortcode"),
+    ("See xref:logging.adoc#levels[Log Levels] for the names. [1]", "asciidoc macro"),
+    ("Press kbd:[Ctrl+C] to stop it. [1]", "asciidoc macro"),
+    ("The levels are listed in <<log-levels,Log Levels>>. [1]", "asciidoc cross reference"),
+    ("[source,yaml]\nlogging.level.root: warn [1]", "asciidoc block attribute"),
 ])
 def test_each_kind_of_source_markup_is_found(answer: str, kind: str) -> None:
     assert kind in markup_found(answer)
@@ -45,7 +49,8 @@ def test_clean_prose_and_code_are_not_markup() -> None:
     answer = ("Requests time out after 5 seconds of network inactivity by default. [1]\n"
               "Pass `timeout=None` to disable them; `{{ url_for('static') }}` is fine inside code. [1]\n"
               "Name the variable as `${API_TOKEN}`; lines read `Downloading cup-{version}`. [1]\n"
-              "The ratio is 3:2: keep it; the `:white_check_mark:` code stays code. [1]\n\n"
+              "The ratio is 3:2: keep it; the `:white_check_mark:` code stays code. [1]\n"
+              "Shift values with `x << 2 >> 1`; a list `[1, 2]` and a link: see the docs [1]. [1]\n\n"
               "```python\n=== not a tab here\n<div>html in code is code</div>\n```\n")
     assert markup_found(answer) == []
 

@@ -99,8 +99,9 @@ def ingest(
     ] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Index documents (Markdown, text, HTML, PDF, DOCX). Unchanged files are skipped without
-    re-embedding; a file that fails is reported and the others still go in."""
+    """Index documents (Markdown, reStructuredText, AsciiDoc, text, HTML, PDF, DOCX, Jupyter notebooks).
+    Unchanged files are skipped without re-embedding; a file that fails is reported and the others
+    still go in."""
     from citeline.index.ingest import ingest_paths
 
     citeline = _app()

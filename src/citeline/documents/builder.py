@@ -136,12 +136,15 @@ class DocumentBuilder:
         group: object = None,
         preformatted: bool = False,
         language: str | None = None,
+        prose: bool = False,
     ) -> Block | None:
         """Append one block. `group` ties consecutive list items or table rows together (one line
         apart instead of a blank line); `preformatted` keeps line breaks and indentation (code).
         A table row with `cells` is laid out by `row_text`, its `label` being the header cells
         joined by " | ". A code block's `language` is also its label when nothing titles it (a
-        note's or tab's title says more about the code than the language does)."""
+        note's or tab's title says more about the code than the language does). `prose` checks a
+        code block for text aimed at an AI as prose is checked: a program's printed output is read,
+        not run, so what code may legitimately say ("print", "ignore") does not excuse it."""
         language = language or None
         label = label or language
         if kind == "table_row" and cells:
@@ -154,7 +157,7 @@ class DocumentBuilder:
             self._emit("\n" if tight else "\n\n")
         start = self._length
         self._emit(text)
-        reasons = suspicious.reasons(text if not label else f"{label}: {text}", code=kind == "code")
+        reasons = suspicious.reasons(text if not label else f"{label}: {text}", code=kind == "code" and not prose)
         block = Block(
             kind=kind, start=start, end=self._length, section=self.section, page=page, label=label,
             cells=cells, source_start=source[0] if source else None, source_end=source[1] if source else None,

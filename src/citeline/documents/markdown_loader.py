@@ -493,6 +493,22 @@ def _front_matter(raw: str) -> dict[str, Any]:
     return meta
 
 
+def read_markdown(text: str, builder: DocumentBuilder, source: str | None = None) -> dict[str, Any]:
+    """Lay the blocks of Markdown `text` out in `builder`, in reading order, and return its front
+    matter (empty without). `source` is what is parsed when it differs from `text` only inside
+    lines (an MDX page with its module statements blanked out), so source offsets still hold.
+    Shared with loaders of formats that hold Markdown (a notebook's Markdown cells)."""
+    tokens = _MD.parse(prepare_source(text if source is None else source))
+    metadata: dict[str, Any] = {}
+    if tokens and tokens[0].type == "front_matter":
+        metadata = _front_matter(tokens[0].content)
+        tokens = tokens[1:]
+    _Walker(text, builder).walk(tokens)
+    for match in re.finditer(r"<!--(.*?)-->", text, re.DOTALL):
+        builder.hidden(match.group(1), "HTML comment", source=(match.start(), match.end()))
+    return metadata
+
+
 class MarkdownLoader:
     """Markdown and MkDocs pages: typed blocks, heading sections, front matter as metadata."""
 
@@ -503,15 +519,8 @@ class MarkdownLoader:
         text, removed = sanitize(decode_text(data, path))
         check_line_lengths(text, path.name)
         source = _MDX_MODULE.sub(_blank_out, text) if path.suffix.lower() == ".mdx" else text
-        tokens = _MD.parse(prepare_source(source))
-        metadata: dict[str, Any] = {}
-        if tokens and tokens[0].type == "front_matter":
-            metadata = _front_matter(tokens[0].content)
-            tokens = tokens[1:]
         builder = DocumentBuilder()
-        _Walker(text, builder).walk(tokens)
-        for match in re.finditer(r"<!--(.*?)-->", text, re.DOTALL):
-            builder.hidden(match.group(1), "HTML comment", source=(match.start(), match.end()))
+        metadata = read_markdown(text, builder, source)
         title = str(metadata.get("title") or "") or builder.first_heading or path.stem
         document = builder.build(title, metadata, removed)
         included = [m.group(1) or m.group(2) for m in _INCLUDED.finditer(source)]

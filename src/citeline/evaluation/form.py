@@ -40,6 +40,12 @@ MARKUP = {
     # so a colon-delimited word of prose ("see: note:") is not taken for one.
     "emoji shortcode": re.compile(r"(?<![\w:`]):[a-z0-9]+(?:_[a-z0-9]+)+:(?![\w:`])"),
     "source link": re.compile(r"\[source\]", re.IGNORECASE),
+    # AsciiDoc: a macro with its target and brackets, a cross reference, a block attribute line.
+    "asciidoc macro": re.compile(r"\b(?:xref|link|image|include|ifn?def|endif|kbd|btn|menu|footnote|pass):{1,2}"
+                                r"[^\s\[\]]*\[[^\]\n]*\]"),
+    "asciidoc cross reference": re.compile(r"<<[\w:./#-]+(?:,[^>\n]*)?>>"),
+    "asciidoc block attribute": re.compile(r"^\s*\[(?:source|NOTE|TIP|IMPORTANT|WARNING|CAUTION|quote|verse|"
+                                          r"cols=|options=)[^\]\n]*\]\s*$", re.MULTILINE),
     "pdf artefact": re.compile(r"\(continue[sd] (?:on|from) (?:next|previous) page\)|\.{5,}\s*\d+\s*$",
                                re.IGNORECASE | re.MULTILINE),
 }

@@ -26,6 +26,8 @@ _INLINE_TYPES = {
     ".md": "text/plain; charset=utf-8",
     ".markdown": "text/plain; charset=utf-8",
     ".rst": "text/plain; charset=utf-8",
+    ".adoc": "text/plain; charset=utf-8",
+    ".asciidoc": "text/plain; charset=utf-8",
     ".html": "text/plain; charset=utf-8",
     ".htm": "text/plain; charset=utf-8",
 }
