@@ -133,3 +133,17 @@ def test_hidden_text_is_reported_only_when_it_carries_instructions_and_never_sto
     assert flag.reason == "hidden text (HTML comment): addresses an AI, directive to ignore or reveal"
     assert flag.excerpt.startswith("Instruction for AI assistants") and flag.excerpt.endswith("…")
     assert len(flag.excerpt) == 160
+
+
+def test_each_section_takes_the_page_of_its_own_first_paged_block() -> None:
+    builder = DocumentBuilder()
+    builder.block("paragraph", "A preface without a page.")
+    builder.heading(1, "One")  # the heading has no page: its section's first paged block gives it
+    builder.block("paragraph", "On page three.", page=3)
+    builder.heading(1, "Two")
+    builder.block("paragraph", "No page known here.")
+    builder.heading(1, "Three", page=7)
+    builder.block("paragraph", "On page seven.", page=7)
+    doc = builder.build()
+    assert [(section.heading, section.page) for section in doc.sections] == [
+        (None, None), ("One", 3), ("Two", None), ("Three", 7)]

@@ -9,6 +9,7 @@ the heading path that names each section, and flags text aimed at an AI.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from typing import Any
 
 from citeline.documents import suspicious
@@ -205,22 +206,25 @@ def _sections(text: str, headings: list[tuple[int, int, str]], blocks: list[Bloc
     sections: list[Section] = []
     starts = [offset for offset, _, _ in headings]
     names = {block.start: block.section for block in blocks if block.kind == "heading"}
+    # Blocks are laid out in order, so each section's blocks are found by bisection: a scan of every
+    # block per heading took seconds on a page of thousands of headings.
+    block_starts = [block.start for block in blocks]
+
+    def first_page(start: int, end: int) -> int | None:
+        for block in blocks[bisect_left(block_starts, start):bisect_left(block_starts, end)]:
+            if block.page is not None:
+                return block.page
+        return None
+
     if not starts or starts[0] > 0:
         end = starts[0] if starts else len(text)
         if text[:end].strip():
-            sections.append(Section(None, 0, end, _first_page(blocks, 0, end)))
+            sections.append(Section(None, 0, end, first_page(0, end)))
     for index, start in enumerate(starts):
         end = starts[index + 1] if index + 1 < len(starts) else len(text)
         if start < end:
-            sections.append(Section(names.get(start), start, end, _first_page(blocks, start, end)))
+            sections.append(Section(names.get(start), start, end, first_page(start, end)))
     return sections
-
-
-def _first_page(blocks: list[Block], start: int, end: int) -> int | None:
-    for block in blocks:
-        if start <= block.start < end and block.page is not None:
-            return block.page
-    return None
 
 
 __all__ = ["Containers", "DocumentBuilder", "clean_code", "clean_inline", "item_name", "row_text"]
