@@ -511,12 +511,59 @@ def test_a_value_stated_under_a_described_name_leads_with_that_name(options: Cit
     assert result.exit_reason == ExitReason.COMPLETED
     lead = first_sentence(result.answer)
     assert name in lead and value in lead, lead
+    # The lead's quote is the sentence stating the value, not the bare name its claim starts with.
+    assert value in result.citations[0].quote, result.citations[0].quote
+
+
+def test_a_point_on_the_thing_the_lead_names_is_not_named_again(options: Citeline) -> None:
+    result = options.ask("What is the default value of the --soft-error-limit flag?")
+    assert first_sentence(result.answer).startswith("--soft-error-limit N - The default limit is -1.")
+    points = [line.removeprefix("- ") for line in result.answer.splitlines() if line.startswith("- ")]
+    # "This flag adjusts the limit …" is said of the lead's option: the reader knows which flag.
+    assert any(point.startswith("This flag adjusts the limit") for point in points), points
+    # Another option's "this flag" sentence is still named.
+    assert all(point.startswith("--implicit-optional - ") for point in points if "this flag is set" in point), points
 
 
 def test_a_name_stated_in_a_described_things_sentence_is_not_put_under_that_thing(options: Citeline) -> None:
     result = options.ask("Which flag makes mypy report an error when my code calls an untyped function?")
     lead = first_sentence(result.answer)
     assert "--disallow-untyped-calls" in lead and "--warn-incomplete-stub" not in lead, lead
+
+
+# Options whose descriptions speak of "this flag": a reader of one sentence alone cannot tell which.
+REPORTING = """Reference
+=========
+
+Reporting
+---------
+
+.. option:: --show-error-codes
+
+   This flag makes mypy print the error code of each error after its message.
+
+.. option:: --hide-error-context
+
+   This flag makes mypy leave out the lines of context printed before each error.
+
+.. option:: --pretty
+
+   This flag makes mypy print each error with the source line and a caret under the column.
+"""
+
+
+def test_every_point_speaking_of_this_flag_names_the_flag_once(tmp_path_factory: pytest.TempPathFactory) -> None:
+    app = next(_corpus(tmp_path_factory, "reporting", {"reference.rst": REPORTING}))
+    result = app.ask("How can I change what mypy prints with each error?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    lines = [line.removeprefix("- ") for line in result.answer.splitlines() if line.strip()]
+    flagged = [line for line in lines if "This flag" in line]
+    assert len(flagged) >= 2, result.answer  # the lead and at least one point
+    names = ("--show-error-codes", "--hide-error-context", "--pretty")
+    assert all(line.startswith(f"{name} - This flag") for line in flagged for name in names if name in line), lines
+    assert all(any(line.startswith(name) for name in names) for line in flagged), lines
+    # The option's bare name is not a point of its own beside its description shown under it.
+    assert not any(line.split(" [")[0] in names for line in lines), lines
 
 
 def test_a_decline_names_the_missing_words_as_asked_and_where_it_looked(app: Citeline) -> None:

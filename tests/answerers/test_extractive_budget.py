@@ -202,6 +202,9 @@ def test_the_list_the_lead_was_taken_from_is_not_a_point() -> None:
     ("pytest keeps them.", "pytest keeps them."),
     ("Instead, use the `--frozen` flag.", "Instead, use the `--frozen` flag."),  # a tie that means something stays
     ("However the cache is kept.", "However the cache is kept."),
+    ("As described in the previous section, you can disable the warning.", "You can disable the warning."),
+    ("As mentioned above, the cache is kept.", "The cache is kept."),
+    ("As described in PEP 440, versions are compared.", "As described in PEP 440, versions are compared."),
     # A list item's number places it in a list the reader does not see; a number that is content stays.
     ("2. sqlar.c — This extension adds the sqlar_compress() function.", "sqlar.c — This extension adds the sqlar_compress() function."),
     ("7) However, the name is changed.", "The name is changed."),

@@ -241,7 +241,11 @@ def _without(text: str, spans: list[tuple[int, int]]) -> str:
 def best_quote(fragment: str, passage: Passage) -> tuple[str, float]:
     """The span of the passage that best supports a fragment, verbatim, with its support score."""
     best_text, best_score = passage.text[:300], -1.0
-    fragment_terms = content_terms(CITE.sub("", fragment))
+    terms = content_terms(CITE.sub("", fragment))
+    # A name's parts are the name once, not three terms of their own: the claim "follow_imports -
+    # default: `normal`" is supported by the field saying the default, not by the bare name above it.
+    names = [t for t in terms if re.search(r"[._/-]", t)]
+    fragment_terms = [t for t in terms if t in names or not any(t in name for name in names)]
     candidates = [unit.text for unit in passage_units(1, passage)] or [span.text for span in segments(passage.text)]
     for candidate in candidates:
         span_terms = set(content_terms(candidate))

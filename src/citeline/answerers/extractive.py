@@ -575,6 +575,12 @@ class ExtractiveAnswerer(Answerer):
         points = sorted((i for i in chosen[1:] if i not in listed and i not in used
                          and (items.get(i) or i == intro or not needs_its_example(units[i].text, question))),
                         key=lambda i: (units[i].number, units[i].start))
+        # A point the lead or another point shows whole says nothing new: the bare name of an option
+        # whose description a point shows under that name ("--pretty" beside "--pretty - This flag …").
+        shown_as = {i: _point_text(units[i], ranking.answer_type, units[lead].described)
+                    for i in [*items[lead], *points]}
+        points = [i for i in points if not any(j != i and shown_as[i] in shown_as[j] for j in points)
+                  and shown_as[i] not in paragraph]
         # The sentence handing over to the example shown ("Set `ignore-vcs` to `true` to disable this
         # behavior:") comes right before it: the last point, or the lead with the example after it.
         example_after_lead = shown is not None and (intro == lead or intro in used)
@@ -593,7 +599,7 @@ class ExtractiveAnswerer(Answerer):
         lines = [paragraph, *(example if example_after_lead else [])]
         if bullets:
             lines.append("")
-            lines.extend(f"{'  ' * depth}- {untied(said(i, unit_text(units[i]))) if depth == 0 else unit_text(units[i])} "
+            lines.extend(f"{'  ' * depth}- {untied(said(i, shown_as[i])) if depth == 0 else unit_text(units[i])} "
                          f"[{units[i].number}]" for i, depth in bullets)
         if not example_after_lead:
             lines.extend(example)
@@ -611,20 +617,9 @@ class ExtractiveAnswerer(Answerer):
         asked value is in the first sentence a reader sees; a sentence stating the value of the
         thing it describes without naming it leads with that thing's name."""
         text = unit_text(unit)
-        if not answer_type:
-            return text
-        # "The default limit is -1." in the description of `--soft-error-limit N`, or "default: `normal`"
-        # in a setting's fields, says whose value it is only under that name: the lead holding the
-        # value carries it ("--soft-error-limit N - The default limit is -1."), as does one speaking of
-        # "this flag". Not a sentence whose value is a name of its own ("… use the `--strict` flag"):
-        # the described name would read as the answer. A long signature is no name to read first.
-        name = unit.described
-        said = vocabulary(text)
-        values = tuple(t for t in answer_type if t not in (AnswerType.NAME, AnswerType.PLACE))
-        if (name and len(name) <= _MAX_NAME_CHARS
-                and ((values and holds(values, text)) or _REFERS_TO_ITS_THING.search(text))
-                and not any(present(term, said) for term in terms(name) if len(term) >= 3)):
-            return f"{name} - {text}"
+        named = _under_its_name(unit, text, answer_type)
+        if named is not None or not answer_type:
+            return named or text
         if unit.kind not in ("list_item", "table_row"):
             return text
         sentences = item_sentences(unit)
@@ -701,3 +696,36 @@ def _factory(argument: str, settings: Settings, retriever: Retriever) -> Extract
 
 
 register_answerer("extractive", _factory)
+
+
+def _under_its_name(unit: Unit, text: str, answer_type: AnswerTypes = ()) -> str | None:
+    """The unit's text led by the name of the thing it describes, when it says something of that
+    thing without naming it, else None.
+
+    "The default limit is -1." in the description of `--soft-error-limit N`, or "default: `normal`"
+    in a setting's fields, says whose value it is only under that name ("--soft-error-limit N - The
+    default limit is -1."), as does any sentence speaking of "this flag" ("This flag makes mypy raise
+    an error instead." — which flag?). Not a sentence whose value is a name of its own ("… use the
+    `--strict` flag"): the described name would read as the answer. A long signature is no name to
+    read first."""
+    name = unit.described
+    if not name or len(name) > _MAX_NAME_CHARS:
+        return None
+    values = tuple(t for t in answer_type if t not in (AnswerType.NAME, AnswerType.PLACE))
+    if not ((values and holds(values, text)) or _REFERS_TO_ITS_THING.search(text)):
+        return None
+    said = vocabulary(text)
+    if any(present(term, said) for term in terms(name) if len(term) >= 3):
+        return None
+    return f"{name} - {text}"
+
+
+def _point_text(unit: Unit, answer_type: AnswerTypes, lead_describes: str | None) -> str:
+    """A supporting point as shown: its text, led by the name of the thing it describes when it
+    states the asked kind of value or speaks of "this option" without naming it ("default: `True`"
+    in the fields of another setting than the lead's says whose default only under its name). A
+    point on the thing the lead describes needs no name: the lead's is the reader's context."""
+    text = unit_text(unit)
+    if unit.described == lead_describes:
+        return text
+    return _under_its_name(unit, text, answer_type) or text

@@ -265,11 +265,16 @@ def only_hands_over(text: str) -> bool:
     return bool(_ONLY_HANDS_OVER.match(text))
 
 
-# Words that tie a sentence to the one before it in its source ("However, …", "Alternatively, …"):
-# quoted on its own, the tie points at nothing and the sentence is complete without it. Ties that
-# carry meaning of their own ("Instead, …", "Otherwise, …", "Therefore, …") stay.
+# Words that tie a sentence to the one before it in its source ("However, …", "Alternatively, …") or
+# to a part of it the reader does not see ("As described in the previous section, …"): quoted on its
+# own, the tie points at nothing and the sentence is complete without it. Ties that carry meaning of
+# their own ("Instead, …", "Otherwise, …", "Therefore, …") stay.
 _TIED = re.compile(r"(?:however|alternatively|additionally|also|furthermore|moreover|finally|besides|"
-                   r"nevertheless|nonetheless|in\s+addition|that\s+said),\s+(?=\S)", re.IGNORECASE)
+                   r"nevertheless|nonetheless|in\s+addition|that\s+said"
+                   r"|as\s+(?:described|mentioned|noted|shown|explained|discussed|seen|stated)\s+(?:above|below|earlier|"
+                   r"before|previously|(?:in|on)\s+the\s+(?:previous|preceding|next|following|last)\s+"
+                   r"(?:section|chapter|page|example|paragraph|step)))"
+                   r",\s+(?=\S)", re.IGNORECASE)
 
 
 # A list item's number ("2. sqlar.c — …", "7) Change …"): its place in a list the reader does not see.
