@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 
 from citeline.documents.asciidoc_loader import AsciidocLoader
-from citeline.documents.models import Block, LoadedDocument
+from citeline.documents.models import LoadedDocument
 from citeline.documents.registry import loader_for
 from citeline.errors import IngestError
 from citeline.evaluation.form import markup_found
+from tests.documents.blocks import find, text_of
 
 PAGE = """\
 // Maintainers: keep the version attribute in sync with the release.
@@ -113,17 +114,6 @@ def doc() -> LoadedDocument:
 
 def load(source: str, name: str = "page.adoc") -> LoadedDocument:
     return AsciidocLoader().load(Path(name), source.encode())
-
-
-def text_of(doc: LoadedDocument, block: Block) -> str:
-    return doc.text[block.start : block.end]
-
-
-def find(doc: LoadedDocument, prefix: str) -> Block:
-    """The one block whose stored text starts with `prefix`."""
-    found = [block for block in doc.blocks if text_of(doc, block).startswith(prefix)]
-    assert len(found) == 1, (prefix, [text_of(doc, b) for b in found])
-    return found[0]
 
 
 def laid_out(doc: LoadedDocument) -> list[tuple[str, str, str | None]]:

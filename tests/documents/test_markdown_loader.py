@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from citeline.documents.markdown_loader import MarkdownLoader
-from citeline.documents.models import Block, LoadedDocument
+from citeline.documents.models import LoadedDocument
 from citeline.errors import IngestError
 from citeline.evaluation.form import markup_found
+from tests.documents.blocks import find, text_of
 
 PAGE = '''---
 title: Installing uv
@@ -150,17 +151,6 @@ Press <kbd>Ctrl</kbd>+<kbd>C</kbd> to stop the server.
 @pytest.fixture(scope="module")
 def doc() -> LoadedDocument:
     return MarkdownLoader().load(Path("installation.md"), PAGE.encode())
-
-
-def text_of(doc: LoadedDocument, block: Block) -> str:
-    return doc.text[block.start : block.end]
-
-
-def find(doc: LoadedDocument, prefix: str) -> Block:
-    """The one block whose stored text starts with `prefix`."""
-    found = [block for block in doc.blocks if text_of(doc, block).startswith(prefix)]
-    assert len(found) == 1, (prefix, [text_of(doc, b) for b in found])
-    return found[0]
 
 
 def line_of(source: str, offset: int | None) -> str:

@@ -15,7 +15,7 @@ import pytest
 from citeline.config import Settings
 from citeline.documents.chunking import chunk_document
 from citeline.documents.limits import LoadLimits, use_limits
-from citeline.documents.models import Block, LoadedDocument
+from citeline.documents.models import LoadedDocument
 from citeline.documents.notebook_loader import NotebookLoader
 from citeline.documents.registry import loader_for
 from citeline.errors import IngestError
@@ -23,6 +23,7 @@ from citeline.index.ingest import ingest_paths
 from citeline.index.sqlite import SQLiteStore
 from tests.plugins.citeline_test_hash_embedder import HashEmbedder
 
+from .blocks import find, text_of
 from .makers import code_cell, error_output, markdown_cell, notebook_bytes, raw_cell, result, stream
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
@@ -63,17 +64,6 @@ CELLS = [
 @pytest.fixture(scope="module")
 def doc() -> LoadedDocument:
     return NotebookLoader().load(Path("quickstart.ipynb"), notebook_bytes(CELLS))
-
-
-def text_of(doc: LoadedDocument, block: Block) -> str:
-    return doc.text[block.start : block.end]
-
-
-def find(doc: LoadedDocument, prefix: str) -> Block:
-    """The one block whose stored text starts with `prefix`."""
-    found = [block for block in doc.blocks if text_of(doc, block).startswith(prefix)]
-    assert len(found) == 1, (prefix, [text_of(doc, b) for b in found])
-    return found[0]
 
 
 def load(cells: list, name: str = "nb.ipynb", **kwargs) -> LoadedDocument:
