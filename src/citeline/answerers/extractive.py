@@ -691,13 +691,6 @@ def key_term_query(question: str) -> str:
     return " ".join(words)
 
 
-def _factory(argument: str, settings: Settings, retriever: Retriever) -> ExtractiveAnswerer:
-    return ExtractiveAnswerer(settings, retriever.embedder)
-
-
-register_answerer("extractive", _factory)
-
-
 def _under_its_name(unit: Unit, text: str, answer_type: AnswerTypes = ()) -> str | None:
     """The unit's text led by the name of the thing it describes, when it says something of that
     thing without naming it, else None.
@@ -729,3 +722,10 @@ def _point_text(unit: Unit, answer_type: AnswerTypes, lead_describes: str | None
     if unit.described == lead_describes:
         return text
     return _under_its_name(unit, text, answer_type) or text
+
+
+def _factory(argument: str, settings: Settings, retriever: Retriever) -> ExtractiveAnswerer:
+    return ExtractiveAnswerer(settings, retriever.embedder)
+
+
+register_answerer("extractive", _factory)
