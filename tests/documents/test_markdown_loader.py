@@ -640,3 +640,18 @@ def test_a_page_made_only_of_includes_is_an_error_naming_them() -> None:
     # A page with text of its own keeps it, its include dropped.
     doc = MarkdownLoader().load(Path("real.md"), b'# Real\n\nSome text of its own.\n\n--8<-- "snippet.md"\n')
     assert "Some text of its own." in doc.text and "snippet" not in doc.text
+
+
+@pytest.mark.parametrize(("info", "language"), [
+    ('title="Output"', None),  # attributes only: no language, and the title is the label
+    ('python title="app.py"', "python"),
+    ("{.python}", "python"),  # Pandoc
+    ("python{1,3}", "python"),  # VitePress line marks
+    ("js:line-numbers", "js"),
+])
+def test_a_fence_names_its_language_without_what_a_site_adds_to_it(info: str, language: str | None) -> None:
+    page = f"# Page\n\nRun it:\n\n```{info}\nprint('hi')\n```\n"
+    doc = MarkdownLoader().load(Path("fences.md"), page.encode())
+    code = next(block for block in doc.blocks if block.kind == "code")
+    assert code.language == language
+    assert code.label == ("Output" if info.startswith("title") else "app.py" if "app.py" in info else language)

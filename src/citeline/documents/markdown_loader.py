@@ -338,7 +338,7 @@ class _Walker:
             return index + 1
         if kind in ("fence", "code_block"):
             _, label = self.context()
-            language = token.info.split()[0] if token.info.strip() else None
+            language = fence_language(token.info)
             titled = re.search(r'title="([^"]*)"', token.info or "")
             self.builder.block("code", token.content, label=(titled.group(1) if titled else None) or label,
                                source=self.source(token), preformatted=True, language=language)
@@ -491,6 +491,17 @@ def _front_matter(raw: str) -> dict[str, Any]:
         if sep and key.strip() and not key.startswith((" ", "\t", "-")):
             meta[key.strip()] = value.strip().strip("'\"")
     return meta
+
+
+def fence_language(info: str) -> str | None:
+    """The language a code fence's info string names: its first word, without what some sites add
+    to it (Pandoc's `{.python}`, VitePress's `python{1,3}` line marks, `js:line-numbers`). A fence
+    whose info is only attributes (`title="app.py"`) names no language: the attribute is not one."""
+    first = info.split()[0] if info.strip() else ""
+    if "=" in first:
+        return None
+    name = re.match(r"[\w+#-]+", first.lstrip("{."))
+    return name.group() if name else None
 
 
 def read_markdown(text: str, builder: DocumentBuilder, source: str | None = None) -> dict[str, Any]:
