@@ -1,0 +1,78 @@
+"""The text model's version moves with what the readers store.
+
+Documents are re-read on the next `ingest` only when `TEXT_MODEL_VERSION` changes (it is part of
+every document's content hash), so a reader change that alters stored text without a bump leaves
+every existing index holding text the readers no longer produce. This test reads one small page per
+text format and compares a digest of the stored text and blocks with the one recorded for the current
+version: a change to either is a change to the text model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from citeline.documents.models import TEXT_MODEL_VERSION
+from citeline.documents.registry import loader_for
+
+# The digest of `PAGES` as read by the text model of each version. When the test fails after an
+# intended reader change, bump TEXT_MODEL_VERSION and record the digest the failure prints.
+RECORDED = {13: "de284a18c05e7f5bde282561e60405fe0eadfae61c9fc0d9bd5db3e49e08dd06"}
+
+PAGES = {
+    "guide.md": (
+        "# Guide\n\n!!! note \"Heads up\"\n    Retries apply to idempotent requests.[^1]\n\n"
+        "=== \"macOS\"\n\n    ```bash\n    brew install tool\n    ```\n\n"
+        "| Option | Default |\n|---|---|\n| `retries` | `3` |\n\n"
+        "- `timeout` - Seconds to wait. Defaults to 5.\n\n```toml title=\"config.toml\"\nretries = 3\n```\n\n"
+        "```title=\"Output\"\n3\n```\n\n[^1]: Footnote.\n"
+    ),
+    "reference.rst": (
+        "Reference\n=========\n\n.. note:: Read the :func:`connect` docs first.\n\n"
+        ".. option:: --retries N\n\n   How often to retry. The default is 3.\n\n"
+        ".. code-block:: python\n\n   client.connect(retries=3)\n"
+    ),
+    "page.html": (
+        "<html><body><nav>Menu</nav><main><h1>Page<a class=\"headerlink\" href=\"#page\">¶</a></h1><p>Set <code>retries</code> to 3.</p>"
+        "<dl class=\"std option\"><dt>--retries</dt><dd><p>How often to retry.</p></dd></dl>"
+        "<table><tr><th>Option</th><th>Default</th></tr><tr><td>retries</td><td>3</td></tr></table>"
+        "<pre>retries = 3</pre></main></body></html>"
+    ),
+    "manual.adoc": (
+        "= Manual\n:product: Tool\n\n== Retries\n\n{product} retries *three* times.\n\n"
+        "NOTE: Only idempotent requests.\n\n[source,java]\n----\nclient.retries(3); <1>\n----\n<1> Three.\n\n"
+        "|===\n|Option |Default\n\n|retries |3\n|===\n"
+    ),
+    "notes.txt": "Retries\n\nThe client retries three times by default.\n",
+    "tour.ipynb": json.dumps({
+        "nbformat": 4, "nbformat_minor": 5, "metadata": {"kernelspec": {"language": "python"}},
+        "cells": [
+            {"cell_type": "markdown", "metadata": {}, "source": ["# Tour\n", "Retries are on by default."]},
+            {"cell_type": "code", "metadata": {}, "execution_count": 1, "source": "print(client.retries)",
+             "outputs": [{"output_type": "stream", "name": "stdout", "text": ["3\n"]}]},
+        ],
+    }),
+}
+
+
+def _digest() -> str:
+    read = []
+    for name, source in sorted(PAGES.items()):
+        path = Path(name)
+        loader = loader_for(path)
+        assert loader is not None, name
+        doc = loader.load(path, source.encode())
+        blocks = [(b.kind, b.start, b.end, b.section, b.label, b.language, list(b.cells), b.source_start,
+                   b.source_end, list(b.flags)) for b in doc.blocks]
+        read.append([name, doc.title, doc.text, blocks])
+    return hashlib.sha256(json.dumps(read, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def test_the_readers_store_what_the_current_text_model_recorded() -> None:
+    digest = _digest()
+    assert RECORDED.get(TEXT_MODEL_VERSION) == digest, (
+        f"the readers' stored text changed: bump TEXT_MODEL_VERSION (now {TEXT_MODEL_VERSION}) in "
+        f"citeline/documents/models.py and record {TEXT_MODEL_VERSION + 1}: {digest!r} here"
+        if TEXT_MODEL_VERSION in RECORDED else
+        f"record the digest of text model {TEXT_MODEL_VERSION} here: {TEXT_MODEL_VERSION}: {digest!r}")
