@@ -17,7 +17,7 @@ from citeline.documents.models import LoadedDocument
 from citeline.documents.registry import loader_for
 from citeline.errors import IngestError
 from citeline.evaluation.form import markup_found
-from tests.documents.blocks import find, text_of
+from tests.documents.blocks import assert_blocks_start_on, find, text_of
 
 PAGE = """\
 // Maintainers: keep the version attribute in sync with the release.
@@ -118,14 +118,6 @@ def load(source: str, name: str = "page.adoc") -> LoadedDocument:
 
 def laid_out(doc: LoadedDocument) -> list[tuple[str, str, str | None]]:
     return [(block.kind, text_of(doc, block), block.label) for block in doc.blocks]
-
-
-def line_of(source: str, offset: int | None) -> str:
-    """The source line an offset falls on."""
-    assert offset is not None
-    start = source.rfind("\n", 0, offset) + 1
-    end = source.find("\n", offset)
-    return source[start : end if end >= 0 else len(source)]
 
 
 # AsciiDoc syntax a reader of the rendered page never sees (checked in every prose block).
@@ -314,11 +306,7 @@ def test_source_offsets_point_at_the_source_lines_of_each_block(doc: LoadedDocum
         "widgets.cache-size": "widgets.cache-size::",
         "Restart the application.": ". Restart the application.",
     }
-    for prefix, line in expected_lines.items():
-        block = find(doc, prefix)
-        assert line_of(PAGE, block.source_start) == line, prefix
-        assert block.source_start is not None and block.source_end is not None
-        assert block.source_start <= block.source_end <= len(PAGE)
+    assert_blocks_start_on(doc, PAGE, expected_lines)
     for block in doc.blocks:
         if block.source_start is None:
             continue  # a footnote is laid out away from where it was cited

@@ -17,7 +17,7 @@ from citeline.documents.markdown_loader import MarkdownLoader
 from citeline.documents.models import LoadedDocument
 from citeline.errors import IngestError
 from citeline.evaluation.form import markup_found
-from tests.documents.blocks import find, text_of
+from tests.documents.blocks import assert_blocks_start_on, find, line_of, text_of
 
 PAGE = '''---
 title: Installing uv
@@ -151,14 +151,6 @@ Press <kbd>Ctrl</kbd>+<kbd>C</kbd> to stop the server.
 @pytest.fixture(scope="module")
 def doc() -> LoadedDocument:
     return MarkdownLoader().load(Path("installation.md"), PAGE.encode())
-
-
-def line_of(source: str, offset: int | None) -> str:
-    """The source line an offset falls on."""
-    assert offset is not None
-    start = source.rfind("\n", 0, offset) + 1
-    end = source.find("\n", offset)
-    return source[start : end if end >= 0 else len(source)]
 
 
 # --- page, headings, sections -------------------------------------------------------------------
@@ -415,11 +407,7 @@ def test_source_offsets_point_at_the_source_lines_of_each_block(doc: LoadedDocum
         "uv sync --locked": "    ```bash",
         "Docker layers": "> Docker layers are cached, so keep the lockfile layer first.",
     }
-    for prefix, line in expected_lines.items():
-        block = find(doc, prefix)
-        assert line_of(source, block.source_start) == line, prefix
-        assert block.source_end is not None and block.source_start is not None
-        assert block.source_start <= block.source_end <= len(source)
+    assert_blocks_start_on(doc, source, expected_lines)
     # Every prose block's words are found in its source span; every code line in its span.
     for block in doc.blocks:
         assert block.source_start is not None and block.source_end is not None
