@@ -552,9 +552,13 @@ Reporting
 """
 
 
-def test_every_point_speaking_of_this_flag_names_the_flag_once(tmp_path_factory: pytest.TempPathFactory) -> None:
-    app = next(_corpus(tmp_path_factory, "reporting", {"reference.rst": REPORTING}))
-    result = app.ask("How can I change what mypy prints with each error?")
+@pytest.fixture(scope="module")
+def reporting(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
+    yield from _corpus(tmp_path_factory, "reporting", {"reference.rst": REPORTING})
+
+
+def test_every_point_speaking_of_this_flag_names_the_flag_once(reporting: Citeline) -> None:
+    result = reporting.ask("How can I change what mypy prints with each error?")
     assert result.exit_reason == ExitReason.COMPLETED
     lines = [line.removeprefix("- ") for line in result.answer.splitlines() if line.strip()]
     flagged = [line for line in lines if "This flag" in line]
