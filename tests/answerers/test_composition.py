@@ -570,6 +570,46 @@ def test_every_point_speaking_of_this_flag_names_the_flag_once(reporting: Citeli
     assert not any(line.split(" [")[0] in names for line in lines), lines
 
 
+# A retry policy in prose, and a table of settings, each with a default, none of them about retries.
+SETTINGS = {
+    "retries.md": (
+        "# Retries\n\n## Automatic retries\n\nWhen a job raises an exception, the queue retries it automatically. "
+        "By default a job is retried 3 times, so it runs at most 4 times in total. Set `max_retries` on the "
+        "decorator to change this.\n"
+    ),
+    "configuration.md": (
+        "# Configuration\n\n## Workers\n\n| Variable | Default | Meaning |\n|---|---|---|\n"
+        "| `QUEUE_CONCURRENCY` | `4` | Jobs a single worker runs at the same time. |\n"
+        "| `QUEUE_JOB_TIMEOUT` | `300` | Seconds a job may run before the worker cancels it and marks the "
+        "attempt as failed. |\n"
+        "| `QUEUE_PREFETCH` | `1` | Jobs a worker reserves ahead of time. |\n"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def settings_table(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
+    yield from _corpus(tmp_path_factory, "settings", SETTINGS)
+
+
+def test_a_point_stating_another_things_default_is_left_out_once_the_lead_answers(settings_table: Citeline) -> None:
+    result = settings_table.ask("How many times does the queue retry a failed job by default?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert "retried 3 times" in first_sentence(result.answer)
+    # The job timeout's default shares "job", "failed" and "default" with the question, and is no answer to it.
+    assert "QUEUE_JOB_TIMEOUT" not in result.answer, result.answer
+
+
+def test_a_row_stating_the_asked_value_is_the_answer_when_the_question_is_about_it(settings_table: Citeline) -> None:
+    # Asked about the timeout in other words, the row is the answer: the rule above is about points only.
+    result = settings_table.ask("How many seconds may a job run before the worker cancels it?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert "QUEUE_JOB_TIMEOUT" in first_sentence(result.answer) and "300" in first_sentence(result.answer)
+    # Named by the question, a setting's default is kept as a point beside the lead's.
+    both = settings_table.ask("What are the defaults of QUEUE_CONCURRENCY and QUEUE_PREFETCH?")
+    assert "`4`" in both.answer and "`1`" in both.answer, both.answer
+
+
 def test_a_decline_names_the_missing_words_as_asked_and_where_it_looked(app: Citeline) -> None:
     result = app.ask("Can background tasks be scheduled with cron expressions?")
     assert result.exit_reason == ExitReason.INSUFFICIENT_CONTEXT

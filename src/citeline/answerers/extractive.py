@@ -581,6 +581,15 @@ class ExtractiveAnswerer(Answerer):
                     for i in [*items[lead], *points]}
         points = [i for i in points if not any(j != i and shown_as[i] in shown_as[j] for j in points)
                   and shown_as[i] not in paragraph]
+        # Once the lead states the asked value of what the question asks about, a point stating that kind
+        # of value of another named thing is no answer to it ("How many times is a job retried by
+        # default?" — "`HARBOR_JOB_TIMEOUT`: default 300"). A lead on another thing than the question
+        # names may be the wrong one, and then such points are what a reader needs: they stay. Over
+        # fifteen sets no answer lost its gold string; four answers lost a point (mypy my-002, pip
+        # pip-034, sqlite sq-025 and the sample corpus's retry question).
+        lead_thing = _thing(units[lead])
+        if holds(_values(ranking.answer_type), paragraph) and (lead_thing is None or _named(lead_thing, question)):
+            points = [i for i in points if not _value_of_another(units[i], ranking.answer_type, question, lead_thing)]
         # The sentence handing over to the example shown ("Set `ignore-vcs` to `true` to disable this
         # behavior:") comes right before it: the last point, or the lead with the example after it.
         example_after_lead = shown is not None and (intro == lead or intro in used)
@@ -722,6 +731,39 @@ def _point_text(unit: Unit, answer_type: AnswerTypes, lead_describes: str | None
     if unit.described == lead_describes:
         return text
     return _under_its_name(unit, text, answer_type) or text
+
+
+_ROW_SUBJECT = re.compile(r"^[^:;]{1,40}:\s*(`[^`]{1,80}`|[^;]{1,80}?);")
+
+
+def _values(answer_type: AnswerTypes) -> AnswerTypes:
+    """The kinds of value asked for, when the question asks for values and not for a name."""
+    if AnswerType.NAME in answer_type:
+        return ()
+    return tuple(t for t in answer_type if t is not AnswerType.PLACE)
+
+
+def _thing(unit: Unit) -> str | None:
+    """The name of the thing a unit describes: the option or setting whose body it sits in, a row's first cell."""
+    if unit.described is None and unit.kind == "table_row" and unit.label:
+        match = _ROW_SUBJECT.match(unit_text(unit))
+        return match.group(1) if match else None
+    return unit.described
+
+
+def _named(name: str, question: str) -> bool:
+    """Whether the question names the thing (by the name's head: a signature's function, an option's flag)."""
+    head = terms(name)[:1]
+    return not head or present(head[0], vocabulary(question))
+
+
+def _value_of_another(unit: Unit, answer_type: AnswerTypes, question: str, lead_thing: str | None) -> bool:
+    """Whether a point states the asked kind of value of a named thing the question does not name."""
+    values = _values(answer_type)
+    if not values or not holds(values, unit_text(unit)):
+        return False
+    name = _thing(unit)
+    return name is not None and name != lead_thing and not _named(name, question)
 
 
 def _factory(argument: str, settings: Settings, retriever: Retriever) -> ExtractiveAnswerer:
