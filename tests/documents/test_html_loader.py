@@ -361,6 +361,32 @@ def test_a_setting_reads_as_a_definition_and_a_function_keeps_its_signature(tmp_
     assert ("paragraph", "Run the tests.", "main(args)") in texts
 
 
+def test_an_entry_built_empty_takes_the_paragraph_right_after_it_as_its_description(tmp_path: Path) -> None:
+    # Sphinx builds an entry whose body was not indented under it with an empty <dd>, the body
+    # following the list (pytest's environment variables): read as a person reads the page.
+    doc = load(tmp_path, """<html><body><div class="body" role="main"><h1>Environment variables</h1>
+<dl class="std envvar"><dt id="envvar-PYTEST_DEBUG">PYTEST_DEBUG</dt>
+<dd></dd></dl>
+
+<p>When set, pytest will print tracing and debug information.</p>
+<dl class="py function"><dt>main(args)</dt><dd></dd></dl>
+<p>Run the tests.</p><p>Exit codes follow.</p>
+<dl class="std envvar"><dt>PYTEST_PLUGINS</dt><dd><p>Plugins to load.</p></dd></dl>
+<p>A paragraph of the page.</p>
+<dl><dt>plain term</dt><dd></dd></dl>
+<p>Not a description.</p>
+</div></body></html>""")
+    texts = [(b.kind, doc.text[b.start:b.end], b.label) for b in doc.blocks]
+    assert ("list_item", "PYTEST_DEBUG - When set, pytest will print tracing and debug information.",
+            "PYTEST_DEBUG") in texts
+    assert ("paragraph", "Run the tests.", "main(args)") in texts
+    # Only the one paragraph right after it; an entry with a body of its own, and a plain list, keep theirs.
+    assert ("paragraph", "Exit codes follow.", None) in texts
+    assert ("paragraph", "A paragraph of the page.", None) in texts
+    assert ("paragraph", "Not a description.", None) in texts
+    assert doc.text.count("When set, pytest will print") == 1
+
+
 def test_terms_sharing_one_definition_are_one_entry(tmp_path: Path) -> None:
     # A manual page lists an option's spellings as terms of one definition (AsciiDoc's hdlist).
     doc = load(tmp_path, """<html><body><div class="dlist"><dl>

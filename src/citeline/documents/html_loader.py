@@ -86,6 +86,22 @@ _NAMED_ENTRIES = frozenset(("envvar", "confval", "option", "cmdoption", "globalv
 _LANGUAGE_CLASS = re.compile(r"^(?:highlight-|language-|lang-)([\w+#.-]+)$")
 
 
+def _take_next_paragraph(tag: Any, stack: list[Any]) -> Any:
+    """The paragraph right after `tag` (nothing but white space between), taken off the walk's stack
+    so that it is read once, where the caller puts it; None if `tag` is not followed by one."""
+    following = tag.find_next_sibling()
+    if following is None or following.name != "p":
+        return None
+    for at in range(len(stack) - 1, -1, -1):
+        entry = stack[at]
+        if entry is following:
+            del stack[at]
+            return following
+        if not isinstance(entry, str) or entry.strip():
+            return None  # something else comes first (only white space may stand between)
+    return None
+
+
 def _classes(tag: Any) -> list[str]:
     value = tag.get("class") or []
     return [str(name) for name in value] if isinstance(value, list) else str(value).split()
@@ -533,20 +549,27 @@ class _Walker:
         # Several terms before one definition share it (a manual page's "-k", "--keep-index",
         # "--no-keep-index"): one entry named by all of them, not bare names and one described.
         terms: list[Any] = []
+        last: tuple[list[Any], Any] | None = None  # the last definition's terms and its body
         for child in tag.find_all(["dt", "dd"], recursive=False):
             if child.name == "dt":
                 terms.append(child)
             else:
-                entries.append(self._definition_reader(terms, child, tag, description))
-                terms = []
-        entries.extend(self._definition_reader([term], None, tag, description) for term in terms)
+                entries.append(self._definition_reader(terms, list(child.contents), tag, description))
+                terms, last = [], (terms, child)
+        if classes & _DESCRIPTION_CLASSES and not terms and last is not None and not last[1].get_text().strip():
+            # An entry whose body was not indented under it in the source is built empty, the body
+            # following the list as a paragraph of its own (pytest's environment variables): a reader
+            # of the page reads that paragraph as the entry's description, and so does the index.
+            body = _take_next_paragraph(tag, stack)
+            if body is not None:
+                entries[-1] = self._definition_reader(last[0], [body], tag, description)
+        entries.extend(self._definition_reader([term], [], tag, description) for term in terms)
         stack.extend(reversed(entries))
 
-    def _definition_reader(self, terms: list[Any], definition: Any, group: Any, description: bool) -> _Action:
+    def _definition_reader(self, terms: list[Any], children: list[Any], group: Any, description: bool) -> _Action:
         def read(stack: list[Any]) -> None:
             names = (" ".join(self.inline(term.contents, ticks=not description).split()) for term in terms)
             name = ", ".join(n for n in names if n)
-            children = list(definition.contents) if definition is not None else []
             if description:
                 # An API entry: the signature as its own paragraph, the description labelled with it.
                 self.builder.block("paragraph", name)
