@@ -290,3 +290,13 @@ def test_a_lead_taken_from_a_later_sentence_of_an_item_or_row_is_named_by_what_i
     lasting = expected_types("How long does the session last by default?")
     assert ExtractiveAnswerer._lead_text(Unit(1, "list_item", item, 0, len(item), 0, "`max_age`"), lasting) == (
         "`max_age` - Defaults to 2 weeks.")
+    # Asked for a default, the sentence saying what it is leads, not an earlier one holding a number word.
+    packs = ("gc.autoPackLimit - When there are more than this many packs, `git gc --auto` consolidates them into "
+             "one larger pack. The default value is 50. Setting this to 0 disables it.")
+    threshold = expected_types("How many packs make git gc --auto kick in by default?")
+    assert ExtractiveAnswerer._lead_text(Unit(1, "list_item", packs, 0, len(packs), 0, "gc.autoPackLimit"),
+                                         threshold) == "gc.autoPackLimit - The default value is 50."
+    # Asked for no default, the first sentence holding the number still leads with the whole item.
+    counted = expected_types("How many packs does git gc --auto consolidate them into?")
+    assert ExtractiveAnswerer._lead_text(Unit(1, "list_item", packs, 0, len(packs), 0, "gc.autoPackLimit"),
+                                         counted) == packs

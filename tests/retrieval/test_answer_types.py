@@ -62,7 +62,9 @@ def test_what_happens_when_nothing_is_chosen_asks_for_the_default() -> None:
                      "what compression level does git archive use if you dont give one",
                      "What's the log level I'll see if I never configure logging?",
                      "When I flash a message without giving a category, what category does it get?",
-                     "When I create an FTS5 table without naming a tokenizer, which tokenizer does it use?"):
+                     "When I create an FTS5 table without naming a tokenizer, which tokenizer does it use?",
+                     "What are the out-of-the-box thresholds that make git gc --auto kick in?",
+                     "Which tokenizer is used out of the box?"):
         assert AnswerType.DEFAULT in expected_types(question), question
     assert holds(expected_types("which level if you dont give one"), "The level defaults to -6.")
     # A condition on something the asker does is not a choice left out.

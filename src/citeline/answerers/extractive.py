@@ -622,9 +622,10 @@ class ExtractiveAnswerer(Answerer):
     @staticmethod
     def _lead_text(unit: Unit, answer_type: AnswerTypes) -> str:
         """The lead as one sentence. A list item or row whose value sits in a later sentence
-        leads with its name and that sentence ("`max_age` - Defaults to 2 weeks."), so the
-        asked value is in the first sentence a reader sees; a sentence stating the value of the
-        thing it describes without naming it leads with that thing's name."""
+        leads with its name and that sentence ("`max_age` - Defaults to 2 weeks."; asked for a
+        default, the sentence saying what the default is), so the asked value is in the first
+        sentence a reader sees; a sentence stating the value of the thing it describes without
+        naming it leads with that thing's name."""
         text = unit_text(unit)
         named = _under_its_name(unit, text, answer_type)
         if named is not None or not answer_type:
@@ -632,9 +633,17 @@ class ExtractiveAnswerer(Answerer):
         if unit.kind not in ("list_item", "table_row"):
             return text
         sentences = item_sentences(unit)
-        if len(sentences) < 2 or holds(answer_type, sentences[0]):
+        if len(sentences) < 2:
             return text
-        holding = next((s for s in sentences[1:] if holds(answer_type, s)), None)
+        # Asked for a default, the sentence saying what the default is answers ("The default value is
+        # 50."), not the first one holding a number ("… consolidates them into one larger pack.").
+        stating = [s for s in sentences if states_default(answer_type, s)]
+        if stating and not states_default(answer_type, sentences[0]):
+            holding: str | None = stating[0]
+        elif holds(answer_type, sentences[0]):
+            return text
+        else:
+            holding = next((s for s in sentences[1:] if holds(answer_type, s)), None)
         # A row's label is its table's header ("Variable | Description"); what it names is its first cell.
         name = unit.label if unit.kind == "list_item" else item_name(unit.text)
         if holding is None or not name:

@@ -50,7 +50,7 @@ _QUESTION_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     # "If I don't pass --app, which module …?", "… if I never configure logging?", "without naming a
     # tokenizer": what happens when nothing is chosen is the default, whether or not the word is used.
     (AnswerType.DEFAULT, re.compile(
-        r"\bdefaults?\b|\bby\s+default\b|\bout\s+of\s+the\s+box\b"
+        r"\bdefaults?\b|\bby\s+default\b|\bout[\s-]+of[\s-]+the[\s-]+box\b"
         r"|\bif\s+(?:i|you|we|one)\s+(?:don'?t|do\s+not|never|didn'?t|did\s+not)\s+(?:\w+\s+)?"
         r"(?:pass|set|give|specify|configure|provide|supply|choose|pick|select|name|declare|add|change)\b"
         r"|\bwithout\s+(?:passing|setting|giving|specifying|configuring|providing|supplying|choosing|picking|"
