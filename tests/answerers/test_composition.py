@@ -610,6 +610,35 @@ def test_a_row_stating_the_asked_value_is_the_answer_when_the_question_is_about_
     assert "`4`" in both.answer and "`1`" in both.answer, both.answer
 
 
+# coverage.py's settings page: a section per setting, titled by its name, its prose never naming it.
+TITLED_SETTINGS = """Configuration reference
+=======================
+
+[report] precision
+..................
+
+The number of digits after the decimal point to display for reported coverage percentages. The
+default is 0, displaying for example "87%".
+
+[report] fail_under
+...................
+
+A target coverage percentage. If the total coverage measurement is under this value, then exit with
+a status code of 2.
+"""
+
+
+@pytest.fixture(scope="module")
+def titled_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
+    yield from _corpus(tmp_path_factory, "titled", {"config.rst": TITLED_SETTINGS})
+
+
+def test_a_value_in_a_section_titled_by_a_name_leads_with_that_name(titled_settings: Citeline) -> None:
+    result = titled_settings.ask("By default, how many digits after the decimal point does coverage display?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert first_sentence(result.answer).startswith('[report] precision - The default is 0'), result.answer
+
+
 def test_a_decline_names_the_missing_words_as_asked_and_where_it_looked(app: Citeline) -> None:
     result = app.ask("Can background tasks be scheduled with cron expressions?")
     assert result.exit_reason == ExitReason.INSUFFICIENT_CONTEXT

@@ -43,6 +43,27 @@ def test_a_unit_knows_the_name_it_describes_but_not_a_notes_title() -> None:
     ]
 
 
+def test_a_section_titled_by_a_name_describes_its_prose_but_a_title_in_words_does_not() -> None:
+    # coverage.py titles each setting's section "[run] branch"; a settings page may title it `cache-dir`.
+    units = passage_units(1, _passage(
+        ("heading", "[report] precision"),
+        ("paragraph", "The default is 0, displaying for example 87%."),
+        ("heading", "Automatic retries"),
+        ("paragraph", "By default a job is retried 3 times."),
+        ("heading", "`cache-dir`"),
+        ("list_item", "Path to the cache directory."),
+        ("paragraph", "If N is negative there is no limit.", "--soft-error-limit N"),
+        ("note", "Clearing it is safe.", "Tip"),
+    ))
+    assert [(u.text, u.described) for u in units] == [
+        ("The default is 0, displaying for example 87%.", "[report] precision"),
+        ("By default a job is retried 3 times.", None),
+        ("Path to the cache directory.", "`cache-dir`"),
+        ("If N is negative there is no limit.", "--soft-error-limit N"),  # an entry's own name comes first
+        ("Clearing it is safe.", None),  # a note's title is no name
+    ]
+
+
 def test_a_bare_link_is_told_apart_from_a_sentence_holding_one() -> None:
     assert is_bare_link("https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Strict-Transport-Security")
     assert is_bare_link("- <https://example.org/guide>.")

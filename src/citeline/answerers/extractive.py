@@ -742,6 +742,7 @@ def _point_text(unit: Unit, answer_type: AnswerTypes, lead_describes: str | None
     return _under_its_name(unit, text, answer_type) or text
 
 
+_SECTION_PREFIX = re.compile(r"^\s*\[[^\]]*\]\s*")  # "[report] " before a setting's name
 _ROW_SUBJECT = re.compile(r"^[^:;]{1,40}:\s*(`[^`]{1,80}`|[^;]{1,80}?);")
 
 
@@ -761,8 +762,9 @@ def _thing(unit: Unit) -> str | None:
 
 
 def _named(name: str, question: str) -> bool:
-    """Whether the question names the thing (by the name's head: a signature's function, an option's flag)."""
-    head = terms(name)[:1]
+    """Whether the question names the thing (by the name's head: a signature's function, an option's
+    flag, a setting's name after its file section: `precision` of "[report] precision")."""
+    head = terms(_SECTION_PREFIX.sub("", name))[:1]
     return not head or present(head[0], vocabulary(question))
 
 

@@ -65,9 +65,13 @@ def passage_units(number: int, passage: Passage) -> list[Unit]:
                 for index, span in enumerate(segments(text)) if len(span.text) >= _MIN_UNIT_CHARS]
     units: list[Unit] = []
     resumed: dict[int, int] = {}  # block index: where its text goes on after a sentence taken into the one before
+    titled = _titled_name((passage.section or "").rsplit(" > ", 1)[-1])
     for index, block in enumerate(passage.blocks):
+        if block.kind == "heading":
+            titled = _titled_name(text[block.start : block.end])
         if block.flags or block.kind == "heading":
             continue
+        described = (block.label or titled) if block.kind in _DESCRIBING else None
         body = text[block.start : block.end]
         if not body.strip():
             continue
@@ -88,7 +92,7 @@ def passage_units(number: int, passage: Passage) -> list[Unit]:
             continue
         if block.kind in ("list_item", "table_row") and len(body.split()) <= _MAX_ITEM_WORDS:
             units.append(Unit(number, block.kind, body, block.start, block.end, index, block.label,
-                              described=block.label if block.kind in _DESCRIBING else None))
+                              described=described))
             continue
         sentences = _sentences(body, offset)
         joined = _through_displays(passage, index, sentences[-1]) if block.kind == "paragraph" and sentences else None
@@ -100,8 +104,7 @@ def passage_units(number: int, passage: Passage) -> list[Unit]:
             if len(sentence) >= _MIN_UNIT_CHARS:
                 inline = displays if joined is not None and position == len(sentences) - 1 else ()
                 units.append(Unit(number, "sentence", sentence, start, end, index, block.label,
-                                  position == 0 and index not in resumed, inline,
-                                  described=block.label if block.kind in _DESCRIBING else None))
+                                  position == 0 and index not in resumed, inline, described=described))
     return units
 
 
@@ -164,6 +167,17 @@ _BARE_LINK = re.compile(r"[\s*•-]*<?(?:https?://|www\.)\S+?>?[\s.]*")
 def is_bare_link(text: str) -> bool:
     """Whether a unit is nothing but a link (a "see also" list item): it points at an answer, it is none."""
     return bool(_BARE_LINK.fullmatch(text))
+
+
+# A section titled by the name of what it describes: "[run] branch" (coverage.py's settings), "`cache-dir`",
+# "follow_imports", "gc.autoPackLimit". A title in words ("Automatic retries") names no such thing.
+_NAME_TITLE = re.compile(r"^\s*(?:(\[[\w.:-]+\]\s+`?[\w.-]+`?)|(`[^`\s]+`)|([A-Za-z_][\w-]*(?:[_.][\w-]+)+|[a-z]+[A-Z]\w*|--?[a-z][\w-]*))\s*$")
+
+
+def _titled_name(title: str) -> str | None:
+    """The name a section title gives its section, when it is a name and not words."""
+    match = _NAME_TITLE.match(title)
+    return next((group for group in match.groups() if group), None) if match else None
 
 
 def evidence_units(evidence: Sequence[Passage]) -> list[Unit]:
