@@ -40,7 +40,8 @@ class Unit:
     inline_code: tuple[tuple[int, int], ...] = ()
     language: str | None = None  # a code block's language, apart from the title it may be labelled with
     # The name of the thing this unit describes, when it sits in that thing's description (an
-    # option's or a setting's body, a list item and what continues it); never a note's or a tab's title.
+    # option's or a setting's body, a list item and what continues it, a section titled by the name);
+    # never a note's or a tab's title.
     described: str | None = None
 
     @property
