@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import logging
 
-from citeline.text import EscapeControlsFilter, content_terms, escape_controls, printable, segments
+from citeline.text import (
+    EscapeControlsFilter,
+    content_terms,
+    escape_controls,
+    is_name,
+    name_parts,
+    printable,
+    segments,
+)
 
 
 def test_controls_are_escaped_in_log_fields_and_blanked_for_display() -> None:
@@ -54,3 +62,11 @@ def test_a_sentence_ends_after_its_stop_and_a_wiki_footnote_mark_which_no_senten
     assert [span.text for span in segments(text)] == [
         "The name was adapted as Latin Rhenus.", "The spelling with Rh- in English is recent.",
         "It flows north to the sea.", "Use x[1] for the first one here."]
+
+
+def test_a_names_parts_are_the_terms_content_terms_adds_for_it() -> None:
+    found = content_terms("the follow_imports setting of httpx.Client")
+    assert is_name("follow_imports") and is_name("httpx.client") and not is_name("setting")
+    assert name_parts(found) == {"follow", "import", "httpx", "client"}
+    # Every part is among the terms: a word beside the names is not a part of them.
+    assert name_parts(found) <= set(found) and "sett" not in name_parts(found)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
@@ -99,6 +99,9 @@ def stem(term: str) -> str:
     return term
 
 
+_NAME_JOINS = re.compile(r"[._/-]")  # what joins the parts of a name: `httpx.Client`, `follow_imports`
+
+
 def content_terms(text: str) -> list[str]:
     """Terms minus stopwords, lightly stemmed: what carries meaning in a sentence."""
     result: list[str] = []
@@ -107,13 +110,24 @@ def content_terms(text: str) -> list[str]:
             continue
         result.append(stem(term))
         # An identifier also contributes its parts, so `httpx.Client` supports "client".
-        if any(sep in term for sep in "._/-"):
+        if is_name(term):
             result.extend(
                 stem(part)
-                for part in re.split(r"[._/-]", term)
+                for part in _NAME_JOINS.split(term)
                 if part and part not in STOPWORDS and len(part) > 1
             )
     return result
+
+
+def is_name(term: str) -> bool:
+    """Whether a term is a name made of parts (`httpx.Client`, `follow_imports`, `--keep-index`)."""
+    return bool(_NAME_JOINS.search(term))
+
+
+def name_parts(found: Iterable[str]) -> set[str]:
+    """The stemmed parts of the names among `found` terms ("follow_imports": follow, import): the
+    terms `content_terms` adds for a name, which say the name once more, not something else."""
+    return {stem(part) for name in found if is_name(name) for part in _NAME_JOINS.split(name) if part}
 
 
 # C0 and C1 controls (terminal escapes, NUL, newlines), line/paragraph separators and the bidi

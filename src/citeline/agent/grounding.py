@@ -15,7 +15,7 @@ from citeline.agent.planning import Constraints
 from citeline.agent.result import Citation
 from citeline.index.store import Passage
 from citeline.retrieval.units import passage_units
-from citeline.text import collapse_ws, content_terms, fold, segments, stem
+from citeline.text import collapse_ws, content_terms, fold, name_parts, segments
 
 CITE = re.compile(r"\s?\[(\d{1,3})\]")
 # A code block in an answer: fenced, optionally followed by the [n] of the passage it comes from.
@@ -244,7 +244,7 @@ def best_quote(fragment: str, passage: Passage) -> tuple[str, float]:
     terms = content_terms(CITE.sub("", fragment))
     # A name's parts are the name once, not three terms of their own: the claim "follow_imports -
     # default: `normal`" is supported by the field saying the default, not by the bare name above it.
-    parts = {stem(part) for term in terms if re.search(r"[._/-]", term) for part in re.split(r"[._/-]", term) if part}
+    parts = name_parts(terms)
     fragment_terms = [t for t in terms if t not in parts]
     candidates = [unit.text for unit in passage_units(1, passage)] or [span.text for span in segments(passage.text)]
     for candidate in candidates:

@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from citeline.retrieval.evidence import english_word, present, vocabulary
 from citeline.retrieval.focus import ASKING_WORD
-from citeline.text import content_terms, stem
+from citeline.text import content_terms, is_name, name_parts
 
 
 class AnswerType(Enum):
@@ -280,16 +280,13 @@ def asked_phrase(question: str) -> str:
     return phrase
 
 
-_NAME_PARTS = re.compile(r"[._/-]")  # what joins the parts of a name, as `content_terms` splits them
-
-
 def asked_attribute(question: str) -> tuple[str, ...]:
     """The content terms of `asked_phrase`, without words naming the kind of value ("which keyring
     backend": keyring); empty when none is left. A name is asked whole: "--soft-error-limit" is
     stated where that name is, not where its parts are found apart."""
     found = content_terms(asked_phrase(question))
-    parts = {stem(part) for name in found if _NAME_PARTS.search(name) for part in _NAME_PARTS.split(name) if part}
-    return tuple(t for t in found if t not in _KIND_WORDS and (_NAME_PARTS.search(t) or t not in parts))
+    parts = name_parts(found)
+    return tuple(t for t in found if t not in _KIND_WORDS and (is_name(t) or t not in parts))
 
 
 def states_value(answer_types: AnswerTypes, attribute: Iterable[str], text: str, *context: str) -> bool:
