@@ -290,6 +290,11 @@ def test_a_lead_taken_from_a_later_sentence_of_an_item_or_row_is_named_by_what_i
     lasting = expected_types("How long does the session last by default?")
     assert ExtractiveAnswerer._lead_text(Unit(1, "list_item", item, 0, len(item), 0, "`max_age`"), lasting) == (
         "`max_age` - Defaults to 2 weeks.")
+    # A row of three or more columns gives each cell under its column's name: it names its first cell's value.
+    wide = "Variable: `HARBOR_PREFETCH`; Meaning: Jobs a worker reserves ahead of time. The default is 1."
+    defaulted = expected_types("What is the default prefetch of a worker?")
+    assert ExtractiveAnswerer._lead_text(Unit(1, "table_row", wide, 0, len(wide), 0, "Variable | Meaning"),
+                                         defaulted) == "`HARBOR_PREFETCH` - The default is 1."
     # Asked for a default, the sentence saying what it is leads, not an earlier one holding a number word.
     packs = ("gc.autoPackLimit - When there are more than this many packs, `git gc --auto` consolidates them into "
              "one larger pack. The default value is 50. Setting this to 0 disables it.")

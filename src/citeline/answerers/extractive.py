@@ -644,8 +644,7 @@ class ExtractiveAnswerer(Answerer):
             return text
         else:
             holding = next((s for s in sentences[1:] if holds(answer_type, s)), None)
-        # A row's label is its table's header ("Variable | Description"); what it names is its first cell.
-        name = unit.label if unit.kind == "list_item" else item_name(unit.text)
+        name = unit.label if unit.kind == "list_item" else _row_name(unit)
         if holding is None or not name:
             return text
         return f"{name} - {collapse_ws(holding)}" if name not in holding else collapse_ws(holding)
@@ -753,11 +752,18 @@ def _values(answer_type: AnswerTypes) -> AnswerTypes:
     return tuple(t for t in answer_type if t is not AnswerType.PLACE)
 
 
+def _row_name(unit: Unit) -> str | None:
+    """What a table row names: its first cell. A row's label is its table's header ("Variable |
+    Default | Meaning"), and its text gives each cell under its column's name ("Variable:
+    `HARBOR_JOB_TIMEOUT`; Default: `300`; …"); a two-column row reads "name: value"."""
+    match = _ROW_SUBJECT.match(unit_text(unit)) if unit.label else None
+    return match.group(1) if match else item_name(unit.text)
+
+
 def _thing(unit: Unit) -> str | None:
     """The name of the thing a unit describes: the option or setting whose body it sits in, a row's first cell."""
-    if unit.described is None and unit.kind == "table_row" and unit.label:
-        match = _ROW_SUBJECT.match(unit_text(unit))
-        return match.group(1) if match else None
+    if unit.described is None and unit.kind == "table_row":
+        return _row_name(unit)
     return unit.described
 
 
