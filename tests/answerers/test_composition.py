@@ -794,12 +794,14 @@ For permanent activation of argcomplete for pytest, add this line to your shell 
 
 ```bash
 register-python-argcomplete pytest >> ~/.bashrc
+source ~/.bashrc
 ```
 
 For one-time activation of argcomplete for pytest only, use:
 
 ```bash
 eval "$(register-python-argcomplete pytest)"
+pytest --<TAB>
 ```
 
 Completion covers options and their values.
@@ -813,7 +815,7 @@ def completion(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
 
 def test_a_sentence_whose_object_is_an_example_not_shown_is_no_answer(completion: Citeline) -> None:
     # Not a how-to question, so no example is shown: "For one-time activation …, use:" hands its
-    # object to the example, and as "…, use." it would say nothing.
+    # object to the example (two lines: not one a sentence can hold), and as "…, use." it would say nothing.
     result = completion.ask("How is argcomplete activation for pytest done?")
     assert result.exit_reason == ExitReason.COMPLETED
     assert "one-time" not in result.answer
@@ -863,6 +865,42 @@ def test_a_note_title_is_not_shown_as_the_examples_language(ids: Citeline) -> No
     assert result.exit_reason == ExitReason.COMPLETED
     assert 'pytest "test_ids.py::test_name[case-1]"' in result.answer
     assert "```Note" not in result.answer and "```note" not in result.answer
+
+
+CREDENTIALS = {"credentials.md": """# Index credentials
+
+## Credentials in the index URL
+
+Credentials can be given in the index URL itself. Characters that are special in a URL must be
+percent-encoded. For a user `user` with the password `he//o`, the URL with credentials would look like:
+
+```
+https://user:he%2F%2Fo@pypi.company.com/simple
+```
+
+## Keyring
+
+Credentials can also come from the keyring. To install the keyring support, run:
+
+```
+pip install keyring
+pip install keyrings.alt
+```
+"""}
+
+
+@pytest.fixture(scope="module")
+def credentials(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
+    yield from _corpus(tmp_path_factory, "credentials", CREDENTIALS)
+
+
+def test_a_sentence_handing_over_to_a_one_line_display_is_quoted_with_it(credentials: Citeline) -> None:
+    result = credentials.ask("My index password has slashes in it. How do I write it in the index URL?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert ("For a user `user` with the password `he//o`, the URL with credentials would look like: "
+            "`https://user:he%2F%2Fo@pypi.company.com/simple`. [1]") in result.answer, result.answer
+    assert "```" not in result.answer  # shown once, in its sentence
+    assert any("he%2F%2Fo@pypi.company.com" in c.quote for c in result.citations)
 
 
 ACTIVATE = {"projects.md": """# Working on projects

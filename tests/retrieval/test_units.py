@@ -103,7 +103,7 @@ def test_a_sentence_going_on_through_a_one_line_code_display_is_one_unit() -> No
 
 def test_a_finished_sentence_or_a_longer_example_stays_apart_from_its_code() -> None:
     units = passage_units(1, _passage(
-        ("paragraph", "Install it with:"),
+        ("paragraph", "Install it first."),
         ("code", "pip install citeline"),
         ("paragraph", "then run it."),
         ("paragraph", "A longer example follows"),
@@ -112,4 +112,23 @@ def test_a_finished_sentence_or_a_longer_example_stays_apart_from_its_code() -> 
     ))
     assert not any(u.inline_code for u in units)
     assert [u.text for u in units if u.kind == "sentence"] == [
-        "Install it with:", "then run it.", "A longer example follows", "and prints the answer."]
+        "Install it first.", "then run it.", "A longer example follows", "and prints the answer."]
+
+
+def test_a_sentence_handing_over_to_a_one_line_display_holds_it_but_is_matched_without_it() -> None:
+    passage = _passage(
+        ("paragraph", "For a password with slashes, the URL with credentials would look like:"),
+        ("code", "https://user:he%2F%2Fo@pypi.company.com/simple"),
+        ("paragraph", "To install a package, run:"),
+        ("code", "$ pip install citeline\n$ citeline --help"),
+    )
+    units = passage_units(1, passage)
+    url = next(u for u in units if "credentials" in u.text)
+    assert unit_text(url) == ("For a password with slashes, the URL with credentials would look like: "
+                              "`https://user:he%2F%2Fo@pypi.company.com/simple`.")
+    # What it says is matched against a question without the display: a command echoing the
+    # question's words would otherwise outrank the sentence that answers it.
+    assert url.words.strip() == "For a password with slashes, the URL with credentials would look like:"
+    # A display of two lines is an example of its own.
+    assert "To install a package, run:" in [u.text for u in units if u.kind == "sentence"]
+    assert [u.text for u in units if u.is_code][-1].startswith("$ pip install citeline")

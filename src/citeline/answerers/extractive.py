@@ -271,11 +271,11 @@ class ExtractiveAnswerer(Answerer):
         elsewhere = outside_named_tabs(question, units, evidence)
         units = [u for i, u in enumerate(units) if i not in elsewhere and (u.is_code or not (
             is_instruction(u.text) or is_bare_link(u.text) or vocabulary(u.text) <= question_vocab
-            or (not how_to and (only_hands_over(u.text) or needs_its_example(u.text, question)))
+            or (not how_to and (only_hands_over(u.words) or needs_its_example(u.text, question)))
             or (asks_no_value and only_labels_code(u.text))))]
         if not any(not u.is_code for u in units):
             return self._decline(run, keys, pool)
-        unit_vocab = [vocabulary(f"{u.label or ''} {u.text}") for u in units]
+        unit_vocab = [vocabulary(f"{u.label or ''} {u.words}") for u in units]
         # The heading a unit sits under says what it is about ("Basic authentication"): it earns
         # part of the lexical credit, so the sentence in the right section wins over a look-alike.
         sections = [evidence[u.number - 1].section or "" for u in units]
@@ -422,7 +422,7 @@ class ExtractiveAnswerer(Answerer):
         prose = [i for i, u in enumerate(units) if not u.is_code]
         chosen = sorted(sorted(prose, key=lambda i: -lexical[i])[:MAX_EMBEDDED])
         asked = [question, *parts, *([focus] if focus else [])]
-        texts = [*asked, *[units[i].text for i in chosen]]
+        texts = [*asked, *[units[i].words for i in chosen]]
         aligned = np.zeros(len(units))
         heading = np.zeros(len(units))
         if isinstance(self.embedder, EmbedsTokens):

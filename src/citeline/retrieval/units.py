@@ -45,6 +45,19 @@ class Unit:
     described: str | None = None
 
     @property
+    def words(self) -> str:
+        """What the unit says, to match against a question: its text without the code displays it
+        hands over to after a colon ("… the URL would look like: ⏎ https://user:…"). The display is
+        shown with the sentence, but a command that echoes the question's own words ("hatch build …")
+        says nothing about what the sentence answers."""
+        pieces, at = [], self.start
+        for start, end in self.inline_code:
+            if self.text[: start - self.start].rstrip().endswith(":"):
+                pieces.append(self.text[at - self.start : start - self.start])
+                at = end
+        return "".join(pieces) + self.text[at - self.start :]
+
+    @property
     def is_code(self) -> bool:
         """Whether the unit is a code block (shown whole, never as a sentence)."""
         return self.kind == "code"
@@ -110,7 +123,7 @@ def passage_units(number: int, passage: Passage) -> list[Unit]:
 
 
 _MAX_INLINE_CODE = 100  # characters of a one-line code display read as part of a sentence
-_UNFINISHED = re.compile(r"[\w,)'\"’”]\s*$")  # a sentence that stops without a full stop or a colon
+_UNFINISHED = re.compile(r"[\w,)'\"’”:]\s*$")  # a sentence that stops without a full stop (a colon hands over)
 _GOES_ON = re.compile(r"\s*\(?[a-z]")  # text that continues a sentence begun before ("where …", "(where …")
 
 
@@ -118,9 +131,11 @@ def _through_displays(passage: Passage, index: int, last: tuple[str, int, int]
                       ) -> tuple[int, tuple[tuple[int, int], ...], dict[int, int]] | None:
     """A paragraph's unfinished last sentence that goes on through a one-line code display
     ("To install to another tree, use ⏎ R CMD INSTALL -l lib pkg.tar.gz ⏎ where lib gives the
-    path …", as manuals typeset from Texinfo set a command in a sentence): where the sentence
-    ends, the displays inside it, and for a paragraph it ends in, where that paragraph goes on.
-    None when the sentence is finished or no display follows it."""
+    path …", as manuals typeset from Texinfo set a command in a sentence), or hands over to one
+    with a colon ("… the URL with credentials would look like: ⏎ https://user:he%2F%2Fo@…"): the
+    display is what the sentence says, and a reader wants it in the sentence. Returns where the
+    sentence ends, the displays inside it, and for a paragraph it ends in, where that paragraph
+    goes on; None when the sentence is finished or no display follows it."""
     blocks, text = passage.blocks, passage.text
     sentence, end = last[0], last[2]
     displays: list[tuple[int, int]] = []
