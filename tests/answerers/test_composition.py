@@ -903,6 +903,54 @@ def test_a_sentence_handing_over_to_a_one_line_display_is_quoted_with_it(credent
     assert any("he%2F%2Fo@pypi.company.com" in c.quote for c in result.citations)
 
 
+JSON_REPORT = {"json.md": """# JSON reporting
+
+The json command writes coverage data to a "coverage.json" file.
+
+```
+$ coverage json --help
+Usage: coverage json [options] [modules]
+
+Generate a JSON report of coverage results.
+
+Options:
+  --data-file=INFILE    Read coverage data for report generation from this
+                        file. Defaults to '.coverage'. [env: COVERAGE_FILE]
+  -i, --ignore-errors   Ignore errors while reading source files.
+  -o OUTFILE            Write the JSON report to this file. Defaults to
+                        'coverage.json'
+  --pretty-print        Format the JSON for human readers.
+  -q, --quiet           Don't print messages about what is happening.
+```
+
+You can specify the name of the output file with the `-o` switch.
+""", "html.md": """# HTML reporting
+
+The html command creates an HTML report in the htmlcov directory. Use the `--skip-covered` switch to
+leave out files with full coverage.
+"""}
+
+
+@pytest.fixture(scope="module")
+def json_report(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
+    yield from _corpus(tmp_path_factory, "json_report", JSON_REPORT)
+
+
+def test_asked_which_option_the_answer_is_its_entry_in_a_help_listing(json_report: Citeline) -> None:
+    result = json_report.ask("How do I get coverage json to format the file for human readers?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert result.answer.startswith("--pretty-print - Format the JSON for human readers. [1]"), result.answer
+    assert "```" not in result.answer  # the listing is not shown whole
+    assert any(c.quote.startswith("--pretty-print") for c in result.citations)
+
+
+def test_asked_for_a_default_an_entry_of_a_help_listing_leads_with_it(json_report: Citeline) -> None:
+    result = json_report.ask("Which file does coverage json read its data from by default?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert first_sentence(result.answer).startswith("--data-file=INFILE - "), result.answer
+    assert "'.coverage'" in first_sentence(result.answer), result.answer
+
+
 ACTIVATE = {"projects.md": """# Working on projects
 
 ## Running commands

@@ -5,7 +5,7 @@ from __future__ import annotations
 from citeline.answerers.layout import unit_text
 from citeline.documents.models import ChunkBlock
 from citeline.index.store import Passage
-from citeline.retrieval.units import is_bare_link, passage_units
+from citeline.retrieval.units import is_bare_link, listed_entry, passage_units
 
 
 def _passage(*blocks: tuple[str, str] | tuple[str, str, str]) -> Passage:
@@ -132,3 +132,46 @@ def test_a_sentence_handing_over_to_a_one_line_display_holds_it_but_is_matched_w
     # A display of two lines is an example of its own.
     assert "To install a package, run:" in [u.text for u in units if u.kind == "sentence"]
     assert [u.text for u in units if u.is_code][-1].startswith("$ pip install citeline")
+
+
+HELP = """$ coverage json --help
+Usage: coverage json [options] [modules]
+
+Options:
+  --contexts=REGEX1,REGEX2,...
+                        Only display data from lines covered in the given
+                        contexts.
+  -i, --ignore-errors   Ignore errors while reading source files.
+  -o OUTFILE            Write the JSON report to this file. Defaults to
+                        'coverage.json'
+  --pretty-print        Format the JSON for human readers.
+"""
+
+
+def test_each_option_of_a_help_listing_is_an_item_named_by_its_option() -> None:
+    passage = _passage(("paragraph", "The json command writes a JSON report."), ("code", HELP))
+    units = passage_units(1, passage)
+    assert [u.kind for u in units] == ["sentence", "code", "list_item", "list_item", "list_item", "list_item"]
+    items = [u for u in units if u.kind == "list_item"]
+    assert all(u.text == passage.text[u.start:u.end] for u in items)
+    assert [listed_entry(u)[0] for u in items if listed_entry(u)] == [
+        "--contexts=REGEX1,REGEX2,...", "-i, --ignore-errors", "-o OUTFILE", "--pretty-print"]
+    # a description wrapped over lines is one entry, shown on one line under its name
+    assert [unit_text(u) for u in items] == [
+        "--contexts=REGEX1,REGEX2,... - Only display data from lines covered in the given contexts.",
+        "-i, --ignore-errors - Ignore errors while reading source files.",
+        "-o OUTFILE - Write the JSON report to this file. Defaults to 'coverage.json'",
+        "--pretty-print - Format the JSON for human readers.",
+    ]
+    assert all(u.described == u.label == listed_entry(u)[0] for u in items if listed_entry(u))
+
+
+def test_a_command_example_or_a_file_listing_has_no_option_items() -> None:
+    example = "$ pip install --upgrade --no-cache-dir citeline\n$ citeline ask --json 'What is it?'"
+    listing = ("$ ls -l hooks\n  -rw-rw-r--   1 david git    84 Dec  4 22:40 config\n"
+               "  -rw-rw-r--   1 david git    58 Dec  4 22:40 description\n"
+               "  -r-xr-xr-x   1 david git  3536 Dec  4 22:40 update")
+    two = "Options:\n  -q, --quiet   Say less.\n  -v            Say more."
+    for body in (example, listing, two):
+        units = passage_units(1, _passage(("code", body)))
+        assert [u.kind for u in units] == ["code"], body

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from citeline.answerers.layout import is_command_line, tabs_named
-from citeline.retrieval.units import Unit, quotes_inline
+from citeline.retrieval.units import Unit, listed_entry, shows_code
 
 _SHORT_EXAMPLE_LINES = 3  # an example of fewer lines completes the sentence introducing it
 _FOLLOWING_BLOCKS = 6  # how far after the lead, in blocks of its passage, its code example may sit
@@ -28,8 +28,11 @@ def code_block(units: list[Unit], overall: np.ndarray, lead: int, lexical: np.nd
     if named is not None:
         return named
     lead_unit = units[lead]
-    # A display the lead already shows as a code span is not shown again as a block.
-    blocks = [i for i, u in enumerate(units) if u.is_code and not quotes_inline(lead_unit, u)]
+    # A display the lead already shows as a code span is not shown again as a block, and a help
+    # listing is no example: its options are quoted as items, never the thirty lines whole.
+    listings = {(u.number, u.block) for u in units if listed_entry(u) is not None}
+    blocks = [i for i, u in enumerate(units)
+              if u.is_code and not shows_code(lead_unit, u) and (u.number, u.block) not in listings]
     following = [i for i in blocks if units[i].number == lead_unit.number
                  and 0 < units[i].block - lead_unit.block <= _FOLLOWING_BLOCKS]
     if following:
@@ -51,7 +54,7 @@ def example_it_introduces(units: Sequence[Unit], lead: int) -> int | None:
         return None
     example = units[after]
     if (not example.is_code or example.number != unit.number or example.block != unit.block + 1
-            or example.text.count("\n") >= _SHORT_EXAMPLE_LINES or quotes_inline(unit, example)):
+            or example.text.count("\n") >= _SHORT_EXAMPLE_LINES or shows_code(unit, example)):
         return None
     return after
 
@@ -65,7 +68,7 @@ def block_under_named_tab(units: Sequence[Unit], overall: np.ndarray, lead: int,
     a file the question names."""
     lead_unit = units[lead]
     blocks = [i for i, u in enumerate(units)
-              if u.is_code and u.number == lead_unit.number and not quotes_inline(lead_unit, u)]
+              if u.is_code and u.number == lead_unit.number and not shows_code(lead_unit, u)]
     named = tabs_named(question, units, blocks, alternatives=value)
     if value:
         named = [i for i in named if units[i].text.count("\n") < _SHORT_EXAMPLE_LINES]

@@ -94,7 +94,7 @@ from citeline.retrieval.evidence import (
 from citeline.retrieval.focus import question_focus
 from citeline.retrieval.lead import LEAD_SIGNALS, lead_model_from, lead_shares, shipped_lead_model
 from citeline.retrieval.opposites import opposed
-from citeline.retrieval.units import Unit, evidence_units, is_bare_link, item_sentences, quotes_inline
+from citeline.retrieval.units import Unit, evidence_units, is_bare_link, item_sentences, shows_code
 from citeline.text import collapse_ws, terms
 
 MAX_OPEN = 3
@@ -558,7 +558,7 @@ class ExtractiveAnswerer(Answerer):
         lead = chosen[0]
         shown = ranking.code if ranking.code is not None and shows_the_prose(units[ranking.code],
                                                                             [units[i] for i in chosen]) else None
-        if shown is not None and any(quotes_inline(units[i], units[shown]) for i in chosen):
+        if shown is not None and any(shows_code(units[i], units[shown]) for i in chosen):
             shown = None  # a sentence quoted already shows it as a code span
         intro = code_intro(units, shown)
 

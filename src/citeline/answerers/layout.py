@@ -19,7 +19,7 @@ from citeline.documents.models import ADMONITION_KINDS
 from citeline.index.store import Passage
 from citeline.retrieval.answer_types import AnswerType, AnswerTypes, holds, new_values
 from citeline.retrieval.evidence import english_word
-from citeline.retrieval.units import Unit
+from citeline.retrieval.units import Unit, listed_entry
 from citeline.text import STOPWORDS, collapse_ws, content_terms, fold
 
 MAX_POINTS = 3  # supporting points after the lead
@@ -38,9 +38,12 @@ _CONTINUES = re.compile(
 
 def unit_text(unit: Unit) -> str:
     """A unit as quoted in an answer: prose on one line, a code display inside a sentence as a code
-    span; code as it stands."""
+    span, an option's entry in a help listing as "name - description"; code as it stands."""
     if unit.is_code:
         return unit.text
+    entry = listed_entry(unit)
+    if entry is not None:
+        return f"{entry[0]} - {collapse_ws(entry[1])}"
     pieces, at = [], unit.start
     for start, end in unit.inline_code:
         code = _PROMPT.sub("", unit.text[start - unit.start : end - unit.start].strip())

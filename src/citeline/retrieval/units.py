@@ -93,6 +93,9 @@ def passage_units(number: int, passage: Passage) -> list[Unit]:
             if content_terms(body):
                 units.append(Unit(number, "code", body, block.start, block.end, index, block.label,
                                   language=block.language))
+                # A help listing's options are its items, each quotable on its own.
+                units.extend(Unit(number, "list_item", text[start:end], start, end, index, name, first_in_block=False,
+                                  described=name) for name, start, end in listed_options(body, block.start))
             continue
         if index in resumed:
             body, offset = text[resumed[index] : block.end], resumed[index]
@@ -167,9 +170,72 @@ def _through_displays(passage: Passage, index: int, last: tuple[str, int, int]
 _CODE_SPAN = re.compile(r"`[^`]*`")
 
 
-def quotes_inline(sentence: Unit, code: Unit) -> bool:
-    """Whether a sentence holds a code block as a code span (a display set inside it)."""
-    return sentence.number == code.number and (code.start, code.end) in sentence.inline_code
+def shows_code(unit: Unit, code: Unit) -> bool:
+    """Whether a unit already shows (part of) a code block: a sentence holding it as a code span (a
+    display set inside it), or an option's entry read out of the block's help listing."""
+    if unit.number != code.number or unit.is_code:
+        return False
+    return (code.start, code.end) in unit.inline_code or (
+        listed_entry(unit) is not None and code.start <= unit.start < code.end)
+
+
+# One option's line of a command's help output ("  --pretty-print        Format the JSON for human
+# readers.", "   -A ARGS...           run ".archive ARGS" and exit"): an indented flag with its
+# argument, then two or more spaces and its description in words, or nothing, the description then
+# on the lines under it, indented further.
+_OPTION_LINE = re.compile(r"(?P<indent>[ \t]{1,12})(?P<name>-{1,2}[\w\[][^\s]*(?:,? -{0,2}[^\s-][^\s]*)*?)"
+                          r"(?:(?P<gap>[ \t]{2,})(?P<words>[A-Za-z\"'(].*))?[ \t]*$")
+_MIN_LISTED = 3  # option lines with a description that make a block a help listing
+_MAX_OPTION_NAME = 40
+
+
+def listed_options(body: str, offset: int) -> list[tuple[str, int, int]]:
+    """The options a code block lists when it is a command's help output (`--help` as the docs show
+    it): each option's name and where its entry stands (passage offsets), from the name to the end
+    of its description's last wrapped line. Asked which option does something, a reader wants that
+    entry, not the whole listing; an ordinary example has no such lines (fewer than three)."""
+    lines: list[tuple[int, str]] = []
+    at = 0
+    for line in body.split("\n"):
+        lines.append((at, line))
+        at += len(line) + 1
+    found: list[tuple[str, int, int]] = []
+    index = 0
+    while index < len(lines):
+        start, line = lines[index]
+        match = _OPTION_LINE.fullmatch(line)
+        index += 1
+        if match is None or len(match["name"]) > _MAX_OPTION_NAME:
+            continue
+        indent = len(match["indent"])
+        if match["words"]:
+            column = match.start("words")
+        elif index < len(lines) and _indent(lines[index][1]) > indent + 2 and lines[index][1].strip():
+            column = _indent(lines[index][1])
+            index += 1
+        else:
+            continue
+        end = lines[index - 1][0] + len(lines[index - 1][1].rstrip())
+        # The description goes on over the lines indented to its column.
+        while index < len(lines) and lines[index][1].strip() and _indent(lines[index][1]) >= column:
+            end = lines[index][0] + len(lines[index][1].rstrip())
+            index += 1
+        found.append((match["name"], offset + start + match.start("name"), offset + end))
+    return found if len(found) >= _MIN_LISTED else []
+
+
+def listed_entry(unit: Unit) -> tuple[str, str] | None:
+    """An option's name and description when the unit is its entry in a help listing (see
+    `listed_options`: the entry opens with the name, then the gap before the description), else None."""
+    name = unit.described
+    if unit.kind != "list_item" or not name or not unit.text.startswith(name):
+        return None
+    rest = unit.text[len(name) :]
+    return (name, rest.strip()) if rest[:2].isspace() else None
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
 
 
 def _only_code(text: str) -> bool:
