@@ -867,6 +867,44 @@ def test_a_note_title_is_not_shown_as_the_examples_language(ids: Citeline) -> No
     assert "```Note" not in result.answer and "```note" not in result.answer
 
 
+BISECT = {"bisect.md": """# Bisect
+
+## Bisect run
+
+If you have a script that can tell if the current source code is good or bad, you can bisect by
+issuing the command `git bisect run my_script`. The script should exit with code 0 if the current
+source code is good, and with a code between 1 and 127 if it is bad. The special exit code 125
+should be used when the current source code cannot be tested. If the script exits with this code,
+the current revision will be skipped.
+
+## Bisect skip
+
+Instead of choosing a nearby commit by yourself, you can ask Git to do it for you by issuing the
+command `git bisect skip`. Skipping a commit leaves it untested. It is then left out of the search.
+"""}
+
+
+@pytest.fixture(scope="module")
+def bisect(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
+    yield from _corpus(tmp_path_factory, "bisect", BISECT)
+
+
+def test_a_sentence_speaking_of_this_thing_shares_the_line_of_the_one_naming_it(bisect: Citeline) -> None:
+    result = bisect.ask("How does git bisect run treat a script that exits with code 125?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    # "this code" is 125: the sentence saying so comes first, in the same line.
+    line = next(line for line in result.answer.splitlines() if "exits with this code" in line)
+    assert "The special exit code 125 should be used when the current source code cannot be tested. [1] If the" in line
+
+
+def test_a_point_leaning_on_the_one_before_it_shares_its_line(bisect: Citeline) -> None:
+    result = bisect.ask("Does git bisect skip leave the commit out of the search?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    # "It is then left out …" — what is? One line says: not a bullet of its own under another.
+    lines = [line for line in result.answer.splitlines() if "It is then left out of the search" in line]
+    assert lines == ["- Skipping a commit leaves it untested. [1] It is then left out of the search. [1]"], result.answer
+
+
 CREDENTIALS = {"credentials.md": """# Index credentials
 
 ## Credentials in the index URL

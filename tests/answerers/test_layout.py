@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from citeline.answerers.layout import outside_named_tabs, tabs_named
+from citeline.answerers.layout import outside_named_tabs, premise, tabs_named
 from citeline.documents.models import ChunkBlock
 from citeline.index.store import Passage
 from citeline.retrieval.units import passage_units
@@ -57,3 +57,23 @@ def test_nothing_is_left_out_when_no_tab_or_every_tab_is_named() -> None:
     assert _left_out("Does completion work the same in bash and zsh?") == []
     # An English word in one tab's text alone ("beside") is the asker's phrasing, not a name.
     assert _left_out("Where do the settings go beside the project?") == []
+
+
+def test_a_sentence_leaning_on_the_one_before_has_it_as_its_premise_unless_shown() -> None:
+    units = passage_units(1, _passage(
+        ("paragraph", "The special exit code 125 should be used when the source cannot be tested. "
+                      "If the script exits with this code, the revision is skipped.", None),
+        ("paragraph", "The run command starts the server. It replaces the old method in most cases. "
+                      "In this way nothing changes for users.", None),
+        ("paragraph", "Skipped revisions are listed at the end.", None),
+        ("paragraph", "They are never tested again.", None),
+    ))
+    texts = [u.text for u in units]
+    skipped, replaces, way, listed = (texts.index(t) for t in (
+        "If the script exits with this code, the revision is skipped.", "It replaces the old method in most cases.",
+        "In this way nothing changes for users.", "They are never tested again."))
+    assert premise(units, skipped, set()) == skipped - 1  # "this code": the code the sentence before names
+    assert premise(units, replaces, set()) == replaces - 1  # its subject a pronoun
+    assert premise(units, replaces, {replaces - 1}) is None  # shown already
+    assert premise(units, way, set()) is None  # "this way" names nothing the sentence before says
+    assert premise(units, listed, set()) is None  # another paragraph: another thought

@@ -175,3 +175,17 @@ def test_a_command_example_or_a_file_listing_has_no_option_items() -> None:
     for body in (example, listing, two):
         units = passage_units(1, _passage(("code", body)))
         assert [u.kind for u in units] == ["code"], body
+
+
+def test_a_notes_sentence_handing_over_to_its_display_holds_it_but_not_one_outside_the_note() -> None:
+    passage = _passage(
+        ("note", "Many distributions provide a package with the common build tools, e.g., for Debian or Ubuntu:", "Tip"),
+        ("code", "$ apt install build-essential", "Tip"),
+        ("note", "Then run the build again:", "Warning"),
+        ("code", "$ make", None),
+    )
+    units = passage_units(1, passage)
+    tip = next(u for u in units if "distributions" in u.text)
+    assert unit_text(tip).endswith("for Debian or Ubuntu: `apt install build-essential`.")
+    warning = next(u for u in units if "build again" in u.text)
+    assert warning.text == "Then run the build again:" and not warning.inline_code

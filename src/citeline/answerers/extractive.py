@@ -45,6 +45,7 @@ from citeline.answerers.layout import (
     only_hands_over,
     only_labels_code,
     outside_named_tabs,
+    premise,
     says_same,
     shows_the_prose,
     unit_text,
@@ -596,6 +597,27 @@ class ExtractiveAnswerer(Answerer):
         if intro in points:  # (intro is None when no example is shown)
             points.remove(intro)
             points.append(intro)
+        # A point leaning on the sentence before it ("It replaces the `Flask.run` method …") is quoted
+        # after that sentence, in one line: alone it would not say what it is about.
+        quoted = {lead, *used, *points, *(i for under in items.values() for i in under)}
+
+        def leans_on(index: int) -> int | None:
+            if shown_as[index] != unit_text(units[index]):  # led by a name, it says what it is about
+                return None
+            return premise(units, index, quoted - ({index - 1} & set(points)))
+
+        follows = {i for i in points if leans_on(i) == i - 1 and i - 1 in points}
+        points = [i for i in points if i not in follows]
+
+        def point(index: int) -> str:
+            before = leans_on(index)
+            chain = [*([before] if before is not None else []), index]
+            while chain[-1] + 1 in follows:
+                chain.append(chain[-1] + 1)
+            said_as = [said(i, shown_as.get(i) or unit_text(units[i])) for i in chain]
+            return " ".join(f"{untied(text) if k == 0 else text} [{units[i].number}]"
+                            for k, (i, text) in enumerate(zip(chain, said_as, strict=True)))
+
         bullets = [(i, 0) for i in items[lead]]
         for index in points:
             bullets.append((index, 0))
@@ -608,8 +630,8 @@ class ExtractiveAnswerer(Answerer):
         lines = [paragraph, *(example if example_after_lead else [])]
         if bullets:
             lines.append("")
-            lines.extend(f"{'  ' * depth}- {untied(said(i, shown_as[i])) if depth == 0 else unit_text(units[i])} "
-                         f"[{units[i].number}]" for i, depth in bullets)
+            lines.extend(f"{'  ' * depth}- {point(i) if depth == 0 else f'{unit_text(units[i])} [{units[i].number}]'}"
+                         for i, depth in bullets)
         if not example_after_lead:
             lines.extend(example)
         answer = "\n".join(lines)

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from citeline.documents.models import ADMONITION_KINDS
 from citeline.index.store import Passage
 from citeline.retrieval.answer_types import AnswerType, AnswerTypes, holds, new_values
-from citeline.retrieval.evidence import english_word
+from citeline.retrieval.evidence import english_word, present, vocabulary
 from citeline.retrieval.units import Unit, listed_entry
 from citeline.text import STOPWORDS, collapse_ws, content_terms, fold
 
@@ -410,6 +410,31 @@ def leans_back(text: str) -> bool:
     ("This means that …", see `_CONTINUES`) or its subject is a pronoun ("This allows views …")."""
     text = text.lstrip()
     return bool(_CONTINUES.match(text) or _LEANS_BACK.match(text))
+
+
+# "If the script exits with this code, …" after "The special exit code 125 should be used when …":
+# a sentence naming "this/these/those/such" thing the sentence before it names speaks of that one.
+_THIS_THING = re.compile(r"\b(?:this|these|those|such)\s+([a-z][\w-]{2,})", re.IGNORECASE)
+
+
+def refers_back(text: str, before: str) -> bool:
+    """Whether a sentence says nothing without the one before it: it leans back (see `leans_back`),
+    or speaks of "this code" where the sentence before names the code."""
+    if leans_back(text):
+        return True
+    said_before = vocabulary(before)
+    return any(thing.casefold() not in STOPWORDS and present(fold(thing), said_before)
+               for thing in _THIS_THING.findall(text))
+
+
+def premise(units: Sequence[Unit], index: int, shown: set[int]) -> int | None:
+    """The sentence a point leans on ("It replaces the `Flask.run` method in most cases." — what
+    does?), to be quoted before it, when the answer does not show it already and the two are one
+    short thought; else None."""
+    before = index - 1
+    if before in shown or not one_thought(units, before) or not refers_back(units[index].text, units[before].text):
+        return None
+    return before
 
 
 def completion(units: Sequence[Unit], lead: int) -> int | None:

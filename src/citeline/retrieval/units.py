@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from citeline.documents.models import ChunkBlock
 from citeline.index.store import Passage
 from citeline.text import content_terms, segments
 
@@ -112,7 +113,8 @@ def passage_units(number: int, passage: Passage) -> list[Unit]:
                               described=described))
             continue
         sentences = _sentences(body, offset)
-        joined = _through_displays(passage, index, sentences[-1]) if block.kind == "paragraph" and sentences else None
+        joined = (_through_displays(passage, index, sentences[-1])
+                  if block.kind in ("paragraph", "note") and sentences else None)
         if joined is not None:
             end, displays, resume = joined
             sentences[-1] = (text[sentences[-1][1] : end], sentences[-1][1], end)
@@ -132,7 +134,7 @@ _GOES_ON = re.compile(r"\s*\(?[a-z]")  # text that continues a sentence begun be
 
 def _through_displays(passage: Passage, index: int, last: tuple[str, int, int]
                       ) -> tuple[int, tuple[tuple[int, int], ...], dict[int, int]] | None:
-    """A paragraph's unfinished last sentence that goes on through a one-line code display
+    """A paragraph's (or a note's) unfinished last sentence that goes on through a one-line code display
     ("To install to another tree, use ⏎ R CMD INSTALL -l lib pkg.tar.gz ⏎ where lib gives the
     path …", as manuals typeset from Texinfo set a command in a sentence), or hands over to one
     with a colon ("… the URL with credentials would look like: ⏎ https://user:he%2F%2Fo@…"): the
@@ -140,6 +142,12 @@ def _through_displays(passage: Passage, index: int, last: tuple[str, int, int]
     sentence ends, the displays inside it, and for a paragraph it ends in, where that paragraph
     goes on; None when the sentence is finished or no display follows it."""
     blocks, text = passage.blocks, passage.text
+    box = blocks[index]
+
+    def in_box(block: ChunkBlock) -> bool:
+        # A note's sentence goes on only inside the same note: its blocks are labelled by its title.
+        return box.kind != "note" or block.label == box.label
+
     sentence, end = last[0], last[2]
     displays: list[tuple[int, int]] = []
     resume: dict[int, int] = {}
@@ -147,12 +155,14 @@ def _through_displays(passage: Passage, index: int, last: tuple[str, int, int]
     while _UNFINISHED.search(sentence) and following < len(blocks):
         display = blocks[following]
         code = text[display.start : display.end].strip()
-        if display.kind != "code" or display.flags or "\n" in code or "`" in code or not 0 < len(code) <= _MAX_INLINE_CODE:
+        if (display.kind != "code" or display.flags or "\n" in code or "`" in code
+                or not 0 < len(code) <= _MAX_INLINE_CODE or not in_box(display)):
             break
         displays.append((display.start, display.end))
         end = display.end
         after = blocks[following + 1] if following + 1 < len(blocks) else None
-        if after is None or after.kind != "paragraph" or after.flags or not _GOES_ON.match(text[after.start : after.end]):
+        if (after is None or after.kind != box.kind or not in_box(after) or after.flags
+                or not _GOES_ON.match(text[after.start : after.end])):
             break
         # The sentence goes on in the next paragraph, to that paragraph's first sentence end; past
         # another display only if that sentence is the whole paragraph.
