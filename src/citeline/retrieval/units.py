@@ -194,7 +194,7 @@ def shows_code(unit: Unit, code: Unit) -> bool:
 # argument, then two or more spaces and its description in words, or nothing, the description then
 # on the lines under it, indented further.
 _OPTION_LINE = re.compile(r"(?P<indent>[ \t]{1,12})(?P<name>-{1,2}[\w\[][^\s]*(?:,? -{0,2}[^\s-][^\s]*)*?)"
-                          r"(?:(?P<gap>[ \t]{2,})(?P<words>[A-Za-z\"'(].*))?[ \t]*$")
+                          r"(?:[ \t]{2,}(?P<words>[A-Za-z\"'(].*))?[ \t]*$")
 _MIN_LISTED = 3  # option lines with a description that make a block a help listing
 _MAX_OPTION_NAME = 40
 
