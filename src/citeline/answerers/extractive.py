@@ -598,19 +598,16 @@ class ExtractiveAnswerer(Answerer):
             points.remove(intro)
             points.append(intro)
         # A point leaning on the sentence before it ("It replaces the `Flask.run` method …") is quoted
-        # after that sentence, in one line: alone it would not say what it is about.
+        # after that sentence, in one line: alone it would not say what it is about. A point led by a
+        # name says what it is about; a point leaning on the point before it joins that one's line.
         quoted = {lead, *used, *points, *(i for under in items.values() for i in under)}
-
-        def leans_on(index: int) -> int | None:
-            if shown_as[index] != unit_text(units[index]):  # led by a name, it says what it is about
-                return None
-            return premise(units, index, quoted - ({index - 1} & set(points)))
-
-        follows = {i for i in points if leans_on(i) == i - 1 and i - 1 in points}
+        premises = {i: premise(units, i, quoted - ({i - 1} & set(points))) if shown_as[i] == unit_text(units[i]) else None
+                    for i in [*items[lead], *points]}
+        follows = {i for i in points if premises[i] == i - 1 and i - 1 in points}
         points = [i for i in points if i not in follows]
 
         def point(index: int) -> str:
-            before = leans_on(index)
+            before = premises[index]
             chain = [*([before] if before is not None else []), index]
             while chain[-1] + 1 in follows:
                 chain.append(chain[-1] + 1)
