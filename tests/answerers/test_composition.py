@@ -1361,3 +1361,51 @@ def test_asked_where_on_one_platform_a_tab_with_prose_shows_its_block(prose_tabs
     result = prose_tabs.ask("I'm on a Mac. Where does the runner keep its cache by default?")
     assert result.exit_reason == ExitReason.COMPLETED
     assert "~/Library/Caches/runner" in result.answer and "~/.cache/runner" not in result.answer
+
+
+THREADS = {"threads.md": """# Worker threads
+
+## When a worker thread is used
+
+The server runs your code in a worker thread in several situations to keep the event loop free:
+
+- When an endpoint is written with `def` rather than `async def`
+- When a file is streamed from disk with `FileResponse`
+- When a synchronous task runs after the response has been sent
+
+## Pool size
+
+The pool holds forty worker threads by default. Raise it with the `--threads` option.
+
+## `--threads`
+
+Sets how many worker threads the pool holds
+
+## `--no-pool`
+
+Runs every synchronous endpoint on the event loop itself
+"""}
+
+
+@pytest.fixture(scope="module")
+def threads(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
+    yield from _corpus(tmp_path_factory, "threads", THREADS)
+
+
+def test_a_list_item_that_is_no_sentence_is_shown_with_the_sentence_it_completes(threads: Citeline) -> None:
+    result = threads.ask("Does the server use a worker thread when a file is streamed from disk?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    # "When a file is streamed from disk …" alone says nothing: what happens then? The lead-in says.
+    lead_in = "The server runs your code in a worker thread in several situations to keep the event loop free:"
+    item = "When a file is streamed from disk with `FileResponse`"
+    assert lead_in in result.answer and item in result.answer, result.answer
+    assert result.answer.index(lead_in) < result.answer.index(item)
+    assert not any(line.lstrip("- ").startswith("When ") and line.startswith("- ")
+                   for line in result.answer.splitlines()), result.answer
+
+
+def test_a_description_that_is_no_sentence_is_shown_under_its_name(threads: Citeline) -> None:
+    result = threads.ask("Which option runs synchronous endpoints on the event loop instead of a worker thread?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    line = next(line for line in result.answer.splitlines() if "Runs every synchronous endpoint" in line)
+    assert "--no-pool" in line, result.answer

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from citeline.answerers.layout import outside_named_tabs, premise, tabs_named
+from citeline.answerers.layout import lead_in, outside_named_tabs, premise, tabs_named
 from citeline.documents.models import ChunkBlock
 from citeline.index.store import Passage
 from citeline.retrieval.units import passage_units
@@ -77,3 +77,24 @@ def test_a_sentence_leaning_on_the_one_before_has_it_as_its_premise_unless_shown
     assert premise(units, replaces, {replaces - 1}) is None  # shown already
     assert premise(units, way, set()) is None  # "this way" names nothing the sentence before says
     assert premise(units, listed, set()) is None  # another paragraph: another thought
+
+
+def test_an_item_that_is_no_sentence_has_the_sentence_introducing_its_list_as_its_lead_in() -> None:
+    units = passage_units(1, _passage(
+        ("paragraph", "The server uses a worker thread in these cases:", None),
+        ("list_item", "When an endpoint is written with def", None),
+        ("list_item", "When a file is streamed from disk", None),
+        ("paragraph", "Each pool has its limits.", None),
+        ("list_item", "When the pool is full", None),
+        ("paragraph", "Two settings matter:", None),
+        ("list_item", "Threads are started lazily.", None),
+        ("list_item", "The number of threads", "threads"),
+    ))
+    at = {u.text: i for i, u in enumerate(units)}
+    introduces = at["The server uses a worker thread in these cases:"]
+    assert lead_in(units, at["When an endpoint is written with def"]) == introduces
+    assert lead_in(units, at["When a file is streamed from disk"]) == introduces  # further down the same list
+    assert lead_in(units, at["When the pool is full"]) is None  # its list is not introduced by a colon
+    assert lead_in(units, at["Threads are started lazily."]) is None  # a sentence of its own
+    assert lead_in(units, at["The number of threads"]) is None  # led by its name ("threads")
+    assert lead_in(units, introduces) is None  # no list item

@@ -40,6 +40,7 @@ from citeline.answerers.layout import (
     exempt_from_budget,
     fit_to_budget,
     is_command_line,
+    is_fragment,
     lead_paragraph,
     needs_its_example,
     only_hands_over,
@@ -86,6 +87,7 @@ from citeline.retrieval.evidence import (
     KeyTerm,
     answer_type_terms,
     credit,
+    english_word,
     everyday,
     key_terms,
     passage_text,
@@ -734,19 +736,28 @@ def _under_its_name(unit: Unit, text: str, answer_type: AnswerTypes = ()) -> str
     "The default limit is -1." in the description of `--soft-error-limit N`, or "default: `normal`"
     in a setting's fields, says whose value it is only under that name ("--soft-error-limit N - The
     default limit is -1."), as does any sentence speaking of "this flag" ("This flag makes mypy raise
-    an error instead." — which flag?). Not a sentence whose value is a name of its own ("… use the
-    `--strict` flag"): the described name would read as the answer. A long signature is no name to
-    read first."""
+    an error instead." — which flag?), and a description that is no sentence ("Makes stubtest's
+    output more concise, one line per error" — what does?). Not a sentence whose value is a name of
+    its own ("… use the `--strict` flag"): the described name would read as the answer. A long
+    signature is no name to read first."""
     name = unit.described
     if not name or len(name) > _MAX_NAME_CHARS:
         return None
     values = tuple(t for t in answer_type if t not in (AnswerType.NAME, AnswerType.PLACE))
-    if not ((values and holds(values, text)) or _REFERS_TO_ITS_THING.search(text)):
+    if not ((values and holds(values, text)) or _REFERS_TO_ITS_THING.search(text)
+            or (is_fragment(text) and _is_a_name(name))):
         return None
     said = vocabulary(text)
     if any(present(term, said) for term in terms(name) if len(term) >= 3):
         return None
     return f"{name} - {text}"
+
+
+def _is_a_name(title: str) -> bool:
+    """Whether a described thing's title is a name ("`network_stream`", "--concise", "NO_PROXY")
+    rather than words heading a section or a note ("Implementation", "Note"): only a name says what
+    a description that is no sentence is about."""
+    return bool(re.search(r"[^\w\s]|[_\d]", title)) or not all(map(english_word, re.findall(r"[^\W\d_]+", title)))
 
 
 def _point_text(unit: Unit, answer_type: AnswerTypes, lead_describes: str | None) -> str:

@@ -345,6 +345,18 @@ def fit_to_budget(units: Sequence[Unit], picked: Sequence[int], part_picks: Sequ
         listed = introduced_items(units, index) if introduces else []
         if chosen and chosen[0] in listed:
             continue  # the list the lead was taken from: the lead is its answer, the rest of it is not
+        lead_sentence = lead_in(units, index) if chosen else None
+        if lead_sentence is not None and lead_sentence != chosen[0] and chosen[0] not in introduced_items(units, lead_sentence):
+            # An item that is no sentence is shown under the sentence it completes, as the list shows it.
+            if lead_sentence not in chosen:
+                size += len(unit_text(units[lead_sentence]).split())
+                if len(chosen) > MAX_POINTS or (words + size > WORD_BUDGET and index not in part_picks):
+                    continue
+                chosen.append(lead_sentence)
+                items[lead_sentence] = []
+            items[lead_sentence].append(index)
+            words += size
+            continue
         under: list[int] = []
         for item in listed:
             item_size = len(unit_text(units[item]).split())
@@ -372,6 +384,9 @@ def lead_paragraph(units: Sequence[Unit], lead: int, lead_text: str, answer_type
     is a pronoun ("This allows views to be defined with `async def`" after the sentence naming the
     extra to install), and a sentence that completes the lead ("This means that …") follows it."""
     paragraph = f"{lead_text} [{units[lead].number}]"
+    introduced_by = lead_in(units, lead)
+    if introduced_by is not None:  # an item that is no sentence says nothing without the one it completes
+        return f"{unit_text(units[introduced_by])} [{units[introduced_by].number}] {paragraph}", {introduced_by}
     holds_value = bool(answer_type) and holds(answer_type, units[lead].text)
     if not holds_value and one_thought(units, lead - 1) and leans_back(units[lead].text):
         premise = units[lead - 1]
@@ -393,6 +408,35 @@ def introduced_items(units: Sequence[Unit], index: int) -> list[int]:
         found.append(after)
         block = unit.block
     return found
+
+
+# Text ending like a statement (or handing over to more) is a sentence of its own.
+_STATEMENT_END = re.compile(r"[.!?:;][\"')\]`*_]*\s*$")
+
+
+def is_fragment(text: str) -> bool:
+    """Whether text ends unlike a sentence ("Makes stubtest's output more concise, one line per
+    error"): a list item or a description that completes something the reader must be shown."""
+    return not _STATEMENT_END.search(text)
+
+
+def lead_in(units: Sequence[Unit], index: int) -> int | None:
+    """The sentence introducing the list that unit `index` is an item of, when the item is no
+    sentence but completes that one ("Starlette uses a thread pool in several scenarios to avoid
+    blocking the event loop:" — "When running synchronous background tasks with `BackgroundTask`");
+    else None. An item led by a name says what it is about and needs no lead-in."""
+    item = units[index]
+    if item.kind != "list_item" or item.label or not is_fragment(item.text):
+        return None
+    first = index
+    while (first > 0 and units[first - 1].kind == "list_item" and units[first - 1].number == item.number
+           and units[first].block - units[first - 1].block in (0, 1)):
+        first -= 1
+    before = first - 1
+    if (before < 0 or units[before].kind != "sentence" or units[before].number != item.number
+            or units[before].block != units[first].block - 1 or not units[before].text.rstrip().endswith(":")):
+        return None
+    return before
 
 
 def one_thought(units: Sequence[Unit], first: int) -> bool:
