@@ -4,6 +4,7 @@ searched, and planted instructions never quoted."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -1409,3 +1410,33 @@ def test_a_description_that_is_no_sentence_is_shown_under_its_name(threads: Cite
     assert result.exit_reason == ExitReason.COMPLETED
     line = next(line for line in result.answer.splitlines() if "Runs every synchronous endpoint" in line)
     assert "--no-pool" in line, result.answer
+
+
+NATIVE = {"native.md": """# Native rendering
+
+## The native environment
+
+The native environment renders templates to native Python types instead of strings.
+
+## Rendering
+
+Rendering a native template first joins its nodes. If the result can be parsed as a Python literal,
+the parsed value is returned. Otherwise, the string is returned.
+
+## Caching
+
+Compiled templates are cached by name. The cache holds 400 templates by default.
+"""}
+
+
+@pytest.fixture(scope="module")
+def native(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
+    yield from _corpus(tmp_path_factory, "native", NATIVE)
+
+
+def test_a_point_brings_the_sentence_completing_it(native: Citeline) -> None:
+    result = native.ask("What do I get back from the native environment when the output is not a Python literal?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    # "… the parsed value is returned." is half the rule: the other half is the answer.
+    line = next(line for line in result.answer.splitlines() if "the parsed value is returned" in line)
+    assert re.search(r"the parsed value is returned\. \[(\d)\] Otherwise, the string is returned\. \[\1\]$", line), result.answer

@@ -200,6 +200,10 @@ def test_the_list_the_lead_was_taken_from_is_not_a_point() -> None:
     ("you can enable a context switcher plugin, or", "You can enable a context switcher plugin, or"),
     ("for example, the font could not be loaded.", "For example, the font could not be loaded."),
     ("pytest keeps them.", "pytest keeps them."),
+    # Untied, an English word opens the sentence; a short one may be a name in lower case.
+    ("Moreover, entries older than 3 temporary directories will be removed.",
+     "Entries older than 3 temporary directories will be removed."),
+    ("Also, pip keeps them.", "pip keeps them."),
     ("Instead, use the `--frozen` flag.", "Instead, use the `--frozen` flag."),  # a tie that means something stays
     ("However the cache is kept.", "However the cache is kept."),
     ("As described in the previous section, you can disable the warning.", "You can disable the warning."),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from citeline.answerers.layout import lead_in, outside_named_tabs, premise, tabs_named
+from citeline.answerers.layout import completion, lead_in, outside_named_tabs, premise, tabs_named
 from citeline.documents.models import ChunkBlock
 from citeline.index.store import Passage
 from citeline.retrieval.units import passage_units
@@ -89,6 +89,11 @@ def test_an_item_that_is_no_sentence_has_the_sentence_introducing_its_list_as_it
         ("paragraph", "Two settings matter:", None),
         ("list_item", "Threads are started lazily.", None),
         ("list_item", "The number of threads", "threads"),
+        ("paragraph", "There are two approaches:", None),
+        ("list_item", "1. manually escaping each variable; or", None),
+        ("list_item", "2. automatically escaping everything by default.", None),
+        ("paragraph", "Three tools read it:", None),
+        ("list_item", "pytest reads it at start-up.", None),
     ))
     at = {u.text: i for i, u in enumerate(units)}
     introduces = at["The server uses a worker thread in these cases:"]
@@ -97,4 +102,25 @@ def test_an_item_that_is_no_sentence_has_the_sentence_introducing_its_list_as_it
     assert lead_in(units, at["When the pool is full"]) is None  # its list is not introduced by a colon
     assert lead_in(units, at["Threads are started lazily."]) is None  # a sentence of its own
     assert lead_in(units, at["The number of threads"]) is None  # led by its name ("threads")
+    approaches = at["There are two approaches:"]
+    # A sentence's end, but going on from the lead-in: its first word is in lower case.
+    assert lead_in(units, at["2. automatically escaping everything by default."]) == approaches
+    assert lead_in(units, at["pytest reads it at start-up."]) is None  # a name in lower case
     assert lead_in(units, introduces) is None  # no list item
+
+
+def test_a_sentence_going_on_from_the_one_before_completes_it() -> None:
+    units = passage_units(1, _passage(
+        ("paragraph", "If the output parses as a literal, the value is returned. Otherwise, the string is returned.", None),
+        ("paragraph", "Set a timeout on the client. If not, requests wait forever.", None),
+        ("paragraph", "A proxy may be configured. In this case, every request goes through it.", None),
+        ("paragraph", "The pool holds ten connections for each host. Further requests are queued until one is free.", None),
+        ("paragraph", "Retries are off by default.", None),
+        ("paragraph", "Otherwise nothing changes.", None),
+    ))
+    at = {u.text: i for i, u in enumerate(units)}
+    for first in ("If the output parses as a literal, the value is returned.", "Set a timeout on the client.",
+                  "A proxy may be configured."):
+        assert completion(units, at[first]) == at[first] + 1
+    assert completion(units, at["The pool holds ten connections for each host."]) is None  # a new statement
+    assert completion(units, at["Retries are off by default."]) is None  # another paragraph

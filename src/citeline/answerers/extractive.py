@@ -37,6 +37,7 @@ from citeline.answerers.layout import (
     closed,
     code_intro,
     code_language,
+    completion,
     exempt_from_budget,
     fit_to_budget,
     is_command_line,
@@ -613,6 +614,11 @@ class ExtractiveAnswerer(Answerer):
             chain = [*([before] if before is not None else []), index]
             while chain[-1] + 1 in follows:
                 chain.append(chain[-1] + 1)
+            # A sentence completing the point's thought ("Otherwise, the string is returned.") follows
+            # it, as one follows the lead.
+            after = completion(units, chain[-1]) if shown_as[index] == unit_text(units[index]) else None
+            if after is not None and after not in quoted:
+                chain.append(after)
             said_as = [said(i, shown_as.get(i) or unit_text(units[i])) for i in chain]
             return " ".join(f"{untied(text) if k == 0 else text} [{units[i].number}]"
                             for k, (i, text) in enumerate(zip(chain, said_as, strict=True)))

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from citeline.documents.models import ADMONITION_KINDS
 from citeline.index.store import Passage
 from citeline.retrieval.answer_types import AnswerType, AnswerTypes, holds, new_values
-from citeline.retrieval.evidence import english_word, present, vocabulary
+from citeline.retrieval.evidence import english_word, everyday, present, vocabulary
 from citeline.retrieval.units import Unit, listed_entry
 from citeline.text import STOPWORDS, collapse_ws, content_terms, fold
 
@@ -34,6 +34,11 @@ _CONTINUES = re.compile(
     r"^(?:in\s+other\s+words|that\s+is|this\s+means|that\s+means|which\s+means|as\s+a\s+result|"
     r"therefore|consequently|otherwise|thus|hence|as\s+such|in\s+that\s+case|in\s+practice|in\s+practical\s+terms)\b",
     re.IGNORECASE)
+# A sentence opening on the condition the one before it sets ("If not, requests wait forever.") goes
+# on from it too. Such a sentence still leads alone when the lead model picks it: it is the sentence
+# stating what happens (st-010's "In this case you should use `raise_server_exceptions=False`").
+_ON_THAT_CONDITION = re.compile(
+    r"^(?:if\s+(?:not|so)|in\s+(?:this|either|both|such\s+a)\s+cases?|without\s+(?:it|this|that))\b", re.IGNORECASE)
 
 
 def unit_text(unit: Unit) -> str:
@@ -301,7 +306,14 @@ def untied(text: str) -> str:
     rest = text if tie is None else text[tie.end():]
     # A list item going on from its lead-in ("you can enable …") starts a line of its own.
     first = re.match(r"[a-z]+\b", rest)
-    return rest[0].upper() + rest[1:] if first and first.group() in STOPWORDS else rest
+    if first and first.group() in STOPWORDS:
+        return rest[0].upper() + rest[1:]
+    # Its tie dropped, a sentence opens with what was its second word: "Moreover, entries older than
+    # …" → "Entries older than …". A short word may be a name kept in lower case ("uv", "pip").
+    word = re.match(r"[a-z]+(?=\s)", rest) if tie is not None else None
+    if word and (everyday(word.group()) or (len(word.group()) >= 4 and english_word(word.group()))):
+        return rest[0].upper() + rest[1:]
+    return rest
 
 
 def closed(text: str) -> str:
@@ -386,7 +398,8 @@ def lead_paragraph(units: Sequence[Unit], lead: int, lead_text: str, answer_type
     paragraph = f"{lead_text} [{units[lead].number}]"
     introduced_by = lead_in(units, lead)
     if introduced_by is not None:  # an item that is no sentence says nothing without the one it completes
-        return f"{unit_text(units[introduced_by])} [{units[introduced_by].number}] {paragraph}", {introduced_by}
+        item = _ORDINAL.sub("", paragraph, count=1)  # "… two approaches: [1] automatically …", not "… [1] 2. automatically …"
+        return f"{unit_text(units[introduced_by])} [{units[introduced_by].number}] {item}", {introduced_by}
     holds_value = bool(answer_type) and holds(answer_type, units[lead].text)
     if not holds_value and one_thought(units, lead - 1) and leans_back(units[lead].text):
         premise = units[lead - 1]
@@ -420,13 +433,20 @@ def is_fragment(text: str) -> bool:
     return not _STATEMENT_END.search(text)
 
 
+# An item opening with a lower-case word goes on from the sentence before its list ("There are two
+# approaches:" — "automatically escaping everything by default."), unless that word is a name.
+_GOES_ON = re.compile(r"[a-z]+\b(?![.(/_-])")
+
+
 def lead_in(units: Sequence[Unit], index: int) -> int | None:
     """The sentence introducing the list that unit `index` is an item of, when the item is no
     sentence but completes that one ("Starlette uses a thread pool in several scenarios to avoid
     blocking the event loop:" — "When running synchronous background tasks with `BackgroundTask`");
-    else None. An item led by a name says what it is about and needs no lead-in."""
+    else None. An item opening with a lower-case word goes on from that sentence as well. An item led
+    by a name says what it is about and needs no lead-in."""
     item = units[index]
-    if item.kind != "list_item" or item.label or not is_fragment(item.text):
+    opening = _GOES_ON.match(_ORDINAL.sub("", item.text, count=1))
+    if item.kind != "list_item" or item.label or not (is_fragment(item.text) or (opening and english_word(opening.group()))):
         return None
     first = index
     while (first > 0 and units[first - 1].kind == "list_item" and units[first - 1].number == item.number
@@ -463,8 +483,9 @@ _THIS_THING = re.compile(r"\b(?:this|these|those|such)\s+([a-z][\w-]{2,})", re.I
 
 def refers_back(text: str, before: str) -> bool:
     """Whether a sentence says nothing without the one before it: it leans back (see `leans_back`),
-    or speaks of "this code" where the sentence before names the code."""
-    if leans_back(text):
+    opens on the condition that one sets ("If not, …"), or speaks of "this code" where the sentence
+    before names the code."""
+    if leans_back(text) or _ON_THAT_CONDITION.match(text.lstrip()):
         return True
     said_before = vocabulary(before)
     return any(thing.casefold() not in STOPWORDS and present(fold(thing), said_before)
@@ -481,10 +502,13 @@ def premise(units: Sequence[Unit], index: int, shown: set[int]) -> int | None:
     return before
 
 
-def completion(units: Sequence[Unit], lead: int) -> int | None:
-    """The sentence right after the lead in its paragraph when it completes the lead's thought
-    (see `_CONTINUES`) and the two stay short, else None."""
-    return lead + 1 if one_thought(units, lead) and _CONTINUES.match(units[lead + 1].text.lstrip()) else None
+def completion(units: Sequence[Unit], index: int) -> int | None:
+    """The sentence right after sentence `index` in its paragraph when it completes that one's thought
+    (see `_CONTINUES`, `_ON_THAT_CONDITION`) and the two stay short, else None."""
+    if not one_thought(units, index):
+        return None
+    text = units[index + 1].text.lstrip()
+    return index + 1 if _CONTINUES.match(text) or _ON_THAT_CONDITION.match(text) else None
 
 
 def says_same(a: str, b: str) -> bool:
