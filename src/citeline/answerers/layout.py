@@ -341,7 +341,9 @@ def fit_to_budget(units: Sequence[Unit], picked: Sequence[int], part_picks: Sequ
     makes a statement before handing over ("… are combined together. For example:"), as is
     one introducing the list the lead is an item of (asked what bumping `dev` gives, the lead
     "`dev`: `1.0.0.dev0`" answers; the eight other segments after "Here are the supported segments:"
-    do not)."""
+    do not). A list item that is no sentence comes under the sentence introducing its list
+    (`lead_in`), which is chosen with it unless the lead is of that list (the lead's paragraph then
+    quotes the lead-in)."""
     chosen: list[int] = []
     items: dict[int, list[int]] = {}
     words = 0
@@ -394,7 +396,8 @@ def lead_paragraph(units: Sequence[Unit], lead: int, lead_text: str, answer_type
     consequence ("As such, we gate on `sys_platform` …") comes after its premise (the reason a
     why-question asks for) unless it holds the very value asked for, as does a lead whose subject
     is a pronoun ("This allows views to be defined with `async def`" after the sentence naming the
-    extra to install), and a sentence that completes the lead ("This means that …") follows it."""
+    extra to install), and a sentence that completes the lead ("This means that …") follows it. A
+    lead that is a list item but no sentence comes after the sentence introducing its list."""
     paragraph = f"{lead_text} [{units[lead].number}]"
     introduced_by = lead_in(units, lead)
     if introduced_by is not None:  # an item that is no sentence says nothing without the one it completes
