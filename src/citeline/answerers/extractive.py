@@ -40,6 +40,7 @@ from citeline.answerers.layout import (
     completion,
     exempt_from_budget,
     fit_to_budget,
+    is_a_name,
     is_command_line,
     is_fragment,
     lead_paragraph,
@@ -88,7 +89,6 @@ from citeline.retrieval.evidence import (
     KeyTerm,
     answer_type_terms,
     credit,
-    english_word,
     everyday,
     key_terms,
     passage_text,
@@ -604,7 +604,9 @@ class ExtractiveAnswerer(Answerer):
         # after that sentence, in one line: alone it would not say what it is about. A point led by a
         # name says what it is about; a point leaning on the point before it joins that one's line.
         quoted = {lead, *used, *points, *(i for under in items.values() for i in under)}
-        premises = {i: premise(units, i, quoted - ({i - 1} & set(points))) if shown_as[i] == unit_text(units[i]) else None
+        # Only a point shown as it stands joins other sentences (one under a name is a line of its own).
+        plain = {i for i in [*items[lead], *points] if shown_as[i] == unit_text(units[i])}
+        premises = {i: premise(units, i, quoted - ({i - 1} & set(points))) if i in plain else None
                     for i in [*items[lead], *points]}
         follows = {i for i in points if premises[i] == i - 1 and i - 1 in points}
         points = [i for i in points if i not in follows]
@@ -616,7 +618,7 @@ class ExtractiveAnswerer(Answerer):
                 chain.append(chain[-1] + 1)
             # A sentence completing the point's thought ("Otherwise, the string is returned.") follows
             # it, as one follows the lead.
-            after = completion(units, chain[-1]) if shown_as[index] == unit_text(units[index]) else None
+            after = completion(units, chain[-1]) if index in plain else None
             if after is not None and after not in quoted:
                 chain.append(after)
             said_as = [said(i, shown_as.get(i) or unit_text(units[i])) for i in chain]
@@ -751,19 +753,12 @@ def _under_its_name(unit: Unit, text: str, answer_type: AnswerTypes = ()) -> str
         return None
     values = tuple(t for t in answer_type if t not in (AnswerType.NAME, AnswerType.PLACE))
     if not ((values and holds(values, text)) or _REFERS_TO_ITS_THING.search(text)
-            or (is_fragment(text) and _is_a_name(name))):
+            or (is_fragment(text) and is_a_name(name))):
         return None
     said = vocabulary(text)
     if any(present(term, said) for term in terms(name) if len(term) >= 3):
         return None
     return f"{name} - {text}"
-
-
-def _is_a_name(title: str) -> bool:
-    """Whether a described thing's title is a name ("`network_stream`", "--concise", "NO_PROXY")
-    rather than words heading a section or a note ("Implementation", "Note"): only a name says what
-    a description that is no sentence is about."""
-    return bool(re.search(r"[^\w\s]|[_\d]", title)) or not all(map(english_word, re.findall(r"[^\W\d_]+", title)))
 
 
 def _point_text(unit: Unit, answer_type: AnswerTypes, lead_describes: str | None) -> str:

@@ -436,9 +436,16 @@ def is_fragment(text: str) -> bool:
     return not _STATEMENT_END.search(text)
 
 
+def is_a_name(title: str) -> bool:
+    """Whether a described thing's title is a name ("`network_stream`", "--concise", "NO_PROXY",
+    "truststore") rather than words heading a section or a note ("Implementation", "Note"): only a
+    name says what a description that is no sentence is about."""
+    return bool(re.search(r"[^\w\s]|[_\d]", title)) or not all(map(english_word, re.findall(r"[^\W\d_]+", title)))
+
+
 # An item opening with a lower-case word goes on from the sentence before its list ("There are two
 # approaches:" — "automatically escaping everything by default."), unless that word is a name.
-_GOES_ON = re.compile(r"[a-z]+\b(?![.(/_-])")
+_LOWER_CASE_OPENING = re.compile(r"[a-z]+\b(?![.(/_-])")
 
 
 def lead_in(units: Sequence[Unit], index: int) -> int | None:
@@ -448,7 +455,7 @@ def lead_in(units: Sequence[Unit], index: int) -> int | None:
     else None. An item opening with a lower-case word goes on from that sentence as well. An item led
     by a name says what it is about and needs no lead-in."""
     item = units[index]
-    opening = _GOES_ON.match(_ORDINAL.sub("", item.text, count=1))
+    opening = _LOWER_CASE_OPENING.match(_ORDINAL.sub("", item.text, count=1))
     if item.kind != "list_item" or item.label or not (is_fragment(item.text) or (opening and english_word(opening.group()))):
         return None
     first = index
