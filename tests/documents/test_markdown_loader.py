@@ -616,6 +616,28 @@ def test_a_github_alert_is_a_titled_note_without_its_marker() -> None:
         ("quote", None, "A quotation stays a quote.")]
 
 
+def test_a_paragraph_that_is_one_bold_phrase_is_a_heading_one_level_down() -> None:
+    # httpx's extensions page names its sub-sub-sections this way; read as paragraphs they were
+    # quoted as answer points and named nothing. Consecutive ones are siblings.
+    page = ("# Extensions\n\n## Trace\n\n**Establishing the connection**\n\nThe event is sent first.\n\n"
+            "__HTTP/2 events__\n\nStreams are sent.\n\n## Timeouts\n\n**Set the pool timeout.**\n\n"
+            "**Note** that the timeout is in seconds.\n\n!!! note\n\n    **Inside a note**\n")
+    loaded = MarkdownLoader().load(Path("extensions.md"), page.encode())
+    assert [(block.kind, text_of(loaded, block), block.section) for block in loaded.blocks] == [
+        ("heading", "Extensions", "Extensions"),
+        ("heading", "Trace", "Extensions > Trace"),
+        ("heading", "Establishing the connection", "Extensions > Trace > Establishing the connection"),
+        ("paragraph", "The event is sent first.", "Extensions > Trace > Establishing the connection"),
+        ("heading", "HTTP/2 events", "Extensions > Trace > HTTP/2 events"),
+        ("paragraph", "Streams are sent.", "Extensions > Trace > HTTP/2 events"),
+        ("heading", "Timeouts", "Extensions > Timeouts"),
+        # A bold statement, a paragraph opening in bold, a bold line in a note: emphasis, not headings.
+        ("paragraph", "Set the pool timeout.", "Extensions > Timeouts"),
+        ("paragraph", "Note that the timeout is in seconds.", "Extensions > Timeouts"),
+        ("note", "Inside a note", "Extensions > Timeouts")]
+    assert loaded.title == "Extensions"
+
+
 def test_a_page_made_only_of_includes_is_an_error_naming_them() -> None:
     # MkDocs fills such a page at build time from files the corpus may not hold; "no text could be
     # extracted" left the user to guess why a page of the site was empty.

@@ -100,6 +100,7 @@ class DocumentBuilder:
         self.flags: list[Flag] = []
         self._headings: list[tuple[int, int, str]] = []  # (offset, level, title)
         self._stack: list[tuple[int, str]] = []
+        self._heading_level = 0  # the level of the last heading the source marked as one
         self._last_group: object = None
         self.first_heading: str | None = None
 
@@ -114,11 +115,25 @@ class DocumentBuilder:
         title = clean_inline(title)
         if not title:
             return None
+        self._heading_level = level
+        if self.first_heading is None:
+            self.first_heading = title
+        return self._open_section(level, title, source=source, page=page)
+
+    def subheading(self, title: str, *, source: tuple[int, int] | None = None) -> Block | None:
+        """A line the source styles as a heading without marking it as one (a paragraph that is one
+        bold phrase): a section one level below the last real heading, so that several such lines in
+        a row are siblings rather than each nested in the one before."""
+        title = clean_inline(title)
+        if not title:
+            return None
+        return self._open_section(self._heading_level + 1, title, source=source)
+
+    def _open_section(self, level: int, title: str, *, source: tuple[int, int] | None,
+                      page: int | None = None) -> Block | None:
         while self._stack and self._stack[-1][0] >= level:
             self._stack.pop()
         self._stack.append((level, title))
-        if self.first_heading is None:
-            self.first_heading = title
         block = self.block("heading", title, source=source, page=page)
         if block is not None:
             self._headings.append((block.start, level, title))

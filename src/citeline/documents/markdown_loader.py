@@ -16,6 +16,8 @@ generator's machinery rather than the page's content never becomes prose:
 * Docusaurus and VitePress admonitions (`:::tip Title`, `::: warning`) and GitHub alerts
   (`> [!NOTE]`) read like MkDocs admonitions; MDX module statements (`import …`, `export …`) go;
 * links keep their text (the URL is metadata), images are dropped, emphasis markers go;
+* a paragraph that is one short bold phrase ("**Establishing the connection**") is the heading
+  of what follows, one level below the page's last heading;
 * a list item or table row is one block, so "Defaults to 2 weeks." stays with the `max_age`
   it describes; code blocks are stored whole, without fences, labelled with their language.
 """
@@ -51,6 +53,9 @@ from citeline.documents.sphinx_markup import (
 from citeline.errors import IngestError
 from citeline.text import FOOTNOTE_MARK
 
+# A paragraph that is one bold span, "**…**" or "__…__", with no emphasis marker inside it.
+_BOLD_LINE = re.compile(r"\*\*([^*\n]+)\*\*|__([^_\n]+)__")
+_BOLD_HEADING_WORDS = 10
 # MkDocs Material content tabs share the admonition's shape (a marker line, then a body indented
 # by four spaces), so they are rewritten into admonitions of type `tab` before parsing. The
 # rewrite keeps every line where it was: line maps still point at the source.
@@ -328,7 +333,11 @@ class _Walker:
             text = render_inline(inline)
             if self.alert_marker:
                 text, self.alert_marker = _ALERT.sub("", text, count=1), False
-            if text:
+            if not text:
+                return index + 3
+            if not self.containers and _is_bold_heading(inline.content):
+                self.builder.subheading(text, source=self.source(token))
+            else:
                 self.builder.block(block_kind, text, label=label, source=self.source(token))
             return index + 3
         if kind in ("bullet_list_open", "ordered_list_open"):
@@ -462,6 +471,18 @@ class _Walker:
         or hidden element that carries an instruction is reported."""
         visible = re.sub(r"<!--.*?-->", " ", token.content, flags=re.DOTALL)  # comments: reported by the loader
         self.builder.hidden(re.sub(r"<[^>]*>", " ", visible), "raw HTML", source=self.source(token))
+
+
+def _is_bold_heading(source: str) -> bool:
+    """Whether a paragraph is a heading in all but markup: one bold phrase of a few words that does
+    not end as a statement ("**Establishing the connection**"). Pages written before their generator
+    had sub-sub-headings use these; read as paragraphs they would be quoted as points and would not
+    name the text under them."""
+    bold = _BOLD_LINE.fullmatch(source.strip())
+    if bold is None:
+        return False
+    phrase = (bold.group(1) or bold.group(2)).strip()
+    return len(phrase.split()) <= _BOLD_HEADING_WORDS and not phrase.endswith((".", "!"))
 
 
 def _skip_to(tokens: list[Token], index: int, kind: str) -> int:
