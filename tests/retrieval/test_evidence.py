@@ -74,6 +74,16 @@ def test_a_clipped_word_and_the_word_it_clips_cover_each_other() -> None:
     assert "neither" not in _terms("Neither inherits nor installs")
 
 
+def test_in_order_to_says_what_for_and_covers_no_order() -> None:
+    # Asked "in what order are middleware evaluated?", the TrustedHost passage ("… in order to guard
+    # against …") was opened before the one saying "evaluated from top-to-bottom".
+    order = _terms("In what order are they evaluated?")["order"]
+    assert not present(order.term, vocabulary("Enforces a Host header, in order to guard against attacks."))
+    assert present(order.term, vocabulary("Middleware runs in the order it is listed."))
+    assert "order" not in _terms("What do I set in order for retries to happen?")
+    assert "order" in _terms("Which orders table holds the order?")
+
+
 def test_a_word_is_covered_by_a_word_derived_from_the_same_root() -> None:
     vocab = vocabulary("mypy will never recursively discover files; responses are compressed before a deployment")
     for asked in ("Which folders does it skip when it recurses?", "Is recursion supported?",

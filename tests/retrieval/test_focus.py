@@ -24,6 +24,17 @@ def test_a_scene_setting_clause_before_the_question_word_is_left_out() -> None:
     assert question_focus("When was the bridge built?").text == "When was the bridge built?"
 
 
+def test_a_question_word_after_a_preposition_still_starts_the_question() -> None:
+    # "in what order", "for which version", "at what size": the scene before them is no more asked.
+    focus = question_focus("If I queue several functions with BackgroundTasks, in what order do they run?")
+    assert focus.text == "in what order do they run?"
+    sized = question_focus("When a file is uploaded, at what size does it move to disk?")
+    assert sized.text == "at what size does it move to disk?"
+    # A preposition before anything but a question word is still the scene's.
+    kept = "If I pass several classes, in order, does it matter?"
+    assert question_focus(kept).text == kept
+
+
 def test_what_the_asker_rules_out_is_excluded() -> None:
     focus = question_focus("How do I run my tests on trio instead of asyncio?")
     assert focus.text == "How do I run my tests on trio?"

@@ -104,6 +104,11 @@ def _shouted(text: str) -> bool:
     return len(text.split()) >= 4 and sum(c.isupper() for c in letters) >= 0.9 * len(letters)
 
 
+# "in order to" says what something is for, not anything about an order: a passage saying it does
+# not cover a question's "in what order".
+_IN_ORDER_TO = re.compile(r"\bin\s+order(?=\s+(?:to|for|that)\b)", re.IGNORECASE)
+
+
 def key_terms(question: str) -> list[KeyTerm]:
     """The informative terms of a question: identifiers whole, words stemmed, generic words out."""
     raw_tokens = {fold(m): m for m in re.findall(r"[^\W_](?:\w|[._/-](?=\w))*", question)}
@@ -111,7 +116,7 @@ def key_terms(question: str) -> list[KeyTerm]:
     shouted = _shouted(question)
     common = _common_words()
     result: dict[str, KeyTerm] = {}
-    for term in terms(question):
+    for term in terms(_IN_ORDER_TO.sub("in", question)):
         original = raw_tokens.get(term, term)
         if _ABBREVIATION.fullmatch(original):
             continue
@@ -133,7 +138,7 @@ def key_terms(question: str) -> list[KeyTerm]:
 def vocabulary(text: str) -> frozenset[str]:
     """Words, stems and identifier parts of a text. Cached: one run weighs the same passages at
     every decision (which to open, then the answer), and this was most of the agent's own time."""
-    words = terms(text)
+    words = terms(_IN_ORDER_TO.sub("in", text))
     vocab = set(words)
     for word in words:
         vocab.add(stem(word))

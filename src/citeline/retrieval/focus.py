@@ -44,10 +44,12 @@ class Focus:
 
 # "After users are redirected to my login view, how does that view know …?": a clause opened by a
 # conjunction of time, condition or cause sets the scene inside the asking sentence, as a sentence
-# before it would; the question starts at the question word after its comma.
+# before it would; the question starts at the question word after its comma, or at the preposition
+# before it ("…, in what order do they run?").
 _SCENE_CLAUSE = re.compile(
     r"^\s*(?:after|when|whenever|once|if|since|because|although|though|while|before|given\s+that)\b[^,?]*,\s*"
-    r"(?=(?:how|what|which|where|when|why|who|whom|whose|is|are|can|could|does|do|did|should|will|would)\b)",
+    r"(?=(?:(?:in|at|on|for|from|to|by|with|under|into|through)\s+(?=(?:what|which|whose|whom)\b))?"
+    r"(?:how|what|which|where|when|why|who|whom|whose|is|are|can|could|does|do|did|should|will|would)\b)",
     re.IGNORECASE)
 
 
