@@ -1440,3 +1440,84 @@ def test_a_point_brings_the_sentence_completing_it(native: Citeline) -> None:
     # "… the parsed value is returned." is half the rule: the other half is the answer.
     line = next(line for line in result.answer.splitlines() if "the parsed value is returned" in line)
     assert re.search(r"the parsed value is returned\. \[(\d)\] Otherwise, the string is returned\. \[\1\]$", line), result.answer
+
+
+# A page that says what to do in its introduction and shows it done under the next heading, as
+# Starlette's background-tasks page does: the sentence and the example land in different passages.
+CONTINUED = {
+    "background.md": """# Background Tasks
+
+Starlette includes a `BackgroundTask` class for in-process background tasks.
+
+A background task should be attached to a response, and will run only once the response has been sent.
+
+## Background Task
+
+Used to add a single background task to a response.
+
+Signature: `BackgroundTask(func, *args, **kwargs)`
+
+```python
+async def signup(request):
+    task = BackgroundTask(send_welcome_email, to_address=email)
+    message = {'status': 'Signup successful'}
+    return JSONResponse(message, background=task)
+```
+
+## Background Tasks
+
+Used to add multiple background tasks to a response.
+""",
+    "python.md": """# Python versions
+
+## Disabling automatic Python downloads
+
+By default, the tool will automatically download Python versions when needed.
+
+The `--no-python-downloads` flag can be passed to any command to stop it.
+
+## Requiring or disabling managed Python versions
+
+To ignore managed Python versions and only use system Python versions, use the `--no-managed-python` flag:
+
+```console
+$ tool python list --no-managed-python
+```
+""",
+    "lifespan.md": """# Lifespan
+
+Starlette applications can register a lifespan handler for code that needs to run before the
+application starts up, or when the application is shutting down.
+
+```python
+@contextlib.asynccontextmanager
+async def lifespan(app):
+    async with some_async_resource():
+        yield
+```
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def continued(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
+    yield from _corpus(tmp_path_factory, "continued", CONTINUED)
+
+
+def test_a_how_to_answer_shows_the_example_the_page_goes_on_with(continued: Citeline) -> None:
+    result = continued.ask("How do I run a task after the response has been sent?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert "will run only once the response has been sent" in first_sentence(result.answer)
+    assert result.answer.count("```") == 2
+    block = result.answer.split("```")[1]
+    assert "task = BackgroundTask(send_welcome_email, to_address=email)" in block
+    assert "return JSONResponse(message, background=task)" in block
+    assert "some_async_resource" not in result.answer
+
+
+def test_the_next_sections_example_is_not_the_answers(continued: Citeline) -> None:
+    # The section after the answer's shows how to do the next thing, not the asked one.
+    result = continued.ask("How do I stop the tool from downloading Python for a single command?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert "--no-python-downloads" in first_sentence(result.answer)
+    assert "```" not in result.answer

@@ -17,11 +17,14 @@ _CODE_SCORE_FLOOR = 0.5  # a how-to answer shows code only when the block is thi
 
 
 def code_block(units: list[Unit], overall: np.ndarray, lead: int, lexical: np.ndarray,
-               command: bool = False, question: str = "") -> int | None:
+               command: bool = False, question: str = "", continued_in: tuple[int, int] | None = None) -> int | None:
     """The code example for a how-to answer: the block after the lead in its passage when there
     is one (of several — one per shell, per framework — the one holding most of the question's
     terms, then the most relevant, then the first; asked for a command, a command line before
-    any configuration file), else the best-scoring block close enough to the lead's relevance.
+    any configuration file), or, when the lead's passage has none, the first blocks of the
+    passage its document goes on with (`continued_in`: that passage's [n] and how many blocks of
+    the lead's passage follow the lead), else the best-scoring block close enough to the lead's
+    relevance.
     A block under a tab the question names ("on Windows" and a "Windows" tab) in the lead's
     passage comes first: the passage's other tabs show the same step for someone else."""
     named = block_under_named_tab(units, overall, lead, lexical, question)
@@ -35,6 +38,14 @@ def code_block(units: list[Unit], overall: np.ndarray, lead: int, lexical: np.nd
               if u.is_code and not shows_code(lead_unit, u) and (u.number, u.block) not in listings]
     following = [i for i in blocks if units[i].number == lead_unit.number
                  and 0 < units[i].block - lead_unit.block <= _FOLLOWING_BLOCKS]
+    if continued_in is not None and not any(units[i].number == lead_unit.number for i in blocks):
+        # The lead's passage holds no example and the passage its document goes on with opens
+        # with it ("… will run only once the response has been sent.", then the section showing
+        # `BackgroundTask` in use). Code scores too low against a question in words to be found by
+        # relevance, so it is found where a reader finds it: next.
+        number, blocks_left = continued_in
+        following = [i for i in blocks if units[i].number == number
+                     and units[i].block + blocks_left <= _FOLLOWING_BLOCKS]
     if following:
         return max(following, key=lambda i: (command and is_command_line(units[i]), round(float(lexical[i]), 3),
                                              overall[i], -i))

@@ -377,7 +377,8 @@ class ExtractiveAnswerer(Answerer):
                 if best not in part_picks and overall[best] >= _PART_FLOOR * best_overall:
                     part_picks.append(best)
         if how_to:
-            code = code_block(units, overall, lead, question_lexical, asks_for_command(focus.text), question)
+            code = code_block(units, overall, lead, question_lexical, asks_for_command(focus.text), question,
+                              _continued_in(evidence, units[lead]))
         else:
             code = example_it_introduces(units, lead)
             if code is None:  # asked about one platform, the answer is often its tab's block
@@ -560,8 +561,10 @@ class ExtractiveAnswerer(Answerer):
         if not chosen:
             return self._decline(run, key_terms(question), run.retrieved())
         lead = chosen[0]
-        shown = ranking.code if ranking.code is not None and shows_the_prose(units[ranking.code],
-                                                                            [units[i] for i in chosen]) else None
+        continued = _continued_in(run.evidence(), units[lead])
+        shown = ranking.code if ranking.code is not None and (
+            shows_the_prose(units[ranking.code], [units[i] for i in chosen])
+            or (continued is not None and units[ranking.code].number == continued[0])) else None
         if shown is not None and any(shows_code(units[i], units[shown]) for i in chosen):
             shown = None  # a sentence quoted already shows it as a code span
         intro = code_intro(units, shown)
@@ -759,6 +762,19 @@ def _under_its_name(unit: Unit, text: str, answer_type: AnswerTypes = ()) -> str
     if any(present(term, said) for term in terms(name) if len(term) >= 3):
         return None
     return f"{name} - {text}"
+
+
+def _continued_in(evidence: Sequence[Passage], unit: Unit) -> tuple[int, int] | None:
+    """The [n] of the passage its document goes on with after `unit`'s passage, and how many blocks
+    of `unit`'s passage come after it; None when that passage is not in the evidence or opens
+    another section than a part of `unit`'s (the next section's example shows the next thing)."""
+    passage = evidence[unit.number - 1]
+    for number, other in enumerate(evidence, 1):
+        if other.document_id == passage.document_id and other.chunk_index == passage.chunk_index + 1:
+            within = (passage.section is None or other.section == passage.section
+                      or (other.section or "").startswith(f"{passage.section} > "))
+            return (number, max(len(passage.blocks) - 1 - unit.block, 0)) if within else None
+    return None
 
 
 def _point_text(unit: Unit, answer_type: AnswerTypes, lead_describes: str | None) -> str:

@@ -56,6 +56,7 @@ from citeline.text import FOOTNOTE_MARK
 # A paragraph that is one bold span, "**…**" or "__…__", with no emphasis marker inside it.
 _BOLD_LINE = re.compile(r"\*\*([^*\n]+)\*\*|__([^_\n]+)__")
 _BOLD_HEADING_WORDS = 10
+
 # MkDocs Material content tabs share the admonition's shape (a marker line, then a body indented
 # by four spaces), so they are rewritten into admonitions of type `tab` before parsing. The
 # rewrite keeps every line where it was: line maps still point at the source.
