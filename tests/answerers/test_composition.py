@@ -265,15 +265,21 @@ def test_asked_how_to_change_how_long_something_runs_the_answer_is_the_setting(s
     assert "```" not in result.answer and "max_retries" not in result.answer
 
 
-def test_a_how_to_question_shows_one_whole_code_block(app: Citeline) -> None:
-    result = app.ask("How do I run a task after the response has been sent?")
+def _leads_with_the_sentence_then_the_whole_signup_example(citeline: Citeline) -> str:
+    """Asks the background-task how-to question and checks the answer's shape; returns the answer."""
+    result = citeline.ask("How do I run a task after the response has been sent?")
     assert result.exit_reason == ExitReason.COMPLETED
     assert "will run only once the response has been sent" in first_sentence(result.answer)
     assert result.answer.count("```") == 2  # exactly one fenced block
     block = result.answer.split("```")[1]
     assert "task = BackgroundTask(send_welcome_email, to_address=email)" in block
     assert "return JSONResponse(message, background=task)" in block
-    assert AnswerForm.of(result.answer).torn_code == 0
+    return result.answer
+
+
+def test_a_how_to_question_shows_one_whole_code_block(app: Citeline) -> None:
+    answer = _leads_with_the_sentence_then_the_whole_signup_example(app)
+    assert AnswerForm.of(answer).torn_code == 0
 
 
 def test_a_keyword_query_shows_the_feature_used(app: Citeline) -> None:
@@ -1505,14 +1511,8 @@ def continued(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
 
 
 def test_a_how_to_answer_shows_the_example_the_page_goes_on_with(continued: Citeline) -> None:
-    result = continued.ask("How do I run a task after the response has been sent?")
-    assert result.exit_reason == ExitReason.COMPLETED
-    assert "will run only once the response has been sent" in first_sentence(result.answer)
-    assert result.answer.count("```") == 2
-    block = result.answer.split("```")[1]
-    assert "task = BackgroundTask(send_welcome_email, to_address=email)" in block
-    assert "return JSONResponse(message, background=task)" in block
-    assert "some_async_resource" not in result.answer
+    answer = _leads_with_the_sentence_then_the_whole_signup_example(continued)
+    assert "some_async_resource" not in answer
 
 
 def test_the_next_sections_example_is_not_the_answers(continued: Citeline) -> None:
