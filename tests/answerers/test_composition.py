@@ -1391,6 +1391,10 @@ Sets how many worker threads the pool holds
 ## `--no-pool`
 
 Runs every synchronous endpoint on the event loop itself
+
+## `--bind`
+
+The address the server listens on, which is the loopback interface unless you name another.
 """}
 
 
@@ -1416,6 +1420,15 @@ def test_a_description_that_is_no_sentence_is_shown_under_its_name(threads: Cite
     assert result.exit_reason == ExitReason.COMPLETED
     line = next(line for line in result.answer.splitlines() if "Runs every synchronous endpoint" in line)
     assert "--no-pool" in line, result.answer
+
+
+def test_a_description_that_is_a_noun_phrase_is_shown_under_its_name(threads: Citeline) -> None:
+    result = threads.ask("Which address does the server listen on?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    # "The address the server listens on, which …" ends in a full stop but says what it is
+    # about only under its heading: the reader needs the option's name.
+    line = next(line for line in result.answer.splitlines() if "The address the server listens on" in line)
+    assert line.startswith("`--bind` - "), result.answer
 
 
 NATIVE = {"native.md": """# Native rendering

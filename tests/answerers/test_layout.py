@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from citeline.answerers.layout import completion, is_a_name, lead_in, outside_named_tabs, premise, tabs_named
+from citeline.answerers.layout import (
+    completion,
+    is_a_name,
+    is_description,
+    lead_in,
+    outside_named_tabs,
+    premise,
+    tabs_named,
+)
 from citeline.documents.models import ChunkBlock
 from citeline.index.store import Passage
 from citeline.retrieval.units import passage_units
@@ -133,3 +141,14 @@ def test_only_a_name_is_shown_before_a_description_that_is_no_sentence() -> None
     # Words heading a note or a section: "Note - Asking for markers …" would read as nonsense.
     for title in ("Note", "Implementation", "Maximum Number Of Columns"):
         assert not is_a_name(title), title
+
+
+def test_a_noun_phrase_ending_in_a_full_stop_is_a_description_and_a_statement_is_not() -> None:
+    for text in ("The server's hostname, which is used to confirm the hostname supplied by the SSL certificate.",
+                 "The HTTP version, as bytes.", "The number of retries."):
+        assert is_description(text), text
+    # A verb states something; a sentence not opening with an article names its own subject.
+    for text in ("The default is 5.", "The pool can hold ten connections.", "This flag turns retries off.",
+                 "HTTPX uses certifi, which is bundled.", "The amount of time elapsed between sending the "
+                 "request and calling `close()` on the corresponding response received for that request."):
+        assert not is_description(text), text

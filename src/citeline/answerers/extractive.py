@@ -42,6 +42,7 @@ from citeline.answerers.layout import (
     fit_to_budget,
     is_a_name,
     is_command_line,
+    is_description,
     is_fragment,
     lead_paragraph,
     needs_its_example,
@@ -748,7 +749,8 @@ def _under_its_name(unit: Unit, text: str, answer_type: AnswerTypes = ()) -> str
     in a setting's fields, says whose value it is only under that name ("--soft-error-limit N - The
     default limit is -1."), as does any sentence speaking of "this flag" ("This flag makes mypy raise
     an error instead." — which flag?), and a description that is no sentence ("Makes stubtest's
-    output more concise, one line per error" — what does?). Not a sentence whose value is a name of
+    output more concise, one line per error" — what does?) or a noun phrase only ("The server's
+    hostname, which is used to confirm …" — of what?). Not a sentence whose value is a name of
     its own ("… use the `--strict` flag"): the described name would read as the answer. A long
     signature is no name to read first."""
     name = unit.described
@@ -756,7 +758,7 @@ def _under_its_name(unit: Unit, text: str, answer_type: AnswerTypes = ()) -> str
         return None
     values = tuple(t for t in answer_type if t not in (AnswerType.NAME, AnswerType.PLACE))
     if not ((values and holds(values, text)) or _REFERS_TO_ITS_THING.search(text)
-            or (is_fragment(text) and is_a_name(name))):
+            or ((is_fragment(text) or is_description(text)) and is_a_name(name))):
         return None
     said = vocabulary(text)
     if any(present(term, said) for term in terms(name) if len(term) >= 3):

@@ -436,6 +436,24 @@ def is_fragment(text: str) -> bool:
     return not _STATEMENT_END.search(text)
 
 
+# A description that is a noun phrase though it ends in a full stop: "The server's hostname, which is
+# used to confirm the hostname supplied by the SSL certificate." (under the heading `"sni_hostname"`). Its
+# head — the words after the article, before a relative clause or the full stop — holds no verb that
+# states anything ("The default is 5." does).
+_NOUN_PHRASE = re.compile(r"(?:The|A|An)\s+(?P<head>[^,;:.!?]{1,60}?)(?:,\s*(?:which|that|used|where|as)\b|\.\s*$)")
+_STATING_VERB = re.compile(r"\b(?:is|are|was|were|be|been|has|have|had|can|could|will|would|may|might|must|should|"
+                           r"shall|does|do|did)\b|n't\b", re.IGNORECASE)
+_NOUN_PHRASE_WORDS = 5
+
+
+def is_description(text: str) -> bool:
+    """Whether text is a noun phrase describing a thing it does not name ("The server's hostname, which
+    is used to …"): a sentence by its full stop, it says what it is about only under that thing's name."""
+    match = _NOUN_PHRASE.match(text.strip())
+    return (match is not None and len(match["head"].split()) <= _NOUN_PHRASE_WORDS
+            and not _STATING_VERB.search(match["head"]))
+
+
 def is_a_name(title: str) -> bool:
     """Whether a described thing's title is a name ("`network_stream`", "--concise", "NO_PROXY",
     "truststore") rather than words heading a section or a note ("Implementation", "Note"): only a
