@@ -439,7 +439,9 @@ def is_fragment(text: str) -> bool:
 # A description that is a noun phrase though it ends in a full stop: "The server's hostname, which is
 # used to confirm the hostname supplied by the SSL certificate." (under the heading `"sni_hostname"`). Its
 # head — the words after the article, before a relative clause or the full stop — holds no verb that
-# states anything ("The default is 5." does).
+# states anything ("The default is 5." does). Verbs are told only by the auxiliaries: "The client sends
+# requests." passes too, which costs little, as only a line under a section titled by a name is ever
+# shown under that name, and then it is about that thing.
 _NOUN_PHRASE = re.compile(r"(?:The|A|An)\s+(?P<head>[^,;:.!?]{1,60}?)(?:,\s*(?:which|that|used|where|as)\b|\.\s*$)")
 _STATING_VERB = re.compile(r"\b(?:is|are|was|were|be|been|has|have|had|can|could|will|would|may|might|must|should|"
                            r"shall|does|do|did)\b|n't\b", re.IGNORECASE)
