@@ -107,6 +107,15 @@ def test_a_dotted_name_is_covered_by_its_parts_but_not_an_underscored_or_numbere
     assert credit(setting.term, vocabulary("Set SESSION_COOKIE_MAX_AGE to change it.")) == 1.0
 
 
+def test_names_joined_by_a_slash_are_covered_by_each_found_whole_but_a_version_is_not() -> None:
+    vocab = vocabulary("Catch either failed requests, or 4xx and 5xx responses, over HTTP 2 or 1.1.")
+    (codes,) = [k for k in key_terms("Which exception covers 4xx/5xx responses?") if "/" in k.term]
+    assert credit(codes.term, vocab) == 0.8
+    assert credit(codes.term, vocabulary("Catch 4xx responses.")) == 0.0  # one of the two is no cover
+    (version,) = [k for k in key_terms("Does the server speak HTTP/2?") if "/" in k.term]
+    assert credit(version.term, vocab) == 0.0  # "HTTP" and a "2" elsewhere are not HTTP/2
+
+
 def test_a_term_no_passage_has_weighs_what_the_found_ones_do_per_unit_of_its_own_weight() -> None:
     passages = [Passage(str(n), "d", "sessions.md", "sessions.md", n, text, None, None, 0, len(text)) for n, text in
                 enumerate(["The session cookie is signed.", "Sessions expire after two weeks.", "Routing basics."])]

@@ -175,8 +175,9 @@ def _edit_distance_at_most(a: str, b: str, limit: int) -> bool:
 
 def credit(term: str, vocab: Set[str]) -> float:
     """1.0 if the passage has the term; partial credit when a dotted or slashed identifier's parts
-    all occur (`client.post()` is covered by a passage about `client` and `post`), or the words of
-    a compound built on a participle ("TLS-intercepting" by "TLS" and "intercepted").
+    all occur (`client.post()` is covered by a passage about `client` and `post`), names joined by a
+    slash are each found whole ("4xx/5xx" by "4xx and 5xx"), or the words of a compound built on a
+    participle ("TLS-intercepting" by "TLS" and "intercepted").
 
     A name joined by underscores is one name (`SESSION_COOKIE_MAX_AGE` is not covered by "session",
     "cookie", "max" and "age" apart: asked about a setting that does not exist, the parts always
@@ -186,6 +187,11 @@ def credit(term: str, vocab: Set[str]) -> float:
     if _IDENTIFIER.search(term):
         parts = [p for p in re.split(r"[./=]+", term) if len(p) >= 3]
         if parts and not any(c.isdigit() for c in term) and all(present(p, vocab) for p in parts):
+            return 0.8
+        # Names joined by a slash are covered by each found whole ("4xx/5xx" by "4xx and 5xx"); a
+        # one-character part is no name ("HTTP/2" is not covered by "HTTP" and a "2" elsewhere).
+        names = term.split("/")
+        if len(names) >= 2 and all(len(name) >= 2 and name in vocab for name in names):
             return 0.8
     elif "-" in term:
         # A compound built on a participle describes rather than names ("TLS-intercepting proxy",
