@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import math
 import re
+import string
 from collections.abc import Sequence, Set
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -109,6 +110,18 @@ def _shouted(text: str) -> bool:
 _IN_ORDER_TO = re.compile(r"\bin\s+order(?=\s+(?:to|for|that)\b)", re.IGNORECASE)
 
 
+def _misspellings_of(word: str) -> set[str]:
+    """The words of five letters or more that `word` is a common slip of: two neighbouring letters
+    swapped ("defualt", "pyhton"), a doubled letter written once ("comands", "disapears"), or, in a
+    word of eight letters or more, a letter left out inside it ("enviroment"). Shorter words and
+    other slips are too often another word ("cached" is not "coached")."""
+    candidates = {word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(len(word) - 1)} if len(word) >= 5 else set()
+    for i in range(1, len(word)):
+        letters = string.ascii_lowercase if len(word) >= 8 else {word[i - 1], word[i]}
+        candidates.update(word[:i] + letter + word[i:] for letter in letters)
+    return {c for c in candidates if len(c) >= 5}
+
+
 def key_terms(question: str) -> list[KeyTerm]:
     """The informative terms of a question: identifiers whole, words stemmed, generic words out."""
     raw_tokens = {fold(m): m for m in re.findall(r"[^\W_](?:\w|[._/-](?=\w))*", question)}
@@ -129,6 +142,10 @@ def key_terms(question: str) -> list[KeyTerm]:
         if stemmed not in _GENERIC:
             # An inflection of an ordinary word is ordinary ("crawls": the vocabulary lists "crawl").
             ordinary = term in common or term.replace("-", "") in common or stemmed in common
+            # So is one misspelt: the asker who writes "enviroment" means the ordinary word (written
+            # in lower case as a word is; a name keeps its capitals however close to a word: "Wesel").
+            if not ordinary and original.islower() and original.isalpha():
+                ordinary = bool(_misspellings_of(term) & common)
             weight = 0.6 if ordinary else RARE_WEIGHT
             result.setdefault(stemmed, KeyTerm(stemmed, weight, original))
     return list(result.values())
