@@ -111,10 +111,11 @@ _IN_ORDER_TO = re.compile(r"\bin\s+order(?=\s+(?:to|for|that)\b)", re.IGNORECASE
 
 
 def _misspellings_of(word: str) -> set[str]:
-    """The words of five letters or more that `word` is a common slip of: two neighbouring letters
-    swapped ("defualt", "pyhton"), a doubled letter written once ("comands", "disapears"), or, in a
-    word of eight letters or more, a letter left out inside it ("enviroment"). Shorter words and
-    other slips are too often another word ("cached" is not "coached")."""
+    """The spellings of five letters or more that `word` may be a common slip of (the caller keeps
+    those that are words): two neighbouring letters swapped ("defualt", "pyhton"), a doubled letter
+    written once ("comands", "disapears"), or, in a word of eight letters or more, a letter left out
+    inside it ("enviroment"). Other slips, and any letter left out of a shorter word, too often make
+    another word ("cached" is no slip of "coached")."""
     candidates = {word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(len(word) - 1)} if len(word) >= 5 else set()
     for i in range(1, len(word)):
         letters = string.ascii_lowercase if len(word) >= 8 else {word[i - 1], word[i]}
