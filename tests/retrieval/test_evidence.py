@@ -41,12 +41,13 @@ def test_an_inflected_ordinary_word_weighs_as_ordinary() -> None:
     found = _terms("R.app crawls whenever its window is hidden")
     assert found["crawl"].weight == found["window"].weight < found["r.app"].weight
 
+
 def test_a_slip_in_an_ordinary_word_weighs_as_ordinary() -> None:
     # "enviroment", "defualt" and "comands" are ordinary words mistyped, not rare names the docs must contain.
     found = _terms("Do the comands change the enviroment or the defualt window?")
     assert {found[t].weight for t in ("comand", "enviroment", "defualt")} == {found["window"].weight} == {0.6}
-    # A name keeps its capitals and its weight, however close to a word it is ("Wesel", "weasel") ...
-    assert _terms("Where is Wesel?")["wesel"].weight == 1.5
+    # A name keeps its capitals and its weight, however close to a word it is ("Sanke", "snake") ...
+    assert _terms("Where does the Sanke flow?")["sanke"].weight == 1.5
     # ... and a short word a letter away from another is not taken for a slip ("tracer" is no "tracker").
     assert _terms("Which tracer does it use?")["tracer"].weight == 1.5
 

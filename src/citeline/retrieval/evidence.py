@@ -110,17 +110,16 @@ def _shouted(text: str) -> bool:
 _IN_ORDER_TO = re.compile(r"\bin\s+order(?=\s+(?:to|for|that)\b)", re.IGNORECASE)
 
 
-def _misspellings_of(word: str) -> set[str]:
-    """The spellings of five letters or more that `word` may be a common slip of (the caller keeps
-    those that are words): two neighbouring letters swapped ("defualt", "pyhton"), a doubled letter
-    written once ("comands", "disapears"), or, in a word of eight letters or more, a letter left out
-    inside it ("enviroment"). Other slips, and any letter left out of a shorter word, too often make
-    another word ("cached" is no slip of "coached")."""
-    candidates = {word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(len(word) - 1)} if len(word) >= 5 else set()
+def _slip_of_a_word(word: str) -> bool:
+    """Whether `word` is a common slip in a vocabulary word of five letters or more: two neighbouring
+    letters swapped ("defualt", "pyhton"), a doubled letter written once ("comands", "disapears"),
+    or, in a word of eight letters or more, a letter left out inside it ("enviroment"). Other slips,
+    and any letter left out of a shorter word, too often make another word ("cached", "coached")."""
+    spellings = {word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(len(word) - 1)}
     for i in range(1, len(word)):
         letters = string.ascii_lowercase if len(word) >= 8 else {word[i - 1], word[i]}
-        candidates.update(word[:i] + letter + word[i:] for letter in letters)
-    return {c for c in candidates if len(c) >= 5}
+        spellings.update(word[:i] + letter + word[i:] for letter in letters)
+    return any(len(spelling) >= 5 for spelling in spellings & _common_words())
 
 
 def key_terms(question: str) -> list[KeyTerm]:
@@ -144,9 +143,9 @@ def key_terms(question: str) -> list[KeyTerm]:
             # An inflection of an ordinary word is ordinary ("crawls": the vocabulary lists "crawl").
             ordinary = term in common or term.replace("-", "") in common or stemmed in common
             # So is one misspelt: the asker who writes "enviroment" means the ordinary word (written
-            # in lower case as a word is; a name keeps its capitals however close to a word: "Wesel").
+            # in lower case as a word is; a name keeps its capitals however close to a word: "Sanke").
             if not ordinary and original.islower() and original.isalpha():
-                ordinary = bool(_misspellings_of(term) & common)
+                ordinary = _slip_of_a_word(term)
             weight = 0.6 if ordinary else RARE_WEIGHT
             result.setdefault(stemmed, KeyTerm(stemmed, weight, original))
     return list(result.values())
