@@ -1534,3 +1534,39 @@ def test_the_next_sections_example_is_not_the_answers(continued: Citeline) -> No
     assert result.exit_reason == ExitReason.COMPLETED
     assert "--no-python-downloads" in first_sentence(result.answer)
     assert "```" not in result.answer
+
+
+# An API reference the way Sphinx documents one: what each entry replaced is said in its version note.
+DECORATORS = {"utilities.rst": """Utilities
+=========
+
+These helpers are useful if you add custom filters or functions to an environment.
+
+.. function:: pass_context(f)
+
+   Pass the template context as the first argument to the decorated function.
+
+   .. versionadded:: 3.0.0
+      Replaces ``contextfunction`` and ``contextfilter``.
+
+.. function:: pass_environment(f)
+
+   Pass the environment as the first argument to the decorated function.
+
+   .. versionadded:: 3.0.0
+      Replaces ``environmentfunction`` and ``environmentfilter``.
+"""}
+
+
+@pytest.fixture(scope="module")
+def decorators(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
+    yield from _corpus(tmp_path_factory, "decorators", DECORATORS)
+
+
+def test_a_version_note_is_shown_under_the_entry_it_belongs_to(decorators: Citeline) -> None:
+    # "Added in version 3.0.0: Replaces `contextfilter`." says what replaced it only under its entry's
+    # name; and "3.x" is the series "3.0.0" belongs to, not a term the documents lack.
+    result = decorators.ask("Our filters were decorated with @contextfilter. What's the replacement in 3.x?")
+    assert result.exit_reason == ExitReason.COMPLETED, result.answer
+    lead = first_sentence(result.answer)
+    assert "pass_context" in lead and "contextfilter" in lead, lead

@@ -52,6 +52,12 @@ def test_a_slip_in_an_ordinary_word_weighs_as_ordinary() -> None:
     assert _terms("Which tracer does it use?")["tracer"].weight == 1.5
 
 
+def test_a_release_series_is_covered_by_any_version_in_it() -> None:
+    notes = vocabulary("New in version 3.0.0: Replaces contextfilter. Changed in version 2.11.")
+    assert present("3.x", notes) and present("2.11.x", notes)
+    assert not present("4.x", notes) and not present("2.1.x", notes)
+
+
 def test_a_hyphenated_compound_matches_its_closed_and_open_spellings_but_not_its_parts() -> None:
     assert present("e-mail", vocabulary("Send a welcome email after signing up."))
     assert present("email", vocabulary("Send a welcome e-mail after signing up."))

@@ -99,7 +99,14 @@ from citeline.retrieval.evidence import (
 from citeline.retrieval.focus import question_focus
 from citeline.retrieval.lead import LEAD_SIGNALS, lead_model_from, lead_shares, shipped_lead_model
 from citeline.retrieval.opposites import opposed
-from citeline.retrieval.units import Unit, evidence_units, is_bare_link, item_sentences, shows_code
+from citeline.retrieval.units import (
+    VERSION_NOTE,
+    Unit,
+    evidence_units,
+    is_bare_link,
+    item_sentences,
+    shows_code,
+)
 from citeline.text import collapse_ws, terms
 
 MAX_OPEN = 3
@@ -758,7 +765,7 @@ def _under_its_name(unit: Unit, text: str, answer_type: AnswerTypes = ()) -> str
         return None
     values = tuple(t for t in answer_type if t not in (AnswerType.NAME, AnswerType.PLACE))
     if not ((values and holds(values, text)) or _REFERS_TO_ITS_THING.search(text)
-            or ((is_fragment(text) or is_description(text)) and is_a_name(name))):
+            or ((is_fragment(text) or is_description(text) or VERSION_NOTE.match(text)) and is_a_name(name))):
         return None
     said = vocabulary(text)
     if any(present(term, said) for term in terms(name) if len(term) >= 3):

@@ -222,11 +222,19 @@ def credit(term: str, vocab: Set[str]) -> float:
     return 0.0
 
 
+# A release series as askers write it ("3.x", "1.2.x"), and a version number as documents do.
+_VERSION_SERIES = re.compile(r"v?((?:\d+\.)+)x")
+_VERSION = re.compile(r"v?\d+(?:\.\d+)+")
+
+
 def present(term: str, vocab: Set[str]) -> bool:
     """Whether a passage vocabulary contains the term: exactly, stemmed, or (for longer plain words)
     within a typo or two."""
     if term in vocab or stem(term) in vocab:
         return True
+    if series := _VERSION_SERIES.fullmatch(term):
+        # "3.x" is every version of the series: a passage saying "New in version 3.0.0" names one.
+        return any(f"{v}.".startswith(series[1]) and _VERSION.fullmatch(v) for v in vocab)
     if "-" in term:
         # A hyphenated compound is often written closed ("e-mail" and "email") or open ("rate limit"),
         # but "rate-limit" is not covered by "rate" and "limit" apart: the joined forms count, the

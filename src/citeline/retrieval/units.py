@@ -64,6 +64,8 @@ class Unit:
         return self.kind == "code"
 
 
+# A version note ("New in version 3.0.0: Replaces `contextfilter`.") speaks of the entry it sits under.
+VERSION_NOTE = re.compile(r"(?:New|Added|Changed|Deprecated|Removed)\s+(?:in|since)\s+version\b", re.IGNORECASE)
 # Blocks whose label names the thing they describe (a note's or a tab's names its box, a row's its columns).
 _DESCRIBING = frozenset(("paragraph", "list_item"))
 
@@ -80,13 +82,16 @@ def passage_units(number: int, passage: Passage) -> list[Unit]:
                 for index, span in enumerate(segments(text)) if len(span.text) >= _MIN_UNIT_CHARS]
     units: list[Unit] = []
     resumed: dict[int, int] = {}  # block index: where its text goes on after a sentence taken into the one before
-    titled = _titled_name((passage.section or "").rsplit(" > ", 1)[-1])
+    titled = entry = _titled_name((passage.section or "").rsplit(" > ", 1)[-1])
     for index, block in enumerate(passage.blocks):
         if block.kind == "heading":
-            titled = _titled_name(text[block.start : block.end])
+            titled = entry = _titled_name(text[block.start : block.end])
         if block.flags or block.kind == "heading":
             continue
-        described = (block.label or titled) if block.kind in _DESCRIBING else None
+        if block.kind in _DESCRIBING:
+            described = entry = block.label or titled
+        else:  # a version note is about the entry it sits in, which its own label does not name
+            described = entry if block.kind == "note" and VERSION_NOTE.match(block.label or "") else None
         body = text[block.start : block.end]
         if not body.strip():
             continue
