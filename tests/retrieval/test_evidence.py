@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from citeline.documents.models import ChunkBlock
 from citeline.index.store import Passage
 from citeline.retrieval.evidence import Coverage, KeyTerm, credit, everyday, key_terms, present, vocabulary
 
@@ -42,6 +43,18 @@ def test_an_inflected_ordinary_word_weighs_as_ordinary() -> None:
     assert found["crawl"].weight == found["window"].weight < found["r.app"].weight
 
 
+def test_a_word_capitalised_inside_a_sentence_is_a_name() -> None:
+    # "Decimal" is an English word, but written so inside a sentence it names the type.
+    assert _terms("How do I parse numbers as Decimal instead of float?")["decimal"].weight == 1.5
+    assert _terms("How do I parse numbers as decimal instead of float?")["decimal"].weight == 0.6
+    # A capital that starts a sentence says nothing: after a full stop, a colon or a quote, or first.
+    for question in ("Decimal numbers: how are they parsed?", "It fails. Decimal numbers are lost.",
+                     "Why do numbers parse as: Decimal?", 'Why is "Decimal" not the default?'):
+        assert _terms(question)["decimal"].weight == 0.6, question
+    # Typed with caps lock on, no word is a name for its capital.
+    assert _terms("HOW DO I PARSE NUMBERS AS DECIMAL?")["decimal"].weight == 0.6
+
+
 def test_a_slip_in_an_ordinary_word_weighs_as_ordinary() -> None:
     # "enviroment", "defualt" and "comands" are ordinary words mistyped, not rare names the docs must contain.
     found = _terms("Do the comands change the enviroment or the defualt window?")
@@ -50,6 +63,19 @@ def test_a_slip_in_an_ordinary_word_weighs_as_ordinary() -> None:
     assert _terms("Where does the Sanke flow?")["sanke"].weight == 1.5
     # ... and a short word a letter away from another is not taken for a slip ("tracer" is no "tracker").
     assert _terms("Which tracer does it use?")["tracer"].weight == 1.5
+
+
+def test_a_passage_is_judged_with_the_titles_of_its_tabs_and_notes() -> None:
+    # The "Windows" tab's commands say "PS>", never "Windows": a reader sees the title, so does coverage.
+    text = "To activate the environment, run its script:\n$ source .venv/bin/activate\nPS> .venv\\Scripts\\activate"
+    steps = text.index("$"), text.index("PS>")
+    passage = Passage("c", "d", "projects.md", "projects.md", 0, text, "Running commands", None, 0, len(text),
+                      blocks=(ChunkBlock("paragraph", 0, steps[0] - 1),
+                              ChunkBlock("code", steps[0], steps[1] - 1, "macOS and Linux", language="console"),
+                              ChunkBlock("code", steps[1], len(text), "Windows", language="pwsh-session")))
+    assert Coverage([passage]).credit("windows", 0) == 1.0
+    # A code block's language is no title: "console" is not said by the passage.
+    assert Coverage([passage]).credit("console", 0) == 0.0
 
 
 def test_a_release_series_is_covered_by_any_version_in_it() -> None:

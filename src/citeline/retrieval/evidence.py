@@ -2,7 +2,8 @@
 
 Retrieval always returns *something*; these judgements say whether what came back is about the
 question at all. A term counts more when it is rare (not a whole word of the embedder's
-WordPiece vocabulary, or an identifier) and is matched typo-tolerantly.
+WordPiece vocabulary, a name capitalised inside a sentence, or an identifier) and is matched
+typo-tolerantly.
 """
 
 from __future__ import annotations
@@ -110,6 +111,11 @@ def _shouted(text: str) -> bool:
 _IN_ORDER_TO = re.compile(r"\bin\s+order(?=\s+(?:to|for|that)\b)", re.IGNORECASE)
 
 
+# A capitalised word after a word inside a sentence (not after a full stop, colon, quote or bracket,
+# which may start one).
+_NAMED = re.compile(r"(?<=[^\s.?!:;\"'(\[*>-]\s)[A-Z][a-z]+\b")
+
+
 def _slip_of_a_word(word: str) -> bool:
     """Whether `word` is a common slip in a vocabulary word of five letters or more: two neighbouring
     letters swapped ("defualt", "pyhton"), a doubled letter written once ("comands", "disapears"),
@@ -127,6 +133,9 @@ def key_terms(question: str) -> list[KeyTerm]:
     raw_tokens = {fold(m): m for m in re.findall(r"[^\W_](?:\w|[._/-](?=\w))*", question)}
     # Typed with caps lock on, every word is in capitals: none is an acronym for being so ("HOW", "THE").
     shouted = _shouted(question)
+    # A word capitalised inside a sentence is a name ("Decimal", "Ubuntu", "Constance"), however
+    # ordinary the word it spells: the asker who writes "parse numbers as Decimal" means the type.
+    named = set() if shouted else {fold(word) for word in _NAMED.findall(question)}
     common = _common_words()
     result: dict[str, KeyTerm] = {}
     for term in terms(_IN_ORDER_TO.sub("in", question)):
@@ -146,7 +155,7 @@ def key_terms(question: str) -> list[KeyTerm]:
             # in lower case as a word is; a name keeps its capitals however close to a word: "Sanke").
             if not ordinary and original.islower() and original.isalpha():
                 ordinary = _slip_of_a_word(term)
-            weight = 0.6 if ordinary else RARE_WEIGHT
+            weight = 0.6 if ordinary and term not in named else RARE_WEIGHT
             result.setdefault(stemmed, KeyTerm(stemmed, weight, original))
     return list(result.values())
 
@@ -270,9 +279,12 @@ def _derived_forms(term: str) -> frozenset[str]:
 
 
 def passage_text(passage: Passage) -> str:
-    """The text a passage is judged on: its document name and section count, since a heading often
-    names what the body does not repeat."""
-    return f"{passage.document_name}\n{passage.section or ''}\n{passage.text}"
+    """The text a passage is judged on: its document name, section and the titles of its tabs and notes
+    count, since a heading often names what the body does not repeat (the "Windows" tab's commands)."""
+    # A code block's label is its tab's or file's title when that is not its language.
+    titles = dict.fromkeys(b.label for b in passage.blocks if b.label and not b.flags
+                           and (b.kind in ("tab", "note") or (b.kind == "code" and b.label != b.language)))
+    return "\n".join((passage.document_name, passage.section or "", *titles, passage.text))
 
 
 def answer_type_terms(question: str) -> list[KeyTerm]:
