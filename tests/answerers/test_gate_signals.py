@@ -71,3 +71,17 @@ def test_a_value_is_stated_under_the_name_it_describes(options: Citeline, questi
     evidence = options.search(question, top_k=8).passages
     assert value_unstated(evidence_units(evidence), evidence, expected_types(question),
                           asked_attribute(question)) is unstated
+
+
+def _features(app: Citeline, question: str) -> dict[str, float]:
+    result = app.ask(question)
+    decision: dict[str, dict[str, float]] = next(e for e in result.trace if e.type == "validation").data["decision"]
+    return decision["features"]
+
+
+def test_a_name_in_the_askers_own_example_is_not_one_the_documents_must_hold(options: Citeline) -> None:
+    # `billing.charge_card` is the asker's code: no reference documents it, and none needs to.
+    asked = "Which flag makes mypy report an error when my code calls an untyped function"
+    assert _features(options, f"{asked} like billing.charge_card()?")["rare_missing"] == 0.0
+    # Asked about by name, it is what the question is about: the documents lack it.
+    assert _features(options, f"{asked} billing.charge_card()?")["rare_missing"] == 1.0

@@ -55,6 +55,16 @@ def test_a_word_capitalised_inside_a_sentence_is_a_name() -> None:
     assert _terms("HOW DO I PARSE NUMBERS AS DECIMAL?")["decimal"].weight == 0.6
 
 
+def test_an_identifier_in_the_askers_example_is_marked_as_one() -> None:
+    found = _terms("How many levels can ** stand for in a pattern like logs/**/debug.txt?")
+    assert found["debug.txt"].example and not found["level"].example
+    assert _terms("How do I read a field such as $.address.city, in a query?")["address.city"].example
+    assert _terms("Can templates call things like `{{ mylist.append(1) }}`?")["mylist.append"].example
+    # "like" that is no example, and a plain word named as one (the tool asked about), are not marked.
+    assert not _terms("I'd like to set HTTP_PROXY per client")["http_proxy"].example
+    assert not _terms("How do I run mutation testing (e.g. mutmut)?")["mutmut"].example
+
+
 def test_a_slip_in_an_ordinary_word_weighs_as_ordinary() -> None:
     # "enviroment", "defualt" and "comands" are ordinary words mistyped, not rare names the docs must contain.
     found = _terms("Do the comands change the enviroment or the defualt window?")

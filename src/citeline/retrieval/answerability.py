@@ -29,7 +29,7 @@ FEATURES: tuple[str, ...] = (
     "coverage_passage",  # weighted share of key terms the best single passage covers
     "coverage_unit",  # ... the best single sentence/item covers
     "missing_weight",  # weighted share of key terms found nowhere in the retrieved passages
-    "rare_missing",  # 1 when a rare term or identifier of the question is found nowhere
+    "rare_missing",  # 1 when a rare term or identifier of the question (not of an example it gives) is found nowhere
     "rare_missing_focus",  # ... of the asking sentence (a typo or an error name in the scene set before it is not)
     "dense_top",  # cosine of the question to the best passage
     "dense_margin",  # how far the best passage stands out from the rest (cosine)

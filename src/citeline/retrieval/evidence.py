@@ -54,6 +54,7 @@ class KeyTerm:
     term: str
     weight: float  # 2 for identifiers and acronyms, 1.5 for rare words, 0.6 for ordinary ones
     word: str = ""  # the question's word as written ("writes" for the term "writ"), for messages
+    example: bool = False  # an identifier in an example the asker gives ("a pattern like logs/**/debug.txt")
 
     @property
     def shown(self) -> str:
@@ -128,9 +129,18 @@ def _slip_of_a_word(word: str) -> bool:
     return any(len(spelling) >= 5 for spelling in spellings & _common_words())
 
 
+# An example the asker gives, to the end of its clause: "a pattern like logs/**/debug.txt", "a field
+# such as $.address.city", "e.g. `{{ x }}`". After "like", only something written as code or a name
+# with a dot, slash or underscore ("I'd like to", "looks like the cache" are no examples).
+_EXAMPLE = re.compile(r"(?:\b(?:such\s+as|e\.g\.|for\s+(?:example|instance))|\blike(?=\s+[`{'\"$/~]|\s+\S*[._/{}*$]))"
+                      r"[^,;?!()]*", re.IGNORECASE)
+_TOKEN = re.compile(r"[^\W_](?:\w|[._/-](?=\w))*")
+
+
 def key_terms(question: str) -> list[KeyTerm]:
     """The informative terms of a question: identifiers whole, words stemmed, generic words out."""
-    raw_tokens = {fold(m): m for m in re.findall(r"[^\W_](?:\w|[._/-](?=\w))*", question)}
+    raw_tokens = {fold(m): m for m in _TOKEN.findall(question)}
+    examples = {fold(m) for span in _EXAMPLE.findall(question) for m in _TOKEN.findall(span)}
     # Typed with caps lock on, every word is in capitals: none is an acronym for being so ("HOW", "THE").
     shouted = _shouted(question)
     # A word capitalised inside a sentence is a name ("Decimal", "Ubuntu", "Constance"), however
@@ -143,7 +153,7 @@ def key_terms(question: str) -> list[KeyTerm]:
         if _ABBREVIATION.fullmatch(original):
             continue
         if _IDENTIFIER.search(original) or (original.isupper() and len(original) >= 3 and not shouted):
-            result.setdefault(term, KeyTerm(term, 2.0, original))
+            result.setdefault(term, KeyTerm(term, 2.0, original, term in examples))
             continue
         if term in STOPWORDS or term in _GENERIC or len(term) < 3:
             continue
