@@ -52,7 +52,7 @@ class KeyTerm:
     is."""
 
     term: str
-    weight: float  # 2 for identifiers and acronyms, 1.5 for rare words, 0.6 for ordinary ones
+    weight: float  # 2 for identifiers and acronyms, 1.5 for rare words and names, 0.6 for ordinary ones
     word: str = ""  # the question's word as written ("writes" for the term "writ"), for messages
     example: bool = False  # an identifier in an example the asker gives ("a pattern like logs/**/debug.txt")
 

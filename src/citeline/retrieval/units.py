@@ -66,6 +66,7 @@ class Unit:
 
 # A version note ("New in version 3.0.0: Replaces `contextfilter`.") speaks of the entry it sits under.
 VERSION_NOTE = re.compile(r"(?:New|Added|Changed|Deprecated|Removed)\s+(?:in|since)\s+version\b", re.IGNORECASE)
+
 # Blocks whose label names the thing they describe (a note's or a tab's names its box, a row's its columns).
 _DESCRIBING = frozenset(("paragraph", "list_item"))
 
