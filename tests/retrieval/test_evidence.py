@@ -81,10 +81,10 @@ def test_a_passage_is_judged_with_the_titles_of_its_tabs_and_notes() -> None:
     steps = text.index("$"), text.index("PS>")
     passage = Passage("c", "d", "projects.md", "projects.md", 0, text, "Running commands", None, 0, len(text),
                       blocks=(ChunkBlock("paragraph", 0, steps[0] - 1),
-                              ChunkBlock("code", steps[0], steps[1] - 1, "macOS and Linux", language="console"),
+                              ChunkBlock("code", steps[0], steps[1] - 1, "console", language="console"),
                               ChunkBlock("code", steps[1], len(text), "Windows", language="pwsh-session")))
     assert Coverage([passage]).credit("windows", 0) == 1.0
-    # A code block's language is no title: "console" is not said by the passage.
+    # A code block labelled only by its language has no title: "console" is not said by the passage.
     assert Coverage([passage]).credit("console", 0) == 0.0
 
 

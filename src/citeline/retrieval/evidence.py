@@ -251,7 +251,7 @@ def present(term: str, vocab: Set[str]) -> bool:
     within a typo or two."""
     if term in vocab or stem(term) in vocab:
         return True
-    if series := _VERSION_SERIES.fullmatch(term):
+    if term.endswith(".x") and (series := _VERSION_SERIES.fullmatch(term)):  # a cheap test first: this is hot
         # "3.x" is every version of the series: a passage saying "New in version 3.0.0" names one.
         return any(f"{v}.".startswith(series[1]) and _VERSION.fullmatch(v) for v in vocab)
     if "-" in term:
