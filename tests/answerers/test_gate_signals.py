@@ -85,3 +85,5 @@ def test_a_name_in_the_askers_own_example_is_not_one_the_documents_must_hold(opt
     assert _features(options, f"{asked} like billing.charge_card()?")["rare_missing"] == 0.0
     # Asked about by name, it is what the question is about: the documents lack it.
     assert _features(options, f"{asked} billing.charge_card()?")["rare_missing"] == 1.0
+    # In a snippet of the asker's code, it is theirs as well.
+    assert _features(options, f"{asked} in `total = billing.charge_card(order)`?")["rare_missing"] == 0.0

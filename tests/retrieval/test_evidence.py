@@ -65,6 +65,18 @@ def test_an_identifier_in_the_askers_example_is_marked_as_one() -> None:
     assert not _terms("How do I run mutation testing (e.g. mutmut)?")["mutmut"].example
 
 
+def test_the_names_in_code_the_asker_quotes_are_their_own() -> None:
+    # A template tag or a snippet of more than one word is the asker's code: its variables, words and
+    # literals are theirs, and a capital in it ("None") is no name.
+    tag = _terms("{{ user.profile.nickname|default('anon') }} still fails when profile is missing")
+    assert tag["user.profile.nickname"].example and tag["anon"].example and not tag["profile"].example
+    snippet = _terms("Now every `def f(x: int = None)` is flagged")
+    assert snippet["none"].example and snippet["none"].weight == 0.6
+    # A single name in backticks, or a name also written outside the code, is what is asked about.
+    assert not _terms("Where can I keep values on `app.state`?")["app.state"].example
+    assert not _terms("Is there a currency filter for {{ price|currency }}?")["currency"].example
+
+
 def test_a_slip_in_an_ordinary_word_weighs_as_ordinary() -> None:
     # "enviroment", "defualt" and "comands" are ordinary words mistyped, not rare names the docs must contain.
     found = _terms("Do the comands change the enviroment or the defualt window?")

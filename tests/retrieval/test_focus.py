@@ -35,6 +35,14 @@ def test_a_question_word_after_a_preposition_still_starts_the_question() -> None
     assert question_focus(kept).text == kept
 
 
+def test_a_name_starting_with_a_dot_keeps_its_space() -> None:
+    # Taking out the space a removed clause leaves before punctuation must not glue "in" to ".pytest_cache".
+    question = "How many days do entries in .pytest_cache stay before pytest expires them?"
+    assert question_focus(question).text == question
+    assert question_focus("How long do entries in .pytest_cache stay rather than forever?").text == (
+        "How long do entries in .pytest_cache stay?")
+
+
 def test_what_the_asker_rules_out_is_excluded() -> None:
     focus = question_focus("How do I run my tests on trio instead of asyncio?")
     assert focus.text == "How do I run my tests on trio?"

@@ -54,7 +54,9 @@ class KeyTerm:
     term: str
     weight: float  # 2 for identifiers and acronyms, 1.5 for rare words and names, 0.6 for ordinary ones
     word: str = ""  # the question's word as written ("writes" for the term "writ"), for messages
-    example: bool = False  # an identifier in an example the asker gives ("a pattern like logs/**/debug.txt")
+    # An identifier in an example the asker gives ("a pattern like logs/**/debug.txt") or in code they
+    # quote ("{{ user.get_full_name }}"): their own, not a name the documents must hold.
+    example: bool = False
 
     @property
     def shown(self) -> str:
@@ -134,18 +136,26 @@ def _slip_of_a_word(word: str) -> bool:
 # with a dot, slash or underscore ("I'd like to", "looks like the cache" are no examples).
 _EXAMPLE = re.compile(r"(?:\b(?:such\s+as|e\.g\.|for\s+(?:example|instance))|\blike(?=\s+[`{'\"$/~]|\s+\S*[._/{}*$]))"
                       r"[^,;?!()]*", re.IGNORECASE)
+# Code the asker quotes from their own work: a template tag ("{{ user.profile.nickname|default('x') }}",
+# "{% set found = true %}") or a snippet in backticks of more than one word ("`def f(x: int = None)`").
+# Its names are the asker's own (their variables, files and placeholders); a single name in backticks
+# ("`app.state`") is what they ask about.
+_OWN_CODE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|`[^`\s]+\s[^`]*`")
 _TOKEN = re.compile(r"[^\W_](?:\w|[._/-](?=\w))*")
 
 
 def key_terms(question: str) -> list[KeyTerm]:
     """The informative terms of a question: identifiers whole, words stemmed, generic words out."""
     raw_tokens = {fold(m): m for m in _TOKEN.findall(question)}
-    examples = {fold(m) for span in _EXAMPLE.findall(question) for m in _TOKEN.findall(span)}
+    # A name also written outside the code is asked about ("is there a currency filter for {{ x|currency }}?").
+    outside = {fold(m) for m in _TOKEN.findall(_OWN_CODE.sub(" ", question))}
+    own_code = {fold(m) for span in _OWN_CODE.findall(question) for m in _TOKEN.findall(span)} - outside
+    examples = own_code | {fold(m) for span in _EXAMPLE.findall(question) for m in _TOKEN.findall(span)}
     # Typed with caps lock on, every word is in capitals: none is an acronym for being so ("HOW", "THE").
     shouted = _shouted(question)
     # A word capitalised inside a sentence is a name ("Decimal", "Ubuntu", "Constance"), however
     # ordinary the word it spells: the asker who writes "parse numbers as Decimal" means the type.
-    named = set() if shouted else {fold(word) for word in _NAMED.findall(question)}
+    named = set() if shouted else {fold(word) for word in _NAMED.findall(question)} - own_code
     common = _common_words()
     result: dict[str, KeyTerm] = {}
     for term in terms(_IN_ORDER_TO.sub("in", question)):
@@ -166,7 +176,9 @@ def key_terms(question: str) -> list[KeyTerm]:
             if not ordinary and original.islower() and original.isalpha():
                 ordinary = _slip_of_a_word(term)
             weight = 0.6 if ordinary and term not in named else RARE_WEIGHT
-            result.setdefault(stemmed, KeyTerm(stemmed, weight, original))
+            # A word of the asker's own code is theirs too ("anon" in "{{ x|default('anon') }}"); a
+            # plain word given as an example still names what is asked about ("e.g. mutmut").
+            result.setdefault(stemmed, KeyTerm(stemmed, weight, original, term in own_code))
     return list(result.values())
 
 

@@ -137,7 +137,9 @@ def question_focus(question: str) -> Focus:
     # last sentence is the asking one, its scene set before the question word all the same.
     chosen = " ".join(map(_without_scene, asking or sentences[-1:] or [stripped]))
     ruled_out = [m.group(1) for m in _CONTRAST.finditer(chosen)]
-    kept = re.sub(r"\s+([?.!,;])", r"\1", collapse_ws(_CONTRAST.sub(" ", chosen))).strip(" ,;")
+    # The space a removed clause leaves before punctuation goes, not the one before a name that
+    # starts with a dot ("entries in .pytest_cache").
+    kept = re.sub(r"\s+([?.!,;])(?=\s|$)", r"\1", collapse_ws(_CONTRAST.sub(" ", chosen))).strip(" ,;")
     if len(terms(kept)) < 2:  # nothing left to ask about: the clause was the question
         kept, ruled_out = chosen, []
     kept_terms = set(terms(kept))
