@@ -189,6 +189,9 @@ def test_the_thing_whose_value_is_asked() -> None:
     assert asked_attribute("What year was the bridge built?") == ("bridge",)
     assert asked_attribute("Which option does the server take?") == ("server",)
     assert asked_attribute("How long does the cookie last?") == ()
+    # How many are asked for is no more the thing than "one" is: "which two flags" asks for flags.
+    assert asked_attribute("Which two options does the server take?") == ("server",)
+    assert asked_attribute("Which two flags does pip take?") == ("pip",)
 
 
 def test_the_thing_a_measure_or_value_is_asked_of() -> None:

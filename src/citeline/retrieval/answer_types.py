@@ -205,7 +205,8 @@ _ASKED_OF = re.compile(
 # Words naming the kind of value rather than what it is the value of ("what *year* …", "which
 # *option* …"): a sentence giving the value rarely repeats them ("added in 1939", "pass `--port`").
 _KIND_WORDS = frozenset(content_terms(
-    "name names called value values kind kinds type types one ones thing things way number numbers percentage "
+    "name names called value values kind kinds type types one ones two three four five both several thing things "
+    "way number numbers percentage "
     "size sizes port ports version versions limit limits year years century decade date dates month day "
     "city country river place region town state length width height depth distance area elevation altitude "
     "breadth function class method option flag variable setting argument parameter command subcommand header "
