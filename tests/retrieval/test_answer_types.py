@@ -232,6 +232,12 @@ def test_a_value_is_stated_where_its_thing_is_named() -> None:
     # value itself must be in the sentence quoted.
     assert states_value(asked, attribute, "It defaults to 4.", "Waitress serves requests from threads.")
     assert not states_value(asked, attribute, "Waitress serves requests from threads.", "It defaults to 4.")
+    # Asked for a default and nothing more specific, a sentence must say what it is: naming the thing
+    # beside the word "default" is no answer.
+    scope = expected_types("What scope does a fixture get by default?")
+    assert states_value(scope, ("scope",), "`function`: the default scope, the fixture is destroyed at the end.")
+    assert states_value(scope, ("scope",), 'The scope is one of "function" (default), "class" or "module".')
+    assert not states_value(scope, ("scope",), "The scope has a default value (print it to see it).")
 
 
 def test_the_kind_asked_in_words() -> None:

@@ -182,12 +182,16 @@ def expected_types(question: str) -> AnswerTypes:
     return (*kinds, AnswerType.NAME) if adjusted else tuple(kinds)
 
 
+def _specific(answer_types: AnswerTypes) -> list[AnswerType]:
+    """The asked kinds of value that have a shape of their own: all but "default"."""
+    return [t for t in answer_types if t is not AnswerType.DEFAULT and t in _VALUE_BY_TYPE]
+
+
 def holds(answer_types: AnswerTypes, text: str) -> bool:
     """Whether `text` contains a value of one of the types (always True when none is asked)."""
     # "Default" is the weakest kind: when a specific one is asked too ("the default timeout"),
     # the text must hold the specific value, not merely say "by default".
-    specific: list[AnswerType] = [t for t in answer_types if t is not AnswerType.DEFAULT and t in _VALUE_BY_TYPE]
-    wanted: list[AnswerType] = specific or [t for t in answer_types if t in _VALUE_BY_TYPE]
+    wanted: list[AnswerType] = _specific(answer_types) or [t for t in answer_types if t in _VALUE_BY_TYPE]
     if not wanted:
         return True
     return any(_VALUE_BY_TYPE[answer_type].search(text) for answer_type in wanted)
@@ -293,8 +297,12 @@ def asked_attribute(question: str) -> tuple[str, ...]:
 def states_value(answer_types: AnswerTypes, attribute: Iterable[str], text: str, *context: str) -> bool:
     """Whether `text` holds a value of the asked kind and it or its `context` (the sentence before,
     the section title) names the asked thing ("Waitress uses four threads" for "how many threads
-    does Waitress use?"). A term is found as coverage finds it: stemmed, or within a typo."""
-    if not holds(answer_types, text):
+    does Waitress use?"). A term is found as coverage finds it: stemmed, or within a typo.
+
+    Asked for a default and nothing more specific, the text must say what the default is: "This has
+    a default value (to see it, use …)" speaks of one without stating it."""
+    stated = holds(answer_types, text) if _specific(answer_types) else states_default(answer_types, text)
+    if not stated:
         return False
     # Each piece's vocabulary is cached on its own (sentences and titles recur across questions).
     found = vocabulary(text).union(*(vocabulary(piece) for piece in context))
@@ -304,12 +312,14 @@ def states_value(answer_types: AnswerTypes, attribute: Iterable[str], text: str,
 # A sentence saying what the default is ("defaults to 2 weeks", "The default is 31 days.", "This is
 # the default.", "Default directory is `.pytest_cache`", "By default `StaticFiles` will look for
 # `statics`"), or giving it in a reference's notation ("default: `normal`", "(default: `64`)",
-# "(integer, default 99)", "timeout=5 (default=5)", a signature's "prefix='jinja2/bytecode/'"), not one
+# "(integer, default 99)", "timeout=5 (default=5)", "`function` (default)", "`function`: the default
+# scope", a signature's "prefix='jinja2/bytecode/'"), not one
 # that only mentions a default ("the default page cache that is built in honours …").
 _STATES_DEFAULT = re.compile(
     r"\bdefaults?\s+(?:to|is|are|was|=|:)\s|\b(?:is|are|was|were|be)\s+(?:the|a|its)\s+default\b"
     r"|\bdefault\b(?:\s+(?!that\b|which\b)[\w-]+){0,4}?\s+(?:is|are|was|of|=)\s|\bby\s+default\b"
-    r"|\bdefault\s*[:=]\s*\S|[(,]\s*default\s+[^\s,;()]+\s*[),;]|" + _SIGNATURE_DEFAULT,
+    r"|\bdefault\s*[:=]\s*\S|[(,]\s*default\s+[^\s,;()]+\s*[),;]|\S\s+\(default\)|\S:\s+(?:the|its)\s+default\b|"
+    + _SIGNATURE_DEFAULT,
     re.IGNORECASE | re.DOTALL)
 
 
