@@ -182,16 +182,12 @@ def expected_types(question: str) -> AnswerTypes:
     return (*kinds, AnswerType.NAME) if adjusted else tuple(kinds)
 
 
-def _specific(answer_types: AnswerTypes) -> list[AnswerType]:
-    """The asked kinds of value that have a shape of their own: all but "default"."""
-    return [t for t in answer_types if t is not AnswerType.DEFAULT and t in _VALUE_BY_TYPE]
-
-
 def holds(answer_types: AnswerTypes, text: str) -> bool:
     """Whether `text` contains a value of one of the types (always True when none is asked)."""
     # "Default" is the weakest kind: when a specific one is asked too ("the default timeout"),
     # the text must hold the specific value, not merely say "by default".
-    wanted: list[AnswerType] = _specific(answer_types) or [t for t in answer_types if t in _VALUE_BY_TYPE]
+    specific: list[AnswerType] = [t for t in answer_types if t is not AnswerType.DEFAULT and t in _VALUE_BY_TYPE]
+    wanted: list[AnswerType] = specific or [t for t in answer_types if t in _VALUE_BY_TYPE]
     if not wanted:
         return True
     return any(_VALUE_BY_TYPE[answer_type].search(text) for answer_type in wanted)
@@ -301,7 +297,8 @@ def states_value(answer_types: AnswerTypes, attribute: Iterable[str], text: str,
 
     Asked for a default and nothing more specific, the text must say what the default is: "This has
     a default value (to see it, use …)" speaks of one without stating it."""
-    stated = holds(answer_types, text) if _specific(answer_types) else states_default(answer_types, text)
+    only_default = set(answer_types) == {AnswerType.DEFAULT}
+    stated = states_default(answer_types, text) if only_default else holds(answer_types, text)
     if not stated:
         return False
     # Each piece's vocabulary is cached on its own (sentences and titles recur across questions).
