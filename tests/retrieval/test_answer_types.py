@@ -82,14 +82,6 @@ def test_a_misspelt_cue_word_still_says_what_is_asked() -> None:
     assert expected_types("What does the lenient parser do?") == ()
 
 
-def test_an_exit_code_or_a_compression_level_asked_for_is_a_number() -> None:
-    assert expected_types("What exit code does mypy return on type errors?") == (AnswerType.NUMBER,)
-    assert AnswerType.NUMBER in expected_types("Which zlib compression level does the shell use?")
-    assert holds(expected_types("Which exit status does it return?"), "It exits with status 2.")
-    # Asked what a given code means, the answer is no number.
-    assert AnswerType.NUMBER not in expected_types("Pytest exits with status 5. What does exit code 5 mean?")
-
-
 def test_how_long_as_the_thing_to_change_asks_for_a_setting() -> None:
     asked = expected_types("How do I change how long a job may run before it is cancelled?")
     assert asked == (AnswerType.NAME,)

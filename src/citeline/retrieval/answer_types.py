@@ -58,9 +58,6 @@ _QUESTION_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
         re.IGNORECASE)),
     (AnswerType.NUMBER, re.compile(
         r"\bhow\s+(?:many|much|big|large|old)\b|\b(?:what|which)\s+(?:\w+\s+)?(?:number|percentage|size|port|version|limit)s?\b"
-        # An exit code and a compression level asked for are numbers ("exits with status 2", "level 6");
-        # "what does exit code 5 mean" asks a meaning.
-        r"|\b(?:what|which)\s+(?:(?!(?:does|do|did|is|are|was|were)\b)\w+\s+)?(?:exit\s+(?:code|status)|compression\s+level)s?\b"
         r"|\b(?:maximum|minimum|max|min)\b",
         re.IGNORECASE)),
     # "When was it built?" asks for a date; "when does the code after yield run?" for a condition.
