@@ -270,7 +270,8 @@ def test_a_sentence_saying_what_the_default_is() -> None:
     assert states_default(asked, "Default directory is `.pytest_cache`.")
     # A reference's notation says it too.
     for notation in ("default: `normal`", "Set the maximum number of types to try (default: `64`).",
-                     "(integer, default 99) Controls which directories are packages.", "timeout (default=5)"):
+                     "(integer, default 99) Controls which directories are packages.", "timeout (default=5)",
+                     'One of "function" (default), "class" or "module".', "`function`: the default scope."):
         assert states_default(asked, notation), notation
     # Mentioning a default is not saying what it is.
     assert not states_default(asked, "The default page cache that is built in honours the request.")

@@ -54,8 +54,8 @@ class KeyTerm:
     term: str
     weight: float  # 2 for identifiers and acronyms, 1.5 for rare words and names, 0.6 for ordinary ones
     word: str = ""  # the question's word as written ("writes" for the term "writ"), for messages
-    # An identifier in an example the asker gives ("a pattern like logs/**/debug.txt") or in code they
-    # quote ("{{ user.get_full_name }}"): their own, not a name the documents must hold.
+    # The asker's own, not a name the documents must hold: an identifier in an example they give ("a
+    # pattern like logs/**/debug.txt"), or any term of code they quote ("{{ x|default('anon') }}").
     example: bool = False
 
     @property
