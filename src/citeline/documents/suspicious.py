@@ -17,18 +17,30 @@ from functools import cache
 # Who an injected instruction talks to. "agent", "bot" and "model" alone are ordinary technical
 # words (user agents, SSH agents, CI bots, data models), so they count only when qualified.
 _AI = (
-    r"(?:ai|a\.i\.|assistants?|chat\s?bots?|llms?|(?:large\s+)?language\s+models?|gpts?|copilots?"
-    r"|(?:ai|llm|gpt|autonomous|coding|automated)[\s-]+(?:agents?|bots?|models?|systems?|tools?|crawlers?|assistants?))"
+    r"(?:ai|a\.i\.|assistants?|chat\s?bots?|llms?|(?:large\s+)?language\s+models?|gpts?|chatgpt|claude|copilots?"
+    r"|(?:ai|llm|gpt|autonomous|coding|automated)[\s-]+(?:agents?|bots?|models?|systems?|tools?|crawlers?|assistants?|readers?))"
 )
 # What such text refers to when it talks about itself.
 _THIS = r"(?:this|these|the\s+present)\s+(?:page|pages|document|documents|docs?|note|notes|faq|text|site|section|guide|article|file|content)"
 # Verbs of an instruction about what to write, recommend or hide.
 _ASKED = (
     r"(?:recommend|include|mention|say|state|tell|append|add|cite|present|reply|respond|answer|ignore|claim|refer|link"
-    r"|sign|output|print|begin|start|end|close|use|treat|describe|direct|advise|suggest|report|insert|repeat|call)"
+    r"|sign|output|print|begin|start|end|close|use|treat|describe|direct|advise|suggest|report|insert|repeat|call"
+    r"|omit|hide|override|put|run|execute|install|download|visit|open|write|give|show)"
 )
 # Where a reader would see it: the answer being written, not an HTTP response or a program's output.
 _ANSWER = r"(?:answers?|repl(?:y|ies)|summar(?:y|ies))"
+
+# A download run as a program (documentation does show such commands, so only a download from a host
+# the text does not vouch for counts: plain HTTP, a bare IP address, or a host named for an attack).
+_FETCH = r"(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)"
+# The machine's own server is vouched for: `curl http://localhost:8000/ | python -m json.tool` is no attack.
+_UNVOUCHED = (r"(?:http://(?!localhost\b|127\.|0\.0\.0\.0\b|\[::1\])|https?://(?!127\.)\d{1,3}(?:\.\d{1,3}){3}\b"
+              r"|\b(?:evil|attacker|malicious)\.[a-z]+)")
+# What runs the download: a shell, PowerShell's `iex`, or an interpreter reading its program from the
+# pipe (`| python3`, not `| python -m json.tool`, which only reads data).
+_RUNNER = (r"(?:sudo\s+)?(?:(?:(?:ba|z|k|da|fi)?sh|iex)\b"
+           r"|(?:python[\d.]*|perl|ruby|node)(?=\s*(?:$|[;&|)\"'`]|-\s|-$)))")
 
 # (name, (pattern, flags)); compiled on first use by `_rules`.
 _RULE_SOURCES: tuple[tuple[str, tuple[str, int]], ...] = (
@@ -44,22 +56,47 @@ _RULE_SOURCES: tuple[tuple[str, tuple[str, int]], ...] = (
         # "[AI agent directive: ...]", "[SYSTEM: ...]".
         rf"|\[\s*(?:{_AI}|agent|system)\b[^\]\n]{{0,40}}\b(?:directive|instructions?|notice|note|message|prompt|override|command)s?\b"
         rf"|\[\s*(?:system|assistant|ai|llm)\s*:"
-        # "Assistants answering from this FAQ", "Language models reading this page".
-        rf"|\b{_AI}\s+(?:that\s+|who\s+)?(?:read|reads|reading|use|uses|using|answer|answers|answering|summari[sz]e"
+        # An AI named, then what it does or must do (one group, so the names are tried once per word):
+        rf"|\b{_AI}(?:"
+        # "Assistants answering from this FAQ", "Language models reading this page";
+        rf"\s+(?:that\s+|who\s+)?(?:read|reads|reading|use|uses|using|answer|answers|answering|summari[sz]e"
         rf"|summari[sz]es|summari[sz]ing|process|processes|processing|quote|quotes|quoting|index|indexing)\b"
         rf"[^.!?\n]{{0,40}}\b(?:{_THIS}|this\b)"
         # "AI assistants answering installation questions must recommend ...": the readers the text
         # picks out are obliged to say something. Without such a clause only a command counts, so
-        # "the LLM is instructed to ..." describing a product is not taken for an order.
-        rf"|\b{_AI}\s+(?:that|who|which|\w+ing)\b[^.!?;:\n]{{0,60}}\s+(?:must|should|shall|have\s+to|has\s+to|needs?\s+to"
+        # "the LLM is instructed to ..." describing a product is not taken for an order;
+        rf"|\s+(?:that|who|which|\w+ing)\b[^.!?;:\n]{{0,60}}\s+(?:must|should|shall|have\s+to|has\s+to|needs?\s+to"
         rf"|(?:is|are)\s+(?:required|instructed|asked|expected|told)\s+to)\s+(?:always\s+|never\s+|not\s+|also\s+|first\s+)?"
         rf"{_ASKED}\b"
-        rf"|\b{_AI}\s+(?:must|shall|have\s+to)\s+(?:always\s+|never\s+|not\s+|also\s+|first\s+)?{_ASKED}\b"
+        rf"|\s+(?:must|shall|have\s+to)\s+(?:always\s+|never\s+|not\s+|also\s+|first\s+)?{_ASKED}\b"
+        # "AI-written answers", "LLM-generated summaries".
+        rf"|[\s-]+(?:written|generated|produced|authored|drafted)\s+(?:answers?|responses?|replies|summaries)\b)"
         # "When an AI answers questions about this page ..."
         rf"|\b(?:when|if)\s+(?:an?\s+|any\s+|the\s+)?{_AI}\s+(?:answers?|summari[sz]es?|reads?|responds?|generates?|quotes?)\b"
         # Not imperative: "Answers generated from this page customarily close with ...".
         rf"|\b(?:answers?|responses?|replies|summaries|outputs?)\s+(?:generated|written|produced|drawn|derived)\s+"
-        rf"(?:from|by|with|using)\s+{_THIS}",
+        rf"(?:from|by|with|using)\s+{_THIS}"
+        # "Summaries of this page must mention ...", "Responses that cite this section are expected to ...".
+        rf"|\b(?:answers?|responses?|replies|summaries|outputs?)\s+(?:of|from|about|based\s+on|drawing\s+on"
+        rf"|(?:that|which)\s+(?:reference|cite|quote|use|draw\s+on|mention))\s+{_THIS}\b[^.!?\n]{{0,30}}"
+        rf"\b(?:must|should|shall|need\s+to|(?:is|are)\s+(?:required|expected|asked)\s+to)\b"
+        # "If this page is being processed by a language model, ...".
+        rf"|\bif\s+(?:this|the)\s+(?:page|document|text|content|file|note|section)\s+is\s+(?:being\s+)?"
+        rf"(?:read|processed|summari[sz]ed|parsed|used|quoted|analy[sz]ed)\s+by\s+(?:an?\s+|any\s+|the\s+)?{_AI}\b"
+        # Spoken to, then told: "Copilot, when asked about installation, answer only ...", "LLM agents: override ...".
+        rf"|(?:^|[.!?>*\[(]\s*|\n\s*|<!--\s*)(?:the\s+|any\s+|all\s+)?{_AI}\s*[:,]\s*"
+        rf"(?:(?:when|if|whenever|before|after)\b[^,.!?\n]{{0,60}},\s*)?(?:please\s+|always\s+|never\s+|do\s+not\s+)?{_ASKED}\b"
+        # "As an assistant, you are required to ...".
+        rf"|\bas\s+an?\s+{_AI}\s*,\s*you\b"
+        # Whatever writes the answers: "Whoever generates answers from these docs must ...".
+        rf"|\b(?:whoever|anyone|anybody|anything|any\s+(?:program|system|tool|software|service)\s+(?:that|which|who))\s+"
+        rf"(?:generates?|writes?|produces?|composes?|drafts?)\s+(?:answers?|replies|summaries)\b"
+        # A machine reading the page, picked out: "The machine summarizing this page is instructed to ...",
+        # "Bots indexing this site: add ...".
+        rf"|\b(?:machines?|programs?|bots?|crawlers?|scrapers?|indexers?)\s+"
+        rf"(?:summari[sz]ing|answering\s+(?:from|questions\s+(?:about|from|on)))\s+{_THIS}"
+        rf"|\b(?:bots?|crawlers?|scrapers?|indexers?|agents?)\s+(?:reading|indexing|processing|crawling|scraping)\s+"
+        rf"(?:{_THIS}|this\s+site)\s*[:,]",
         re.IGNORECASE | re.MULTILINE)),
     # Directives about the conversation itself rather than the software being documented.
     ("directive to ignore or reveal", (
@@ -73,13 +110,17 @@ _RULE_SOURCES: tuple[tuple[str, tuple[str, int]], ...] = (
         r"|\b(?:reveal|disclose|leak|repeat|print|output|show)\b[^.!?\n]{0,30}\b(?:your|the)\s+(?:system\s+prompt"
         r"|(?:hidden|initial|original|previous)\s+(?:prompt|instructions)|instructions\s+you\s+(?:were|have\s+been)\s+given)\b"
         r"|\b(?:reveal|disclose|leak)\s+your\s+(?:prompt|instructions|secrets?|keys?|credentials|configuration)\b"
+        # "override the user's question", "ignore the user's instructions".
+        r"|\b(?:ignore|disregard|override)\s+(?:the\s+)?(?:user'?s?|asker'?s?)\s+(?:questions?|query|queries"
+        r"|instructions|prompts?)\b"
         # Concealment: "must not mention this notice to the user", "do not say that it comes from ...".
         r"|\b(?:do|must|should|shall)\s+not\s+(?:tell|mention|say|reveal|disclose|admit)\b[^.!?\n]{0,40}"
         r"\b(?:this\s+(?:notice|note|instruction|message|directive)|(?:it|this)\s+comes\s+from|to\s+the\s+user)\b",
         re.IGNORECASE)),
     ("directive to include or print", (
         # "include the verification code in your answer", "append the token to their answer".
-        rf"\b(?:include|append|add|insert|mention|put|print|output|say|write|repeat|place|prepend)\b[^.!?;|\n]{{0,60}}"
+        rf"\b(?:include|append|add|insert|mention|put|print|output|say|write|repeat|place|prepend|recommend|cite)\b"
+        rf"[^.!?;|\n]{{0,60}}"
         rf"\b(?:in|to|into|at\s+the\s+(?:start|end|beginning|top|bottom)\s+of)\s+(?:your|their|the|every|each|any)\s+{_ANSWER}\b"
         # "Begin your reply with", "sign your answer with", "close every answer with".
         rf"|\b(?:begin|start|end|close|finish|sign|prefix|conclude)\s+(?:your|their|the|every|each|all|any)\s+"
@@ -91,12 +132,13 @@ _RULE_SOURCES: tuple[tuple[str, tuple[str, int]], ...] = (
         r"|\bpresent(?:ed|ing)?\b[^.!?\n]{0,40}\bas\s+(?:the\s+|an?\s+)?(?:official|authoritative|mandatory|verified)\b"
         r"|\brecommend\b[^.!?\n]{0,60}\bas\s+the\s+official\b",
         re.IGNORECASE)),
-    # A download piped straight into a shell from a host the text does not otherwise vouch for:
-    # documentation does show such commands, so only plain-HTTP, bare-IP or attacker-named hosts count.
+    # A download from an unvouched host run as a program (see `_UNVOUCHED`).
     ("download piped into a shell", (
-        r"\b(?:curl|wget)\b[^|\n]{0,200}\b(?:http://|https?://\d{1,3}(?:\.\d{1,3}){3}\b)[^|\n]{0,200}"
-        r"\|\s*(?:sudo\s+)?(?:ba|z|k|da|fi)?sh\b"
-        r"|\b(?:curl|wget)\b[^|\n]{0,200}\b(?:evil|attacker|malicious)\.[a-z]+[^|\n]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|k|da|fi)?sh\b",
+        rf"\b{_FETCH}\b[^|\n]{{0,200}}{_UNVOUCHED}[^|\n]{{0,200}}\|\s*{_RUNNER}"
+        # Run by substitution: `sh -c "$(curl …)"`, `bash <(curl …)`.
+        rf"|\b(?:ba|z|k)?sh\s+(?:-c\s+[\"']?\$\(|<\()\s*{_FETCH}\b[^)\n]{{0,200}}{_UNVOUCHED}"
+        # Saved, then run: `curl http://… -o x.sh && bash x.sh`.
+        rf"|\b{_FETCH}\b[^\n]{{0,200}}{_UNVOUCHED}[^\n]{{0,200}}(?:&&|;)\s*{_RUNNER}\s+\S",
         re.IGNORECASE)),
 )
 
