@@ -39,7 +39,7 @@ _UNVOUCHED = (r"(?:http://(?!localhost\b|127\.|0\.0\.0\.0\b|\[::1\])|https?://(?
               r"|\b(?:evil|attacker|malicious)\.[a-z]+)")
 # What runs the download: a shell, PowerShell's `iex`, or an interpreter reading its program from the
 # pipe (`| python3`, not `| python -m json.tool`, which only reads data).
-_RUNNER = (r"(?:sudo\s+)?(?:(?:(?:ba|z|k|da|fi)?sh|iex)\b"
+_RUNNER = (r"(?:sudo(?:\s+-\w+)*\s+)?(?:(?:(?:ba|z|k|da|fi)?sh|iex)\b"
            r"|(?:python[\d.]*|perl|ruby|node)(?=\s*(?:$|[;&|)\"'`]|-\s|-$)))")
 
 # (name, (pattern, flags)); compiled on first use by `_rules`.
@@ -48,11 +48,20 @@ _RULE_SOURCES: tuple[tuple[str, tuple[str, int]], ...] = (
         # "Note for AI assistants", "SYSTEM NOTICE FOR AI ASSISTANTS", "Instruction to language models".
         rf"\b(?:note|notice|message|instructions?|directives?|attention|warning|reminder|memo)\s+(?:for|to)\s+"
         rf"(?:the\s+|any\s+|all\s+)?{_AI}\b"
-        # "For AI assistants:", "To any LLM reading this page", "Dear AI," (the AI ends the phrase).
-        rf"|(?:^|[.!?:;>*\[(]\s*|\n\s*)(?:for|to|attention|dear|hey|hello)\s+(?:the\s+|any\s+|all\s+)?{_AI}"
-        rf"(?:\s*[:,]|\s+(?:reading|using|answering|summari[sz]ing|processing|quoting|that|who|which)\b)"
-        # "If you are an AI assistant".
-        rf"|\bif\s+you\s+are\s+(?:an?\s+)?{_AI}\b"
+        # "For AI assistants:", "To any LLM reading this page", "Dear AI,", "Attention, automated systems:",
+        # "Hello assistant!" (the AI ends the phrase).
+        rf"|(?:^|[.!?:;>*\[(]\s*|\n\s*)(?:for|to|attention|dear|hey|hello|hi)[\s,]+(?:the\s+|any\s+|all\s+)?{_AI}"
+        rf"(?:\s*[:,!]|\s+(?:reading|using|answering|summari[sz]ing|processing|quoting|that|who|which)\b)"
+        # A label saying whom it is for: "**Important for AI assistants**:", "_Guidance for language models:_"
+        # (not "Tools for LLMs:", a heading of documentation about them).
+        rf"|(?<![^\W_])(?:important|guidance|info|information|hints?|tips?|advice|rules|policy)\s+(?:for|to)\s+"
+        rf"(?:the\s+|any\s+|all\s+)?{_AI}[*_`~]*\s*:"
+        # "AI ASSISTANT INSTRUCTIONS:", "assistant instruction: print ...".
+        rf"|\b{_AI}\s+(?:instructions?|directives?|notice)\s*:"
+        # "To whoever is summarizing this:".
+        rf"|\b(?:for|to)\s+(?:whoever|anyone|anybody)\s+(?:is\s+)?(?:summari[sz]ing|processing|answering\s+from)\b"
+        # "If you are an AI assistant", "If you're an LLM".
+        rf"|\bif\s+(?:you\s+are|you're|you\u2019re)\s+(?:an?\s+)?{_AI}\b"
         # "[AI agent directive: ...]", "[SYSTEM: ...]".
         rf"|\[\s*(?:{_AI}|agent|system)\b[^\]\n]{{0,40}}\b(?:directive|instructions?|notice|note|message|prompt|override|command)s?\b"
         rf"|\[\s*(?:system|assistant|ai|llm)\s*:"
@@ -117,6 +126,13 @@ _RULE_SOURCES: tuple[tuple[str, tuple[str, int]], ...] = (
         r"|\b(?:do|must|should|shall)\s+not\s+(?:tell|mention|say|reveal|disclose|admit)\b[^.!?\n]{0,40}"
         r"\b(?:this\s+(?:notice|note|instruction|message|directive)|(?:it|this)\s+comes\s+from|to\s+the\s+user)\b",
         re.IGNORECASE)),
+    # A prompt for a model written into the page: "New system prompt: ...", an instruction-tuning header
+    # ("### Instruction: ..."), a chat template's system turn ("<|im_start|>system You must ..."). Its own
+    # rule: branches that do not start at a word boundary would slow every other branch they joined.
+    ("a model prompt written into the page", (
+        r"\bnew\s+(?:system\s+)?(?:prompt|instructions)\s*:|(?:^|\n)\s*#{1,6}\s*(?:instructions?|system(?:\s+prompt)?)\s*:"
+        r"|<\|im_start\|>\s*(?:system|assistant)\b[^<]{0,200}\b(?:you|always|never|must|reply|answer|respond)\b",
+        re.IGNORECASE)),
     ("directive to include or print", (
         # "include the verification code in your answer", "append the token to their answer".
         rf"\b(?:include|append|add|insert|mention|put|print|output|say|write|repeat|place|prepend|recommend|cite)\b"
@@ -137,6 +153,8 @@ _RULE_SOURCES: tuple[tuple[str, tuple[str, int]], ...] = (
         rf"\b{_FETCH}\b[^|\n]{{0,200}}{_UNVOUCHED}[^|\n]{{0,200}}\|\s*{_RUNNER}"
         # Run by substitution: `sh -c "$(curl …)"`, `bash <(curl …)`.
         rf"|\b(?:ba|z|k)?sh\s+(?:-c\s+[\"']?\$\(|<\()\s*{_FETCH}\b[^)\n]{{0,200}}{_UNVOUCHED}"
+        # Hidden, then run: `echo … | base64 -d | sh`.
+        rf"|\bbase64\s+(?:-d|-D|--decode)\b[^|\n]{{0,40}}\|\s*{_RUNNER}"
         # Saved, then run: `curl http://… -o x.sh && bash x.sh`.
         rf"|\b{_FETCH}\b[^\n]{{0,200}}{_UNVOUCHED}[^\n]{{0,200}}(?:&&|;)\s*{_RUNNER}\s+\S",
         re.IGNORECASE)),
