@@ -12,6 +12,7 @@ The patterns are about *who is addressed and what is asked*, never about one cor
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import cache
 
 # Who an injected instruction talks to. "agent", "bot" and "model" alone are ordinary technical
@@ -171,12 +172,20 @@ def _rules() -> tuple[tuple[str, re.Pattern[str]], ...]:
     return tuple((name, re.compile(pattern, flags)) for name, (pattern, flags) in _RULE_SOURCES)
 
 
+def _plain(text: str) -> str:
+    """The text as the rules read it: compatibility forms folded ("ＡＩ ａｓｓｉｓｔａｎｔｓ" is "AI
+    assistants"), so a planted note cannot slip past them in look-alike letters a reader reads the same."""
+    return text if text.isascii() else unicodedata.normalize("NFKC", text)
+
+
 def reasons(text: str, *, code: bool = False) -> tuple[str, ...]:
     """Why `text` looks aimed at an AI; empty when it reads as documentation. In code only a
     download piped into a shell counts: code legitimately prints, includes and ignores things."""
-    return tuple(name for name, pattern in _rules() if (not code or name in _CODE_RULES) and pattern.search(text))
+    plain = _plain(text)
+    return tuple(name for name, pattern in _rules() if (not code or name in _CODE_RULES) and pattern.search(plain))
 
 
 def is_suspicious(text: str) -> bool:
     """Whether any rule matches `text`."""
-    return any(pattern.search(text) for _, pattern in _rules())
+    plain = _plain(text)
+    return any(pattern.search(plain) for _, pattern in _rules())
