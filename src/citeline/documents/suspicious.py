@@ -113,6 +113,11 @@ _RULE_SOURCES: tuple[tuple[str, tuple[str, int]], ...] = (
         r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:your|the|my|these|those|all)?\s*"
         r"(?:previous|prior|above|earlier|preceding|original|initial|other|existing|system)?\s*"
         r"(?:instructions|prompts?|guidance|directions|directives|guidelines|system\s+prompt)\b"
+        # The same in the other languages a multilingual index serves: "Ignoriere alle vorherigen
+        # Anweisungen", "Ignorez toutes les instructions", "Ignora las instrucciones anteriores".
+        r"|\b(?:ignorier\w*|vergiss\w*|ignora\w*|ignore|olvid\w+|dimentic\w+|esque[cç]\w+)\b[^.!?\n]{0,40}"
+        r"\b(?:anweisungen|instrucciones|istruzioni|instru[cç](?:õ|o)es)\b"
+        r"|\b(?:ignorez|ignore|oubliez|oublie)\s+(?:toutes\s+)?(?:les|vos)\s+(?:\w+\s+)?instructions\b"
         r"|\b(?:ignore|disregard|forget)\s+(?:everything|all)\s+(?:above|before|previously|you\s+were\s+told)\b"
         r"|\byou\s+are\s+now\s+(?:acting\s+as|operating\s+as|free\s+of|no\s+longer\s+bound|unrestricted|jailbroken)\b"
         r"|\bfrom\s+now\s+on,?\s+you\s+(?:are|will|must)\b|\byour\s+new\s+(?:instructions|task|role|goal)s?\b"
