@@ -86,10 +86,32 @@ _RULE_SOURCES: tuple[tuple[str, tuple[str, int]], ...] = (
         # Not imperative: "Answers generated from this page customarily close with ...".
         rf"|\b(?:answers?|responses?|replies|summaries|outputs?)\s+(?:generated|written|produced|drawn|derived)\s+"
         rf"(?:from|by|with|using)\s+{_THIS}"
-        # "Summaries of this page must mention ...", "Responses that cite this section are expected to ...".
-        rf"|\b(?:answers?|responses?|replies|summaries|outputs?)\s+(?:of|from|about|based\s+on|drawing\s+on"
-        rf"|(?:that|which)\s+(?:reference|cite|quote|use|draw\s+on|mention))\s+{_THIS}\b[^.!?\n]{{0,30}}"
-        rf"\b(?:must|should|shall|need\s+to|(?:is|are)\s+(?:required|expected|asked)\s+to)\b"
+        # "Summaries of this page must mention ...", "Responses that cite this section are expected to ...",
+        # "Every answer that draws on this document ends with ...".
+        rf"|\b(?:answers?|responses?|repl(?:y|ies)|summar(?:y|ies)|outputs?)\s+(?:of|from|about|based\s+on|drawing\s+on"
+        rf"|(?:that|which)\s+(?:reference|references|cite|cites|quote|quotes|use|uses|draw\s+on|draws\s+on|mention"
+        rf"|mentions))\s+{_THIS}\b[^.!?\n]{{0,30}}"
+        rf"\b(?:must|should|shall|need\s+to|has\s+to|have\s+to|(?:is|are)\s+(?:required|expected|asked)\s+to"
+        rf"|(?:always\s+)?(?:ends?|closes?|begins?|starts?)\s+with|(?:always\s+)?includes?)\b"
+        # Answers written by a machine, held to something: "Machine-generated answers must include ...",
+        # "Automated answers about this project conventionally cite ...", "AI summaries should not mention ...".
+        rf"|\b(?:automated|machine[\s-]generated|ai[\s-]generated|ai|llm)\s+(?:answers?|summar(?:y|ies)|repl(?:y|ies))\b"
+        rf"[^.!?\n]{{0,60}}\b(?:must|should|shall|has\s+to|have\s+to|(?:is|are)\s+(?:required|expected|asked)\s+to"
+        rf"|conventionally|customarily)\b"
+        rf"|\b(?:expected|required)\s+that\s+(?:any|every|each|all)\s+(?:automated|machine[\s-]generated|ai[\s-]generated"
+        rf"|ai|llm)\s+(?:answers?|summar(?:y|ies)|repl(?:y|ies))\b"
+        # "When summarised, this page should be described as ...".
+        rf"|\bwhen\s+(?:summari[sz]ed|quoted|cited)\s*,?\s+{_THIS}\s+(?:should|must|is\s+to)\b"
+        # "For the model reading this:", "The following text is for the AI only:", "The preferred way for
+        # assistants to answer ... is to recommend ...".
+        rf"|\b(?:for|to)\s+(?:the\s+|any\s+)?(?:models?|bots?|agents?|machines?|programs?|systems?)\s+(?:reading"
+        rf"|processing|summari[sz]ing|answering\s+from)\s+(?:this|{_THIS})\s*[:,]"
+        rf"|\bfor\s+(?:the\s+)?{_AI}\s+only\b"
+        rf"|\b(?:preferred|correct|right|proper|expected|official)\s+way\s+for\s+(?:an?\s+|the\s+)?{_AI}\s+to\s+"
+        rf"(?:answer|respond|reply|recommend|say|tell|mention)\b"
+        # "Note for the bot: reply with ..." (a bot or model alone is named only when then told what to do).
+        rf"|\b(?:note|notice|message|instructions?)\s+(?:for|to)\s+(?:the\s+)?(?:bots?|models?|agents?)\s*:\s*"
+        rf"(?:please\s+)?{_ASKED}\b"
         # "If this page is being processed by a language model, ...".
         rf"|\bif\s+(?:this|the)\s+(?:page|document|text|content|file|note|section)\s+is\s+(?:being\s+)?"
         rf"(?:read|processed|summari[sz]ed|parsed|used|quoted|analy[sz]ed)\s+by\s+(?:an?\s+|any\s+|the\s+)?{_AI}\b"
@@ -120,7 +142,8 @@ _RULE_SOURCES: tuple[tuple[str, tuple[str, int]], ...] = (
         r"|\b(?:ignorez|ignore|oubliez|oublie)\s+(?:toutes\s+)?(?:les|vos)\s+(?:\w+\s+)?instructions\b"
         r"|\b(?:ignore|disregard|forget)\s+(?:everything|all)\s+(?:above|before|previously|you\s+were\s+told)\b"
         r"|\byou\s+are\s+now\s+(?:acting\s+as|operating\s+as|free\s+of|no\s+longer\s+bound|unrestricted|jailbroken)\b"
-        r"|\bfrom\s+now\s+on,?\s+you\s+(?:are|will|must)\b|\byour\s+new\s+(?:instructions|task|role|goal)s?\b"
+        r"|\bfrom\s+now\s+on,?\s+you\s+(?:are|will|must)\b"
+        r"|\b(?:respond|reply|answer|speak|talk)\b[^.!?\n]{0,40}\bfrom\s+now\s+on\b|\byour\s+new\s+(?:instructions|task|role|goal)s?\b"
         r"|\b(?:system|developer|admin|administrator)\s+(?:notice|directive|override)\b"
         r"|\b(?:reveal|disclose|leak|repeat|print|output|show)\b[^.!?\n]{0,30}\b(?:your|the)\s+(?:system\s+prompt"
         r"|(?:hidden|initial|original|previous)\s+(?:prompt|instructions)|instructions\s+you\s+(?:were|have\s+been)\s+given)\b"
@@ -144,6 +167,9 @@ _RULE_SOURCES: tuple[tuple[str, tuple[str, int]], ...] = (
         rf"\b(?:include|append|add|insert|mention|put|print|output|say|write|repeat|place|prepend|recommend|cite)\b"
         rf"[^.!?;|\n]{{0,60}}"
         rf"\b(?:in|to|into|at\s+the\s+(?:start|end|beginning|top|bottom)\s+of)\s+(?:your|their|the|every|each|any)\s+{_ANSWER}\b"
+        # "... in the output you give the user".
+        rf"|\b(?:include|append|add|insert|put|print|say|write|mention)\b[^.!?;|\n]{{0,60}}\bthe\s+(?:output|text|answer"
+        rf"|reply|response)\s+you\s+(?:give|show)\b"
         # "Begin your reply with", "sign your answer with", "close every answer with".
         rf"|\b(?:begin|start|end|close|finish|sign|prefix|conclude)\s+(?:your|their|the|every|each|all|any)\s+"
         rf"(?:{_ANSWER}|responses?|messages?)\s+with\b"
