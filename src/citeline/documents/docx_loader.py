@@ -129,9 +129,25 @@ class _Reader:
         ranked = sorted(enumerate(self.headings), key=lambda item: (item[1][0], item[0]))
         return ranked[0][1][1] if ranked else None
 
+    def visible_text(self, paragraph: Any) -> str:
+        """The paragraph's text a reader sees: runs formatted as hidden (Word's "Hidden" font effect,
+        shown only with formatting marks on) are text a person never reads, a classic place to plant
+        instructions; they are reported when they carry one, never stored."""
+        from docx.text.hyperlink import Hyperlink
+
+        style_hidden = bool(paragraph.style is not None and paragraph.style.font.hidden)
+        shown: list[str] = []
+        hidden: list[str] = []
+        for item in paragraph.iter_inner_content():
+            for run in item.runs if isinstance(item, Hyperlink) else [item]:
+                (hidden if run.font.hidden or (style_hidden and run.font.hidden is None) else shown).append(run.text)
+        if hidden:
+            self.builder.hidden(" ".join(hidden), "hidden formatting in Word")
+        return "".join(shown)
+
     def paragraph(self, paragraph: Any) -> None:
         style = (paragraph.style.name if paragraph.style is not None else "") or ""
-        text = self.clean(paragraph.text)
+        text = self.clean(self.visible_text(paragraph))
         if style in _CODE_STYLES:
             self.code.append(text)
             return

@@ -54,7 +54,16 @@ _MAIN_RULES: tuple[tuple[str | None, str | None, tuple[str, str] | None], ...] =
 )
 # `<aside>` is chrome unless docutils used it for content (footnotes, sidebars, topics).
 _CONTENT_ASIDES = frozenset(("sidebar", "admonition", "topic", "footnote", "footnote-list", "note", "warning"))
-_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
+# Styles that hide an element's text from a reader while it stays in the page: not displayed, invisible,
+# zero-sized or transparent text, pushed far off the screen, or collapsed to no height with its overflow cut.
+_HIDDEN_STYLE = re.compile(
+    r"display\s*:\s*none|visibility\s*:\s*hidden"
+    r"|(?:font-size|opacity)\s*:\s*(?:0+(?:\.0*)?|\.0+)(?:px|em|rem|pt|%)?\s*(?:;|!|$)"
+    r"|(?:left|top|right|text-indent)\s*:\s*-\d{4,}(?:\.\d+)?(?:px|em|rem|pt)"
+    r"|(?:^|;)\s*(?:max-)?height\s*:\s*0(?:px)?\s*(?:;|!|$)(?=.*overflow\s*:\s*hidden)",
+    re.IGNORECASE)
+# `color` and `background` set alike: text the colour of the page it is on ("color:#fff;background:#fff").
+_COLOUR = re.compile(r"(?:^|;)\s*(background(?:-color)?|color)\s*:\s*([^;!]+)", re.IGNORECASE)
 _SKIP_LINK = re.compile(r"^\s*skip\s+to\s+(?:the\s+)?(?:main\s+)?content\s*$", re.IGNORECASE)
 _PERMALINK_TEXT = frozenset(("¶", "#", "§", "🔗"))
 _FOOTNOTE_MARK = re.compile(r"\[?(?:\d{1,3}|[*†‡])\]?")
@@ -108,12 +117,24 @@ def _classes(tag: Any) -> list[str]:
 
 
 def _hidden(tag: Any) -> bool:
+    """Whether a reader cannot see the element: text a person cannot see is a classic way to plant
+    instructions (or false facts) for a program that reads the page."""
     attrs = tag.attrs or {}
+    style = str(attrs.get("style", ""))
     return (
         "hidden" in attrs
         or str(attrs.get("aria-hidden", "")).lower() == "true"
-        or bool(_HIDDEN_STYLE.search(str(attrs.get("style", ""))))
+        or bool(_HIDDEN_STYLE.search(style))
+        or _colour_of_its_background(style)
     )
+
+
+def _colour_of_its_background(style: str) -> bool:
+    """Whether an inline style sets the text's colour and its background to the same value."""
+    colours: dict[str, str] = {}
+    for prop, value in _COLOUR.findall(style):
+        colours["color" if prop.lower() == "color" else "background"] = "".join(value.split()).lower()
+    return "color" in colours and colours["color"] == colours.get("background")
 
 
 def _chrome(tag: Any) -> bool:
