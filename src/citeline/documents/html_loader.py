@@ -3,8 +3,8 @@
 A documentation page is mostly not its document: navigation, banners, sidebars, breadcrumbs,
 "skip to content" links, header-link pilcrows and `[source]` links surround the text. The
 loader keeps the main content (`<main>`, Sphinx's `div.body`, MkDocs' `.md-content`, ...) and
-drops the chrome inside it. Elements hidden from a reader (`hidden`, `aria-hidden`,
-`display:none`) and comments are dropped too — text a person cannot see is a classic way to
+drops the chrome inside it. Elements hidden from a reader (`hidden`, `aria-hidden`, a hiding
+inline style: see `documents.hidden`) and comments are dropped too — text a person cannot see is a classic way to
 smuggle instructions to a model — and reported when they carry such instructions.
 
 What stays becomes blocks: headings (sections), paragraphs, list items, `<pre>` code (with the
@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from citeline.documents.builder import Containers, DocumentBuilder, item_name
+from citeline.documents.hidden import hidden_element
 from citeline.documents.loaders import decode_text, sanitize
 from citeline.documents.models import ADMONITION_KINDS, BlockKind, LoadedDocument
 from citeline.documents.registry import register_loader
@@ -54,16 +55,6 @@ _MAIN_RULES: tuple[tuple[str | None, str | None, tuple[str, str] | None], ...] =
 )
 # `<aside>` is chrome unless docutils used it for content (footnotes, sidebars, topics).
 _CONTENT_ASIDES = frozenset(("sidebar", "admonition", "topic", "footnote", "footnote-list", "note", "warning"))
-# Styles that hide an element's text from a reader while it stays in the page: not displayed, invisible,
-# zero-sized or transparent text, pushed far off the screen, or collapsed to no height with its overflow cut.
-_HIDDEN_STYLE = re.compile(
-    r"display\s*:\s*none|visibility\s*:\s*hidden"
-    r"|(?:font-size|opacity)\s*:\s*(?:0+(?:\.0*)?|\.0+)(?:px|em|rem|pt|%)?\s*(?:;|!|$)"
-    r"|(?:left|top|right|text-indent)\s*:\s*-\d{4,}(?:\.\d+)?(?:px|em|rem|pt)"
-    r"|(?:^|;)\s*(?:max-)?height\s*:\s*0(?:px)?\s*(?:;|!|$)(?=.*overflow\s*:\s*hidden)",
-    re.IGNORECASE)
-# `color` and `background` set alike: text the colour of the page it is on ("color:#fff;background:#fff").
-_COLOUR = re.compile(r"(?:^|;)\s*(background(?:-color)?|color)\s*:\s*([^;!]+)", re.IGNORECASE)
 _SKIP_LINK = re.compile(r"^\s*skip\s+to\s+(?:the\s+)?(?:main\s+)?content\s*$", re.IGNORECASE)
 _PERMALINK_TEXT = frozenset(("¶", "#", "§", "🔗"))
 _FOOTNOTE_MARK = re.compile(r"\[?(?:\d{1,3}|[*†‡])\]?")
@@ -114,27 +105,6 @@ def _take_next_paragraph(tag: Any, stack: list[Any]) -> Any:
 def _classes(tag: Any) -> list[str]:
     value = tag.get("class") or []
     return [str(name) for name in value] if isinstance(value, list) else str(value).split()
-
-
-def _hidden(tag: Any) -> bool:
-    """Whether a reader cannot see the element: text a person cannot see is a classic way to plant
-    instructions (or false facts) for a program that reads the page."""
-    attrs = tag.attrs or {}
-    style = str(attrs.get("style", ""))
-    return (
-        "hidden" in attrs
-        or str(attrs.get("aria-hidden", "")).lower() == "true"
-        or bool(_HIDDEN_STYLE.search(style))
-        or _colour_of_its_background(style)
-    )
-
-
-def _colour_of_its_background(style: str) -> bool:
-    """Whether an inline style sets the text's colour and its background to the same value."""
-    colours: dict[str, str] = {}
-    for prop, value in _COLOUR.findall(style):
-        colours["color" if prop.lower() == "color" else "background"] = "".join(value.split()).lower()
-    return "color" in colours and colours["color"] == colours.get("background")
 
 
 def _chrome(tag: Any) -> bool:
@@ -255,7 +225,7 @@ def _prepare(soup: Any, builder: DocumentBuilder) -> Any:
         if node.name in _DROP:
             node.decompose()
             continue
-        if _hidden(node):
+        if hidden_element(node.attrs or {}):
             builder.hidden(node.get_text(" "), "hidden element")
             node.decompose()
             continue

@@ -8,7 +8,8 @@ generator's machinery rather than the page's content never becomes prose:
   become the blocks inside them, labelled with their title;
 * snippet includes (`--8<--`), `{* file *}` includes, `::: module.name` autodoc stubs with their
   options, Jinja/template tags, attribute lists (`{: .class }`, `{#id}`) are dropped;
-* raw HTML blocks and inline HTML are dropped (comments that carry instructions are reported);
+* raw HTML blocks are dropped, and inline HTML tags (their text stays, except inside an element hidden
+  from a reader: `documents.hidden`); hidden text and comments that carry instructions are reported;
 * MyST (Markdown for Sphinx): roles (`{func}`attrs.field``) read as their text, directive fences
   (```` ```{note} ````, `:::{warning}`) as the blocks inside them, labelled with their title, code
   directives (and an extension's example holding Python) as code; directives whose content lives
@@ -36,6 +37,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 from mdit_py_plugins.tasklists import tasklists_plugin
 
 from citeline.documents.builder import DocumentBuilder, item_name
+from citeline.documents.hidden import hidden_opening_tag
 from citeline.documents.limits import check_line_lengths
 from citeline.documents.loaders import decode_text, sanitize
 from citeline.documents.models import BlockKind, LoadedDocument
@@ -219,14 +221,30 @@ def _code_span(content: str) -> str:
     return f"{tick}{pad}{content}{pad}{tick}"
 
 
-def render_inline(token: Token) -> str:
+# An element with no closing tag: it opens nothing that a later tag closes.
+_VOID = re.compile(r"<(?:area|base|br|col|embed|hr|img|input|link|meta|source|track|wbr)\b", re.IGNORECASE)
+
+
+def render_inline(token: Token, hidden: list[str] | None = None) -> str:
     """An inline token's text as a reader sees it: code spans keep backquotes, links keep their
     text, images, HTML, footnote marks and emphasis markers go. Generator noise is removed from
-    the prose between code spans only: a code span is literal (`mounts={...}`, `<br>`)."""
+    the prose between code spans only: a code span is literal (`mounts={...}`, `<br>`). Text inside
+    inline HTML hidden from a reader (`<span style="display:none">…</span>`) is left out, and added to
+    `hidden` when given."""
     pieces: list[str] = []
     run: list[str] = []
     in_code = items = False
+    concealed = 0  # how many elements deep inside a hidden one
     for child in token.children or []:
+        if concealed:
+            if child.type == "html_inline" and not _VOID.match(child.content.strip()):
+                concealed += -1 if child.content.lstrip().startswith("</") else 1
+            elif hidden is not None and child.type in ("text", "code_inline"):
+                hidden.append(child.content)
+            continue
+        if child.type == "html_inline" and hidden_opening_tag(child.content):
+            concealed = 1
+            continue
         if child.type == "html_inline":
             tag = child.content.strip()
             code = _CODE_TAG.fullmatch(tag)
@@ -277,6 +295,14 @@ class _Walker:
         self.links: list[str] = []
         self.alert_marker = False  # the next paragraph opens a GitHub alert: its "[!NOTE]" is dropped
 
+    def inline(self, token: Token) -> str:
+        """`render_inline`, reporting the inline HTML hidden from a reader that it leaves out."""
+        hidden: list[str] = []
+        text = render_inline(token, hidden)
+        if hidden:
+            self.builder.hidden(" ".join(hidden), "hidden inline HTML", source=self.source(token))
+        return text
+
     def source(self, token: Token) -> tuple[int, int] | None:
         if token.map is None:
             return None
@@ -308,7 +334,7 @@ class _Walker:
         kind = token.type
         if kind == "heading_open":
             inline = tokens[index + 1]
-            self.builder.heading(int(token.tag[1:]), render_inline(inline), source=self.source(token))
+            self.builder.heading(int(token.tag[1:]), self.inline(inline), source=self.source(token))
             return index + 3
         if kind == "admonition_open":
             container = "tab" if token.meta.get("tag") == "tab" else "note"
@@ -331,7 +357,7 @@ class _Walker:
         if kind == "paragraph_open":
             inline = tokens[index + 1]
             block_kind, label = self.context()
-            text = render_inline(inline)
+            text = self.inline(inline)
             if self.alert_marker:
                 text, self.alert_marker = _ALERT.sub("", text, count=1), False
             if not text:
@@ -429,7 +455,7 @@ class _Walker:
             while cursor < item_end:
                 inner = tokens[cursor]
                 if inner.type == "paragraph_open" and not rest:
-                    own.append(render_inline(tokens[cursor + 1]))
+                    own.append(self.inline(tokens[cursor + 1]))
                     cursor += 3
                     continue
                 rest.append(inner)
@@ -454,7 +480,7 @@ class _Walker:
             if tokens[position].type == "tr_open":
                 row_end = _skip_to(tokens, position, "tr_close")
                 cells = tuple(
-                    " ".join(render_inline(tokens[i]).split())
+                    " ".join(self.inline(tokens[i]).split())
                     for i in range(position, row_end) if tokens[i].type == "inline"
                 )
                 is_header = any(tokens[i].type == "th_open" for i in range(position, row_end))

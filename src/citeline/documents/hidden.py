@@ -1,0 +1,52 @@
+"""Whether an HTML element is hidden from a reader, judged from its attributes alone.
+
+Text a person cannot see is a classic way to plant instructions (or false facts) for a program that
+reads the page. Both the HTML reader and the Markdown reader (for the HTML inside Markdown) drop
+such elements and report what they held; neither can compute styles from stylesheets, so only what
+the element itself says counts: `hidden`, `aria-hidden="true"`, or an inline style that hides it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+# Styles that hide an element's text while it stays in the page: not displayed, invisible, zero-sized
+# or transparent text, pushed far off the screen, or collapsed to no height with its overflow cut.
+_HIDDEN_STYLE = re.compile(
+    r"display\s*:\s*none|visibility\s*:\s*hidden"
+    r"|(?:font-size|opacity)\s*:\s*(?:0+(?:\.0*)?|\.0+)(?:px|em|rem|pt|%)?\s*(?:;|!|$)"
+    r"|(?:left|top|right|text-indent)\s*:\s*-\d{4,}(?:\.\d+)?(?:px|em|rem|pt)"
+    r"|(?:^|;)\s*(?:max-)?height\s*:\s*0(?:px)?\s*(?:;|!|$)(?=.*overflow\s*:\s*hidden)",
+    re.IGNORECASE)
+# `color` and `background` set alike: text the colour of the page it is on ("color:#fff;background:#fff").
+_COLOUR = re.compile(r"(?:^|;)\s*(background(?:-color)?|color)\s*:\s*([^;!]+)", re.IGNORECASE)
+# One attribute of a tag as written: `hidden`, `style="…"`, `aria-hidden='true'`, `class=x`.
+_ATTRIBUTE = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+)))?""")
+_TAG = re.compile(r"<([A-Za-z][\w-]*)((?:\s[^>]*)?)>", re.DOTALL)
+
+
+def hidden_style(style: str) -> bool:
+    """Whether an inline style hides the element's text from a reader."""
+    if _HIDDEN_STYLE.search(style):
+        return True
+    colours: dict[str, str] = {}
+    for prop, value in _COLOUR.findall(style):
+        colours["color" if prop.lower() == "color" else "background"] = "".join(value.split()).lower()
+    return "color" in colours and colours["color"] == colours.get("background")
+
+
+def hidden_element(attrs: Mapping[str, object]) -> bool:
+    """Whether an element with these attributes is hidden from a reader."""
+    return ("hidden" in attrs or str(attrs.get("aria-hidden", "")).lower() == "true"
+            or hidden_style(str(attrs.get("style", ""))))
+
+
+def hidden_opening_tag(tag: str) -> bool:
+    """Whether `tag`, one opening tag as written (`<span style="display:none">`), opens a hidden element."""
+    match = _TAG.fullmatch(tag.strip())
+    if match is None or match.group(2).rstrip().endswith("/"):
+        return False
+    attrs = {m.group(1).lower(): next((v for v in m.group(2, 3, 4) if v is not None), "")
+             for m in _ATTRIBUTE.finditer(match.group(2))}
+    return hidden_element(attrs)
