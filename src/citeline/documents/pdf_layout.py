@@ -93,6 +93,7 @@ class PageLayout:
     lines: list[Line] = field(default_factory=list)
     tables: list[TableGrid] = field(default_factory=list)
     removed_chars: int = 0
+    hidden_text: str = ""  # glyphs a reader cannot see (see `_invisible`), in reading order
 
 
 def read_page(page: Any, number: int) -> PageLayout:
@@ -101,7 +102,10 @@ def read_page(page: Any, number: int) -> PageLayout:
     layout = PageLayout(number, float(x1_page - x0_page), float(page.height))
     chars: list[dict[str, Any]] = []
     edges: list[dict[str, Any]] = []
-    _collect(page, float(top_page), float(x0_page), chars, edges)
+    backdrops: list[tuple[float, float, float, float]] = []
+    _collect(page, float(top_page), float(x0_page), chars, edges, backdrops)
+    chars, hidden = _visible(chars, backdrops, layout)
+    layout.hidden_text = _spelled(hidden)
     _mark_fixed_pitch(chars)
     boxes = _table_boxes(edges, layout) if edges else []
     in_tables: list[list[dict[str, Any]]] = [[] for _ in boxes]
@@ -136,9 +140,9 @@ def read_page(page: Any, number: int) -> PageLayout:
 
 
 def _collect(item: Any, page_top: float, page_left: float, chars: list[dict[str, Any]],
-             edges: list[dict[str, Any]]) -> None:
-    """Upright glyphs and ruling edges of a layout tree, in top-down page coordinates (forms
-    drawn through XObjects included)."""
+             edges: list[dict[str, Any]], backdrops: list[tuple[float, float, float, float]]) -> None:
+    """Upright glyphs, ruling edges and filled dark boxes of a layout tree, in top-down page
+    coordinates (forms drawn through XObjects included)."""
     from pdfminer.layout import LTChar, LTContainer, LTCurve, LTRect
 
     for child in item:
@@ -147,10 +151,12 @@ def _collect(item: Any, page_top: float, page_left: float, chars: list[dict[str,
                 chars.append({
                     "text": child.get_text(), "x0": child.x0 - page_left, "x1": child.x1 - page_left,
                     "top": page_top - child.y1, "bottom": page_top - child.y0, "size": child.size,
-                    "fontname": child.fontname,
+                    "fontname": child.fontname, "white": _white(child.graphicstate.ncolor),
                 })
         elif isinstance(child, LTRect):
             x0, x1, top, bottom = child.x0 - page_left, child.x1 - page_left, page_top - child.y1, page_top - child.y0
+            if child.fill and not _white(child.non_stroking_color):
+                backdrops.append((x0, top, x1, bottom))
             edges += [_edge(x0, x1, top, top), _edge(x0, x1, bottom, bottom),
                       _edge(x0, x0, top, bottom), _edge(x1, x1, top, bottom)]
         elif isinstance(child, LTCurve):
@@ -159,7 +165,54 @@ def _collect(item: Any, page_top: float, page_left: float, chars: list[dict[str,
                 if ax == bx or ay == by:
                     edges.append(_edge(min(ax, bx), max(ax, bx), min(ay, by), max(ay, by)))
         elif isinstance(child, LTContainer):
-            _collect(child, page_top, page_left, chars, edges)
+            _collect(child, page_top, page_left, chars, edges, backdrops)
+
+
+def _white(colour: Any) -> bool:
+    """Whether a fill colour (gray, RGB or CMYK components, 0-1) is white: text drawn in it on a
+    white page is invisible."""
+    components = colour if isinstance(colour, (tuple, list)) else (colour,)
+    if not components or not all(isinstance(c, (int, float)) for c in components):
+        return False  # a pattern or an unknown colour space: assume it shows
+    if len(components) == 4:  # CMYK: no ink at all
+        return all(c <= 0.02 for c in components)
+    return all(c >= 0.98 for c in components)
+
+
+def _visible(chars: list[dict[str, Any]], backdrops: list[tuple[float, float, float, float]],
+             layout: PageLayout) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(glyphs a reader sees, glyphs they cannot): text drawn white outside any dark box, smaller
+    than a point, or off the page is a classic place to plant instructions for a program reading the
+    file, and is never stored (white text on a dark table header or code box is kept)."""
+
+    def on_page(char: dict[str, Any]) -> bool:
+        middle_x, middle_y = (char["x0"] + char["x1"]) / 2, (char["top"] + char["bottom"]) / 2
+        return bool(0 <= middle_x <= layout.width and 0 <= middle_y <= layout.height)
+
+    # A line that starts on the page and runs past its edge (a long URL in a code block) is a
+    # typesetting accident the reader sees the start of: only a line wholly off the page is hidden.
+    lines_on_page = {round(char["top"]) for char in chars if on_page(char)}
+    seen: list[dict[str, Any]] = []
+    unseen: list[dict[str, Any]] = []
+    for char in chars:
+        middle_x, middle_y = (char["x0"] + char["x1"]) / 2, (char["top"] + char["bottom"]) / 2
+        off_page = not on_page(char) and round(char["top"]) not in lines_on_page
+        on_backdrop = any(x0 <= middle_x <= x1 and top <= middle_y <= bottom for x0, top, x1, bottom in backdrops)
+        invisible = off_page or char["size"] < 1 or (char["white"] and not on_backdrop)
+        (unseen if invisible else seen).append(char)
+    return seen, unseen
+
+
+def _spelled(chars: list[dict[str, Any]]) -> str:
+    """Glyphs as text in reading order, a space where a gap or a new line parts two of them."""
+    words: list[str] = []
+    previous: dict[str, Any] | None = None
+    for char in sorted(chars, key=lambda c: (round(c["top"]), c["x0"])):
+        apart = previous is None or round(previous["top"]) != round(char["top"]) or (
+            char["x0"] - previous["x1"] > 0.2 * max(char["size"], 1))
+        words.append((" " if apart and words else "") + char["text"])
+        previous = char
+    return "".join(words)
 
 
 _NARROW, _WIDE = frozenset("il.,;:'|!"), frozenset("mwMW@")

@@ -235,6 +235,9 @@ class PdfLoader:
         furniture += strip_continuation_labels(pages)
         contents = remove_contents_listing(pages)
         builder = DocumentBuilder()
+        for page in pages:
+            if page.hidden_text:
+                builder.hidden(page.hidden_text, f"invisible text on page {page.number}")
         build_blocks(pages, outline, builder)
         if not builder.blocks:
             raise IngestError(
