@@ -141,9 +141,9 @@ def read_page(page: Any, number: int) -> PageLayout:
 
 def _collect(item: Any, page_top: float, page_left: float, chars: list[dict[str, Any]],
              edges: list[dict[str, Any]], backdrops: list[tuple[float, float, float, float]]) -> None:
-    """Upright glyphs, ruling edges and filled dark boxes of a layout tree, in top-down page
-    coordinates (forms drawn through XObjects included)."""
-    from pdfminer.layout import LTChar, LTContainer, LTCurve, LTRect
+    """Upright glyphs, ruling edges and what white text may show on (filled boxes, pictures) of a
+    layout tree, in top-down page coordinates (forms drawn through XObjects included)."""
+    from pdfminer.layout import LTChar, LTContainer, LTCurve, LTImage, LTRect
 
     for child in item:
         if isinstance(child, LTChar):
@@ -160,10 +160,14 @@ def _collect(item: Any, page_top: float, page_left: float, chars: list[dict[str,
             edges += [_edge(x0, x1, top, top), _edge(x0, x1, bottom, bottom),
                       _edge(x0, x0, top, bottom), _edge(x1, x1, top, bottom)]
         elif isinstance(child, LTCurve):
+            if child.fill and not _white(child.non_stroking_color):  # a rounded box, a banner
+                backdrops.append((child.x0 - page_left, page_top - child.y1, child.x1 - page_left, page_top - child.y0))
             points = [(x - page_left, page_top - y) for x, y in child.pts]
             for (ax, ay), (bx, by) in itertools.pairwise(points):
                 if ax == bx or ay == by:
                     edges.append(_edge(min(ax, bx), max(ax, bx), min(ay, by), max(ay, by)))
+        elif isinstance(child, LTImage):  # white text on a picture may well show
+            backdrops.append((child.x0 - page_left, page_top - child.y1, child.x1 - page_left, page_top - child.y0))
         elif isinstance(child, LTContainer):
             _collect(child, page_top, page_left, chars, edges, backdrops)
 
