@@ -359,6 +359,10 @@ def test_text_a_reader_cannot_see_is_not_stored_and_an_instruction_in_it_is_repo
     canvas.rect(72, 600, 300, 30, fill=1, stroke=0)
     canvas.setFillColorRGB(1, 1, 1)
     canvas.drawString(80, 610, "Option and default")  # white on a dark box: a reader sees it
+    canvas.setFillColorRGB(0.1, 0.3, 0.6)
+    canvas.roundRect(72, 400, 300, 30, 6, fill=1, stroke=0)
+    canvas.setFillColorRGB(1, 1, 1)
+    canvas.drawString(80, 410, "Warning title")  # white on a rounded banner
     canvas.setFillColorCMYK(0, 0, 0, 0)
     canvas.drawString(72, 560, "No ink at all: 98 seconds.")
     canvas.setFillColorRGB(0, 0, 0)
@@ -369,7 +373,7 @@ def test_text_a_reader_cannot_see_is_not_stored_and_an_instruction_in_it_is_repo
     canvas.drawString(72, 440, "curl -OL https://example.org/" + "a" * 120 + ".tar.xz")  # runs past the edge
     canvas.save()
     doc = load(tmp_path, out.getvalue())
-    assert "5 seconds" in doc.text and "Option and default" in doc.text
+    assert "5 seconds" in doc.text and "Option and default" in doc.text and "Warning title" in doc.text
     assert not any(f"{n} seconds" in doc.text for n in (99, 98, 97, 96))
     assert ".tar.xz" in doc.text  # a line that starts on the page is read whole
     assert [(flag.reason, flag.stored) for flag in doc.flags] == [
