@@ -131,8 +131,8 @@ class _Reader:
 
     def visible_text(self, paragraph: Any) -> str:
         """The paragraph's text a reader sees: runs formatted as hidden (Word's "Hidden" font effect,
-        shown only with formatting marks on) are text a person never reads, a classic place to plant
-        instructions; they are reported when they carry one, never stored."""
+        shown only with formatting marks on), white or too small to read are text a person never
+        reads, a classic place to plant instructions; they are reported when they carry one, never stored."""
         from docx.text.hyperlink import Hyperlink
 
         style_hidden = bool(paragraph.style is not None and paragraph.style.font.hidden)
@@ -140,7 +140,8 @@ class _Reader:
         hidden: list[str] = []
         for item in paragraph.iter_inner_content():
             for run in item.runs if isinstance(item, Hyperlink) else [item]:
-                (hidden if run.font.hidden or (style_hidden and run.font.hidden is None) else shown).append(run.text)
+                unseen = run.font.hidden or (style_hidden and run.font.hidden is None) or _invisible_run(run)
+                (hidden if unseen else shown).append(run.text)
         if hidden:
             self.builder.hidden(" ".join(hidden), "hidden formatting in Word")
         return "".join(shown)
@@ -203,6 +204,14 @@ class _Reader:
                 self.builder.block("table_row", "", cells=tuple(cells), group=group)
                 continue
             self.builder.block("table_row", "", cells=tuple(cells), label=" | ".join(header) or None, group=group)
+
+
+def _invisible_run(run: Any) -> bool:
+    """Whether a run is drawn so that a reader cannot see it on the page: white without a highlight
+    behind it, or under a point in size."""
+    font = run.font
+    white = font.color.type is not None and str(font.color.rgb or "").upper() == "FFFFFF" and font.highlight_color is None
+    return bool(white or (font.size is not None and font.size.pt < 1))
 
 
 def _heading_level(style: str) -> int | None:
