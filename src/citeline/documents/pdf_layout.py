@@ -93,7 +93,7 @@ class PageLayout:
     lines: list[Line] = field(default_factory=list)
     tables: list[TableGrid] = field(default_factory=list)
     removed_chars: int = 0
-    hidden_text: str = ""  # glyphs a reader cannot see (see `_invisible`), in reading order
+    hidden_text: str = ""  # glyphs a reader cannot see (see `_visible`), in reading order
 
 
 def read_page(page: Any, number: int) -> PageLayout:
@@ -199,12 +199,16 @@ def _visible(chars: list[dict[str, Any]], backdrops: list[tuple[float, float, fl
     seen: list[dict[str, Any]] = []
     unseen: list[dict[str, Any]] = []
     for char in chars:
-        middle_x, middle_y = (char["x0"] + char["x1"]) / 2, (char["top"] + char["bottom"]) / 2
         off_page = not on_page(char) and round(char["top"]) not in lines_on_page
-        on_backdrop = any(x0 <= middle_x <= x1 and top <= middle_y <= bottom for x0, top, x1, bottom in backdrops)
-        invisible = off_page or char["size"] < 1 or (char["white"] and not on_backdrop)
+        invisible = off_page or char["size"] < 1 or (char["white"] and not _on_backdrop(char, backdrops))
         (unseen if invisible else seen).append(char)
     return seen, unseen
+
+
+def _on_backdrop(char: dict[str, Any], backdrops: list[tuple[float, float, float, float]]) -> bool:
+    """Whether a glyph's middle lies on a filled box or a picture."""
+    middle_x, middle_y = (char["x0"] + char["x1"]) / 2, (char["top"] + char["bottom"]) / 2
+    return any(x0 <= middle_x <= x1 and top <= middle_y <= bottom for x0, top, x1, bottom in backdrops)
 
 
 def _spelled(chars: list[dict[str, Any]]) -> str:
