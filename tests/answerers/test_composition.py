@@ -656,6 +656,14 @@ def test_a_decline_names_the_missing_words_as_asked_and_where_it_looked(app: Cit
     assert "nearest: Background Tasks;" in missing and "Background Tasks › Background Tasks" not in missing
 
 
+def test_a_decline_does_not_name_the_askers_own_code_as_missing(app: Citeline) -> None:
+    result = app.ask("Can background tasks be scheduled with cron expressions like `0 5 * * * run_nightly_job`?")
+    assert result.exit_reason == ExitReason.INSUFFICIENT_CONTEXT
+    missing = result.insufficiencies[0].missing
+    # The asker's job is theirs to have, not something the documents lack.
+    assert "do not mention: scheduled, cron, expressions;" in missing and "run_nightly_job" not in missing
+
+
 def test_evidence_speaking_of_the_opposite_is_declined_and_says_so(app: Citeline) -> None:
     result = app.ask("Which is the shortest suspension bridge in Germany?")
     assert result.exit_reason == ExitReason.INSUFFICIENT_CONTEXT and not result.citations

@@ -700,7 +700,9 @@ class ExtractiveAnswerer(Answerer):
         # what is missing under the asker's phrasing: everyday words are named only when alone. When
         # what the documents lack is known, only rare words are named before it ("no passage gives
         # a default for …" says more than "do not mention: choose").
-        missing = [k.shown for k in absent if not lacking or k.weight >= RARE_WEIGHT]
+        # The asker's own code ("mylist.append" in "{{ mylist.append(1) }}") is theirs to have, not
+        # something the documents lack.
+        missing = [k.shown for k in absent if (not lacking or k.weight >= RARE_WEIGHT) and not k.example]
         missing = [word for word in missing if not everyday(word)] or missing
         nearest = list(dict.fromkeys(_place(p) for p in sorted(pool, key=lambda p: -p.score)[:2]))
         if said is None:
