@@ -203,10 +203,19 @@ def _rules() -> tuple[tuple[str, re.Pattern[str]], ...]:
     return tuple((name, re.compile(pattern, flags)) for name, (pattern, flags) in _RULE_SOURCES)
 
 
+# Cyrillic and Greek letters drawn like Latin ones: "АI" with a Cyrillic "А" reads "AI" to a person.
+_LOOK_ALIKES = str.maketrans(
+    "АВЕКМНОРСТХаеорсухіІјЈѕЅԁԛԝΑΒΕΗΙΚΜΝΟΡΤΥΧαοιρυν",
+    "ABEKMHOPCTXaeopcyxiIjJsSdqwABEHIKMNOPTYXaoipuv",
+)
+
+
 def _plain(text: str) -> str:
     """The text as the rules read it: compatibility forms folded ("ＡＩ ａｓｓｉｓｔａｎｔｓ" is "AI
-    assistants"), so a planted note cannot slip past them in look-alike letters a reader reads the same."""
-    return text if text.isascii() else unicodedata.normalize("NFKC", text)
+    assistants") and letters of other scripts drawn like Latin ones read as those, so a planted note
+    cannot slip past the rules in look-alike letters a reader reads the same. Only the rules read this:
+    the stored text is left as written."""
+    return text if text.isascii() else unicodedata.normalize("NFKC", text).translate(_LOOK_ALIKES)
 
 
 def reasons(text: str, *, code: bool = False) -> tuple[str, ...]:
