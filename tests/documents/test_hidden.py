@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from citeline.documents.hidden import hidden_opening_tag, hidden_style
+from citeline.documents.hidden import hidden_opening_tag, hidden_style, opens_element
 
 
 @pytest.mark.parametrize(("tag", "hidden"), [
@@ -16,6 +16,7 @@ from citeline.documents.hidden import hidden_opening_tag, hidden_style
     ('<span style="color:#333">', False),
     ('<span class="hidden-xs">', False),  # a class name is a stylesheet's business, not the element's
     ('<img style="display:none" />', False),  # self-closing: it opens nothing
+    ('<img hidden src="logo.png">', False),  # a void element: it hides the image, not what follows
     ("</span>", False),
     ("<br>", False),
 ])
@@ -32,3 +33,11 @@ def test_an_opening_tag_is_hidden_by_its_own_attributes(tag: str, hidden: bool) 
 ])
 def test_an_inline_style_hides_text_only_when_a_reader_cannot_see_it(style: str, hidden: bool) -> None:
     assert hidden_style(style) is hidden
+
+
+@pytest.mark.parametrize(("tag", "opens"), [
+    ("<span>", True), ('<div class="x">', True), ("</span>", False), ("<br>", False), ("<img src=x>", False),
+    ("<span/>", False), ("text", False),
+])
+def test_only_a_tag_that_a_later_closing_tag_ends_opens_an_element(tag: str, opens: bool) -> None:
+    assert opens_element(tag) is opens

@@ -676,5 +676,8 @@ def test_inline_html_hidden_from_a_reader_is_left_out_and_an_instruction_in_it_r
     assert "99" not in doc.text and "1000" not in doc.text and "300" not in doc.text
     assert "The default timeout is 5 seconds. Retries are off." in doc.text
     assert "Pools hold ten connections, `max` by default. Done." in doc.text
+    # A hidden void element hides itself, not the text after it.
+    logo = MarkdownLoader().load(Path("logo.md"), b'# Logo\n\nThe logo <img hidden src="x.png"> is blue.\n')
+    assert logo.text == "Logo\n\nThe logo is blue."
     assert [(flag.reason, flag.stored) for flag in doc.flags] == [
         ("hidden text (hidden inline HTML): addresses an AI", False)]

@@ -24,6 +24,8 @@ _COLOUR = re.compile(r"(?:^|;)\s*(background(?:-color)?|color)\s*:\s*([^;!]+)", 
 # One attribute of a tag as written: `hidden`, `style="…"`, `aria-hidden='true'`, `class=x`.
 _ATTRIBUTE = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+)))?""")
 _TAG = re.compile(r"<([A-Za-z][\w-]*)((?:\s[^>]*)?)>", re.DOTALL)
+# Elements with no closing tag: `<img hidden>` hides the image, not the text after it.
+_VOID = frozenset(("area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"))
 
 
 def hidden_style(style: str) -> bool:
@@ -42,10 +44,24 @@ def hidden_element(attrs: Mapping[str, object]) -> bool:
             or hidden_style(str(attrs.get("style", ""))))
 
 
+def _opening(tag: str) -> re.Match[str] | None:
+    """`tag` parsed, when it is one opening tag as written that a later closing tag ends (not `</p>`,
+    `<br>` or `<span/>`)."""
+    match = _TAG.fullmatch(tag.strip())
+    if match is None or match.group(1).lower() in _VOID or match.group(2).rstrip().endswith("/"):
+        return None
+    return match
+
+
+def opens_element(tag: str) -> bool:
+    """Whether `tag` opens an element a later closing tag ends: how deep inline HTML nests."""
+    return _opening(tag) is not None
+
+
 def hidden_opening_tag(tag: str) -> bool:
     """Whether `tag`, one opening tag as written (`<span style="display:none">`), opens a hidden element."""
-    match = _TAG.fullmatch(tag.strip())
-    if match is None or match.group(2).rstrip().endswith("/"):
+    match = _opening(tag)
+    if match is None:
         return False
     attrs = {m.group(1).lower(): next((v for v in m.group(2, 3, 4) if v is not None), "")
              for m in _ATTRIBUTE.finditer(match.group(2))}

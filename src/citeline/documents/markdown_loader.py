@@ -37,7 +37,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 from mdit_py_plugins.tasklists import tasklists_plugin
 
 from citeline.documents.builder import DocumentBuilder, item_name
-from citeline.documents.hidden import hidden_opening_tag
+from citeline.documents.hidden import hidden_opening_tag, opens_element
 from citeline.documents.limits import check_line_lengths
 from citeline.documents.loaders import decode_text, sanitize
 from citeline.documents.models import BlockKind, LoadedDocument
@@ -221,10 +221,6 @@ def _code_span(content: str) -> str:
     return f"{tick}{pad}{content}{pad}{tick}"
 
 
-# An element with no closing tag: it opens nothing that a later tag closes.
-_VOID = re.compile(r"<(?:area|base|br|col|embed|hr|img|input|link|meta|source|track|wbr)\b", re.IGNORECASE)
-
-
 def render_inline(token: Token, hidden: list[str] | None = None) -> str:
     """An inline token's text as a reader sees it: code spans keep backquotes, links keep their
     text, images, HTML, footnote marks and emphasis markers go. Generator noise is removed from
@@ -237,8 +233,10 @@ def render_inline(token: Token, hidden: list[str] | None = None) -> str:
     concealed = 0  # how many elements deep inside a hidden one
     for child in token.children or []:
         if concealed:
-            if child.type == "html_inline" and not _VOID.match(child.content.strip()):
-                concealed += -1 if child.content.lstrip().startswith("</") else 1
+            if child.type == "html_inline" and child.content.lstrip().startswith("</"):
+                concealed -= 1
+            elif child.type == "html_inline" and opens_element(child.content):
+                concealed += 1
             elif hidden is not None and child.type in ("text", "code_inline"):
                 hidden.append(child.content)
             continue
