@@ -87,3 +87,16 @@ def test_a_name_in_the_askers_own_example_is_not_one_the_documents_must_hold(opt
     assert _features(options, f"{asked} billing.charge_card()?")["rare_missing"] == 1.0
     # In a snippet of the asker's code, it is theirs as well.
     assert _features(options, f"{asked} in `total = billing.charge_card(order)`?")["rare_missing"] == 0.0
+
+
+def test_what_the_asker_would_do_without_is_not_missed_where_the_documents_lack_it(options: Citeline) -> None:
+    asked = "Which flag makes mypy report an error when my code calls an untyped function"
+    plain = _features(options, f"{asked}?")
+    # "Pyre" is in no document: named as what the asker would do without, it is no sign of a near
+    # miss, and the coverage of what is asked is what it is without the clause.
+    without = _features(options, f"{asked}, without Pyre?")
+    assert without["rare_missing"] == 0.0
+    for signal in ("coverage_focus", "coverage_passage", "missing_weight"):
+        assert without[signal] == pytest.approx(plain[signal]), signal
+    # Asked about, it is what the question is about: the documents lack it.
+    assert _features(options, f"{asked} with Pyre?")["rare_missing"] == 1.0

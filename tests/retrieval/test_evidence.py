@@ -57,24 +57,46 @@ def test_a_word_capitalised_inside_a_sentence_is_a_name() -> None:
 
 def test_an_identifier_in_the_askers_example_is_marked_as_one() -> None:
     found = _terms("How many levels can ** stand for in a pattern like logs/**/debug.txt?")
-    assert found["debug.txt"].example and not found["level"].example
-    assert _terms("How do I read a field such as $.address.city, in a query?")["address.city"].example
-    assert _terms("Can templates call things like `{{ mylist.append(1) }}`?")["mylist.append"].example
+    assert found["debug.txt"].optional and not found["level"].optional
+    assert _terms("How do I read a field such as $.address.city, in a query?")["address.city"].optional
+    assert _terms("Can templates call things like `{{ mylist.append(1) }}`?")["mylist.append"].optional
     # "like" that is no example, and a plain word named as one (the tool asked about), are not marked.
-    assert not _terms("I'd like to set HTTP_PROXY per client")["http_proxy"].example
-    assert not _terms("How do I run mutation testing (e.g. mutmut)?")["mutmut"].example
+    assert not _terms("I'd like to set HTTP_PROXY per client")["http_proxy"].optional
+    assert not _terms("How do I run mutation testing (e.g. mutmut)?")["mutmut"].optional
+
+
+def test_what_the_asker_would_do_without_is_optional() -> None:
+    found = _terms("How do I get the numbers 1 to 100 as rows without creating a helper table?")
+    assert found["helper"].optional and not found["number"].optional and not found["rows"].optional
+    assert _terms("How do I point publish at TestPyPI rather than the real index?")["index"].optional
+    assert _terms("Can I verify against my own CA instead of certifi?")["certifi"].optional
+    # The clause ends with its own: the next sentence or clause is asked about again.
+    later = _terms("It fails without any warning. How do I make the extractor complain?")
+    assert later["warn"].optional and not later["extractor"].optional
+    # A word also written outside the clause is asked about; an option named "--without-pip" is no clause.
+    assert not _terms("How do I rename a column in a table without recreating the table?")["table"].optional
+    assert not _terms("What does --without-pip leave out?")["without-pip"].optional
+
+
+def test_only_optional_terms_no_passage_holds_are_left_out_of_what_is_held() -> None:
+    keys = key_terms("How do I list the integers 1 to 100 without a helper table or a recursive CTE?")
+    text = "The recursive CTE below lists the integers."
+    coverage = Coverage([Passage("c", "d", "series.md", "series.md", 0, text, None, None, 0, len(text))])
+    held = {k.term for k in coverage.held(keys)}
+    assert "cte" in held and "integer" in held  # held by the passage, optional or not
+    assert {k.term for k in keys} - held == {"helper", "table"}  # optional, held by none
 
 
 def test_the_names_in_code_the_asker_quotes_are_their_own() -> None:
     # A template tag or a snippet of more than one word is the asker's code: its variables, words and
     # literals are theirs, and a capital in it ("None") is no name.
     tag = _terms("{{ user.profile.nickname|default('anon') }} still fails when profile is missing")
-    assert tag["user.profile.nickname"].example and tag["anon"].example and not tag["profile"].example
+    assert tag["user.profile.nickname"].optional and tag["anon"].optional and not tag["profile"].optional
     snippet = _terms("Now every `def f(x: int = None)` is flagged")
-    assert snippet["none"].example and snippet["none"].weight == 0.6
+    assert snippet["none"].optional and snippet["none"].weight == 0.6
     # A single name in backticks, or a name also written outside the code, is what is asked about.
-    assert not _terms("Where can I keep values on `app.state`?")["app.state"].example
-    assert not _terms("Is there a currency filter for {{ price|currency }}?")["currency"].example
+    assert not _terms("Where can I keep values on `app.state`?")["app.state"].optional
+    assert not _terms("Is there a currency filter for {{ price|currency }}?")["currency"].optional
 
 
 def test_a_slip_in_an_ordinary_word_weighs_as_ordinary() -> None:

@@ -395,7 +395,10 @@ class ExtractiveAnswerer(Answerer):
                          and is_command_line(units[code]) else None)
         ranking = Ranking(units, overall, part_picks, insufficiencies, lead_scores, lead, answer_type, code,
                           command_intro, cosine=cosine, shares=lead_model is not None)
-        ranking.features = gate_signals(keys, asked_keys, pool, pool_coverage, ranking, lexical(keys))
+        # Whether to answer is judged on what the documents must hold (see `Coverage.held`).
+        held_keys = pool_coverage.held(keys)
+        ranking.features = gate_signals(held_keys, pool_coverage.held(asked_keys), pool, pool_coverage, ranking,
+                                        lexical(held_keys))
         ranking.features["lead_probability"] = round(float(lead_scores[lead]), 4) if lead_model else 0.0
         asking = parts[0] if len(parts) > 1 else focus.text
         unstated = value_unstated(units, evidence, answer_type, asked_attribute(asking))
@@ -702,7 +705,7 @@ class ExtractiveAnswerer(Answerer):
         # a default for …" says more than "do not mention: choose").
         # The asker's own code ("mylist.append" in "{{ mylist.append(1) }}") is theirs to have, not
         # something the documents lack.
-        missing = [k.shown for k in absent if (not lacking or k.weight >= RARE_WEIGHT) and not k.example]
+        missing = [k.shown for k in absent if (not lacking or k.weight >= RARE_WEIGHT) and not k.optional]
         missing = [word for word in missing if not everyday(word)] or missing
         nearest = list(dict.fromkeys(_place(p) for p in sorted(pool, key=lambda p: -p.score)[:2]))
         if said is None:

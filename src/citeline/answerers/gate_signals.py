@@ -37,8 +37,8 @@ def gate_signals(keys: list[KeyTerm], asked_keys: list[KeyTerm], pool: Sequence[
         "coverage_passage": round(coverage.best(keys)[0], 4),
         "coverage_unit": round(float(max((unit_lexical[i] for i in prose), default=0.0)), 4),
         "missing_weight": round(sum(weights[k.term] for k in missing) / total, 4),
-        "rare_missing": float(any(k.weight >= RARE_WEIGHT and not k.example for k in missing)),
-        "rare_missing_focus": float(any(k.weight >= RARE_WEIGHT and not k.example and found_nowhere(k.term)
+        "rare_missing": float(any(k.weight >= RARE_WEIGHT and not k.optional for k in missing)),
+        "rare_missing_focus": float(any(k.weight >= RARE_WEIGHT and not k.optional and found_nowhere(k.term)
                                         for k in asked_keys)),
         "dense_top": round(dense[0], 4) if dense else 0.0,
         "dense_margin": round(dense[0] - float(np.mean(dense[1:6])), 4) if len(dense) > 1 else 0.0,

@@ -54,9 +54,10 @@ class KeyTerm:
     term: str
     weight: float  # 2 for identifiers and acronyms, 1.5 for rare words and names, 0.6 for ordinary ones
     word: str = ""  # the question's word as written ("writes" for the term "writ"), for messages
-    # The asker's own, not a name the documents must hold: an identifier in an example they give ("a
-    # pattern like logs/**/debug.txt"), or any term of code they quote ("{{ x|default('anon') }}").
-    example: bool = False
+    # Not something the documents must hold: an identifier in an example the asker gives ("a pattern
+    # like logs/**/debug.txt"), any term of code they quote ("{{ x|default('anon') }}"), or a term
+    # they name only as what they do without ("without creating a helper table").
+    optional: bool = False
 
     @property
     def shown(self) -> str:
@@ -142,6 +143,11 @@ _EXAMPLE = re.compile(r"(?:\b(?:such\s+as|e\.g\.|for\s+(?:example|instance))|\bl
 # ("`app.state`") is what they ask about.
 _OWN_CODE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|`[^`\s]+\s[^`]*`")
 _TOKEN = re.compile(r"[^\W_](?:\w|[._/-](?=\w))*")
+# What the asker would do without, to the end of its clause: "without creating a helper table",
+# "rather than the real index", "instead of certifi". An answer may well never name it (the page on
+# generate_series does not say "helper table"), though it may (the page on --no-build-isolation
+# does), so it counts where the documents hold it and is not missed where they do not.
+_AVOIDED = re.compile(r"\b(?:without|rather\s+than|instead\s+of)\s+((?:[^,;:?!()\u2014.]|\.(?=\S))*)", re.IGNORECASE)
 
 
 def key_terms(question: str) -> list[KeyTerm]:
@@ -150,7 +156,10 @@ def key_terms(question: str) -> list[KeyTerm]:
     # A name also written outside the code is asked about ("is there a currency filter for {{ x|currency }}?").
     outside = {fold(m) for m in _TOKEN.findall(_OWN_CODE.sub(" ", question))}
     own_code = {fold(m) for span in _OWN_CODE.findall(question) for m in _TOKEN.findall(span)} - outside
-    examples = own_code | {fold(m) for span in _EXAMPLE.findall(question) for m in _TOKEN.findall(span)}
+    # A word also written outside the clause is asked about ("rename a column in a table without recreating the table").
+    avoided = ({fold(m) for span in _AVOIDED.findall(question) for m in _TOKEN.findall(span)}
+               - {fold(m) for m in _TOKEN.findall(_AVOIDED.sub(" ", question))})
+    examples = own_code | avoided | {fold(m) for span in _EXAMPLE.findall(question) for m in _TOKEN.findall(span)}
     # Typed with caps lock on, every word is in capitals: none is an acronym for being so ("HOW", "THE").
     shouted = _shouted(question)
     # A word capitalised inside a sentence is a name ("Decimal", "Ubuntu", "Constance"), however
@@ -176,9 +185,10 @@ def key_terms(question: str) -> list[KeyTerm]:
             if not ordinary and original.islower() and original.isalpha():
                 ordinary = _slip_of_a_word(term)
             weight = 0.6 if ordinary and term not in named else RARE_WEIGHT
-            # A word of the asker's own code is theirs too ("anon" in "{{ x|default('anon') }}"); a
-            # plain word given as an example still names what is asked about ("e.g. mutmut").
-            result.setdefault(stemmed, KeyTerm(stemmed, weight, original, term in own_code))
+            # A word of the asker's own code is theirs too ("anon" in "{{ x|default('anon') }}"), and one
+            # they would do without is not asked for; a plain word given as an example still names
+            # what is asked about ("e.g. mutmut").
+            result.setdefault(stemmed, KeyTerm(stemmed, weight, original, term in own_code or term in avoided))
     return list(result.values())
 
 
@@ -340,6 +350,11 @@ class Coverage:
             df = sum(1 for i in range(n) if self.credit(key.term, i) > 0)
             weights[key.term] = key.weight * math.log(1 + (n + 1) / (1 + df))
         return weights
+
+    def held(self, keys: Sequence[KeyTerm]) -> list[KeyTerm]:
+        """`keys` without the optional ones no passage holds: the asker's example or what they would do
+        without is evidence where the documents show it, and no sign of a near miss where they do not."""
+        return [k for k in keys if not k.optional or any(self.credit(k.term, i) > 0 for i in range(len(self.vocabs)))]
 
     def capped_weights(self, keys: Sequence[KeyTerm]) -> dict[str, float]:
         """`weights`, except that a term no passage has weighs what the found terms weigh per unit of
