@@ -203,6 +203,9 @@ def test_the_thing_a_measure_or_value_is_asked_of() -> None:
     assert asked_attribute("What is the length of the Old Rhine Bridge at Constance?") == ("old", "rhine", "bridge")
     assert asked_attribute("What is the default value of R_PDFVIEWER, i.e. which viewer?") == ("r_pdfviewer",)
     assert asked_attribute("What is the default value of max_redirects in httpx?") == ("max_redirects",)
+    # A name written with dots or slashes is the thing whole, as a plain name is.
+    assert asked_attribute("What is the default value of build.jobs?") == ("build.jobs",)
+    assert asked_attribute("What port does app.run use?") == ("app.run",)
     # A name has no shape in prose to look for, so "the name of X" names no thing to check.
     assert asked_attribute("What is the name of the longest bridge in Germany?") == ()
 

@@ -223,9 +223,12 @@ _QUANTITIES = frozenset(content_terms(
 _MEASURE_OF = re.compile(
     r"\bhow\s+(?:long|wide|deep|tall|high|far|thick|broad|big|large|old)\s+(?:is|are|was|were)\s+"
     r"(?:the\s+|an?\s+)?((?:[\w-]+\s+){0,5}?[\w-]+)\s*(?:\?|$)", re.IGNORECASE)
+# A word of a question, or a name written with dots or slashes ("build.jobs", "app/config.py"): the
+# thing a value is asked of is often a key of a configuration reference.
+_WORD = r"[\w-]+(?:[./:][\w-]+)*"
 # "… the length of *the Old Rhine Bridge* at Constance?", "… the default value of *max_redirects*, and …":
 # after a phrase that only names the kind of value, the thing follows "of", up to a clause's end.
-_OF_THING = re.compile(r"\s*(?:the\s+|an?\s+)?((?:[\w-]+\s+){0,3}?[\w-]+)\s*(?:[?,;]|$|\s+(?:in|at|on|when|and|for|"
+_OF_THING = re.compile(rf"\s*(?:the\s+|an?\s+)?((?:{_WORD}\s+){{0,3}}?{_WORD})\s*(?:[?,;]|$|\s+(?:in|at|on|when|and|for|"
                        r"i|we|you|they)\b)",
                        re.IGNORECASE)
 
@@ -252,8 +255,8 @@ _NAMED = re.compile(r"\b(?:name[sd]?|called)\b", re.IGNORECASE)
 # "be" only a subject with an article counts: in "which variable is read for …" none follows.
 _SUBJECT_END = (r"\s+[\w-]+\s*(?:[?,;]|$|\s+(?:to|in|at|on|by|for|from|with|when|if|and|out|up|into|back|off|down|over|"
                 r"first|the|an?|my|its|their|your)\b)")
-_SUBJECT = re.compile(rf"\s*(?:the\s+|an?\s+)?((?:[\w-]+\s+){{0,3}}?[\w-]+){_SUBJECT_END}", re.IGNORECASE)
-_ARTICLED_SUBJECT = re.compile(rf"\s*(?:the|an?)\s+((?:[\w-]+\s+){{0,3}}?[\w-]+){_SUBJECT_END}", re.IGNORECASE)
+_SUBJECT = re.compile(rf"\s*(?:the\s+|an?\s+)?((?:{_WORD}\s+){{0,3}}?{_WORD}){_SUBJECT_END}", re.IGNORECASE)
+_ARTICLED_SUBJECT = re.compile(rf"\s*(?:the|an?)\s+((?:{_WORD}\s+){{0,3}}?{_WORD}){_SUBJECT_END}", re.IGNORECASE)
 _SUBJECT_AFTER: dict[str, re.Pattern[str]] = {
     **dict.fromkeys(("does", "do", "did", "can", "will", "should", "would"), _SUBJECT),
     **dict.fromkeys(("is", "are", "was", "were"), _ARTICLED_SUBJECT),
