@@ -1615,3 +1615,63 @@ def test_a_version_note_is_shown_under_the_entry_it_belongs_to(decorators: Citel
     assert result.exit_reason == ExitReason.COMPLETED, result.answer
     lead = first_sentence(result.answer)
     assert "pass_context" in lead and "contextfilter" in lead, lead
+
+
+# A configuration reference laid out as many are (Cargo's, uv's settings): each key's entry gives
+# its type, default and environment variable as fields, then says what it does; an index of
+# environment variables elsewhere names every key beside the word "default".
+REFERENCE_DOCS = {
+ "config.md": """# Configuration
+
+## [net]
+
+### `net.retry`
+
+* Type: integer
+* Default: 3
+* Environment: `TOOL_NET_RETRY`
+
+Number of times to retry possibly spurious network errors.
+
+### `net.offline`
+
+* Type: boolean
+* Default: false
+* Environment: `TOOL_NET_OFFLINE`
+
+If this is `true`, then the tool will avoid accessing the network, and attempt to proceed with locally cached data.
+
+## [build]
+
+### `build.jobs`
+
+* Type: integer or string
+* Default: number of logical CPUs
+* Environment: `TOOL_BUILD_JOBS`
+
+Sets the maximum number of compiler processes to run in parallel. If a string `default` is provided, it sets the value back to defaults.
+""",
+ "environment.md": """# Environment variables
+
+* `TOOL_NET_RETRY` — The default number of network retries, see `net.retry`.
+* `TOOL_NET_OFFLINE` — The default offline mode, see `net.offline`.
+* `TOOL_BUILD_JOBS` — The default number of parallel jobs, see `build.jobs`.
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
+    yield from _corpus(tmp_path_factory, "reference", REFERENCE_DOCS)
+
+
+@pytest.mark.parametrize(("question", "value"), [
+    ("What is the default value of net.retry?", "`net.retry` - Default: 3"),
+    ("What is the default value of build.jobs?", "`build.jobs` - Default: number of logical CPUs"),
+])
+def test_the_default_of_a_key_leads_from_the_keys_own_entry(reference: Citeline, question: str, value: str) -> None:
+    # The field stating it shares few words with the question; the index line naming the key beside
+    # "default" shares many and states nothing. The entry is where the reference says it.
+    result = reference.ask(question)
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert first_sentence(result.answer).startswith(value)

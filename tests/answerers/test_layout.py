@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from citeline.answerers.layout import (
     completion,
-    is_a_name,
     is_description,
     lead_in,
     outside_named_tabs,
@@ -132,15 +131,6 @@ def test_a_sentence_going_on_from_the_one_before_completes_it() -> None:
         assert completion(units, at[first]) == at[first] + 1
     assert completion(units, at["The pool holds ten connections for each host."]) is None  # a new statement
     assert completion(units, at["Retries are off by default."]) is None  # another paragraph
-
-
-def test_only_a_name_is_shown_before_a_description_that_is_no_sentence() -> None:
-    # Names: an option, an identifier, a quoted key, a word that is no English ("truststore").
-    for name in ("--concise", "NO_PROXY", '`"network_stream"`', "--allowlist FILE", "truststore"):
-        assert is_a_name(name), name
-    # Words heading a note or a section: "Note - Asking for markers …" would read as nonsense.
-    for title in ("Note", "Implementation", "Maximum Number Of Columns"):
-        assert not is_a_name(title), title
 
 
 def test_a_noun_phrase_ending_in_a_full_stop_is_a_description_and_a_statement_is_not() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from citeline.answerers.layout import unit_text
 from citeline.documents.models import ChunkBlock
 from citeline.index.store import Passage
-from citeline.retrieval.units import is_bare_link, listed_entry, passage_units
+from citeline.retrieval.units import is_a_name, is_bare_link, listed_entry, passage_units
 
 
 def _passage(*blocks: tuple[str, str] | tuple[str, str, str]) -> Passage:
@@ -61,6 +61,36 @@ def test_a_section_titled_by_a_name_describes_its_prose_but_a_title_in_words_doe
         ("Path to the cache directory.", "`cache-dir`"),
         ("If N is negative there is no limit.", "--soft-error-limit N"),  # an entry's own name comes first
         ("Clearing it is safe.", None),  # a note's title is no name
+    ]
+
+
+def test_only_a_name_is_shown_before_a_description_that_is_no_sentence() -> None:
+    # Names: an option, an identifier, a quoted key, a word that is no English ("truststore").
+    for name in ("--concise", "NO_PROXY", '`"network_stream"`', "--allowlist FILE", "truststore"):
+        assert is_a_name(name), name
+    # Words heading a note or a section: "Note - Asking for markers …" would read as nonsense.
+    for title in ("Note", "Implementation", "Maximum Number Of Columns"):
+        assert not is_a_name(title), title
+
+
+def test_a_field_of_an_entry_describes_the_entry_its_heading_names() -> None:
+    # A reference entry's fields ("Default: 3") are labelled by what they give, not by a thing: they
+    # describe the key the heading names. An item led by a name describes that name.
+    units = passage_units(1, _passage(
+        ("heading", "`net.retry`"),
+        ("list_item", "Default: 3", "Default"),
+        ("list_item", "Environment: `TOOL_NET_RETRY`", "Environment"),
+        ("list_item", "`secret_key` - Should be a random string.", "`secret_key`"),
+        ("list_item", "permanent: If set to `True` the session lives on.", "permanent"),
+        ("heading", "Retries"),
+        ("list_item", "Note: retries back off exponentially.", "Note"),
+    ))
+    assert [(u.text, u.described) for u in units] == [
+        ("Default: 3", "`net.retry`"),
+        ("Environment: `TOOL_NET_RETRY`", "`net.retry`"),
+        ("`secret_key` - Should be a random string.", "`secret_key`"),
+        ("permanent: If set to `True` the session lives on.", "permanent"),  # an attribute named by a word
+        ("Note: retries back off exponentially.", None),  # under a title in words, a field describes nothing
     ]
 
 

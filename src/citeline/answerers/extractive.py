@@ -40,7 +40,6 @@ from citeline.answerers.layout import (
     completion,
     exempt_from_budget,
     fit_to_budget,
-    is_a_name,
     is_command_line,
     is_description,
     is_fragment,
@@ -81,6 +80,7 @@ from citeline.retrieval.answer_types import (
     holds,
     kind_asked,
     states_default,
+    states_value,
     tells_how,
 )
 from citeline.retrieval.answerability import AnswerabilityModel, shipped_model
@@ -103,11 +103,12 @@ from citeline.retrieval.units import (
     VERSION_NOTE,
     Unit,
     evidence_units,
+    is_a_name,
     is_bare_link,
     item_sentences,
     shows_code,
 )
-from citeline.text import collapse_ws, terms
+from citeline.text import collapse_ws, fold, is_name, terms
 
 MAX_OPEN = 3
 SEARCH_TOP_K = 8  # a wider net than the default: coverage is judged on what comes back
@@ -331,7 +332,8 @@ class ExtractiveAnswerer(Answerer):
             overall = overall * np.array([1.1 if not u.is_code and tells_how(u.text) else 1.0 for u in units])
         # A multi-part question leads with its first part's answer: the kind of value asked
         # there ("how many threads … and what do I set?": a number) is the one to lead with.
-        answer_type = expected_types(parts[0] if len(parts) > 1 else focus.text)
+        asking = parts[0] if len(parts) > 1 else focus.text
+        answer_type, attribute = expected_types(asking), asked_attribute(asking)
         prose = [i for i, u in enumerate(units) if not u.is_code]
         fitness = lead_fitness(units, answer_type, wanted, focus.text)
         # Likewise whether the lead should be something to do: "Is that a known limitation, and
@@ -364,6 +366,8 @@ class ExtractiveAnswerer(Answerer):
             if not lead_how_to:
                 stated = np.array([states_default(answer_type, u.text) for u in units])
                 lead = unless_unsure(lead, stated, lead_scores, overall, prose, CONTENDER)
+                # Asked for a value of a name, its own entry's field stating one leads (see `_entry_stating_it`).
+                lead = _entry_stating_it(units, prose, lead, lead_scores, answer_type, attribute)
         part_picks: list[int] = []
         insufficiencies: list[dict[str, Any]] = []
         if len(parts) > 1:
@@ -400,8 +404,7 @@ class ExtractiveAnswerer(Answerer):
         ranking.features = gate_signals(held_keys, pool_coverage.held(asked_keys), pool, pool_coverage, ranking,
                                         lexical(held_keys))
         ranking.features["lead_probability"] = round(float(lead_scores[lead]), 4) if lead_model else 0.0
-        asking = parts[0] if len(parts) > 1 else focus.text
-        unstated = value_unstated(units, evidence, answer_type, asked_attribute(asking))
+        unstated = value_unstated(units, evidence, answer_type, attribute)
         ranking.features["value_unstated"] = float(unstated)
         lift = dense_lift(run.searches)
         if lift is not None:
@@ -776,6 +779,26 @@ def _under_its_name(unit: Unit, text: str, answer_type: AnswerTypes = ()) -> str
     if any(present(term, said) for term in terms(name) if len(term) >= 3):
         return None
     return f"{name} - {text}"
+
+
+def _entry_stating_it(units: Sequence[Unit], prose: Sequence[int], lead: int, shares: np.ndarray,
+                      answer_type: AnswerTypes, attribute: tuple[str, ...]) -> int:
+    """`lead`, or, asked for a value of a name ("the default value of build.jobs"), the likeliest unit
+    of that name's own entry stating a value of the asked kind ("Default: number of logical CPUs"
+    under the `build.jobs` heading) when the lead is not one: however few words it shares with the
+    question, the reference says there what was asked."""
+    names = {fold(t) for t in attribute if is_name(t)}
+    if not names or not answer_type:
+        return lead
+
+    def states_it(index: int) -> bool:
+        described = units[index].described
+        return (described is not None and fold(described).strip("`") in names
+                and states_value(answer_type, attribute, units[index].text, described))
+
+    if states_it(lead):
+        return lead
+    return max((i for i in prose if states_it(i)), key=lambda i: shares[i], default=lead)
 
 
 def _continued_in(evidence: Sequence[Passage], unit: Unit) -> tuple[int, int] | None:

@@ -456,13 +456,6 @@ def is_description(text: str) -> bool:
             and not _STATING_VERB.search(match["head"]))
 
 
-def is_a_name(title: str) -> bool:
-    """Whether a described thing's title is a name ("`network_stream`", "--concise", "NO_PROXY",
-    "truststore") rather than words heading a section or a note ("Implementation", "Note"): only a
-    name says what a description that is no sentence is about."""
-    return bool(re.search(r"[^\w\s]|[_\d]", title)) or not all(map(english_word, re.findall(r"[^\W\d_]+", title)))
-
-
 # An item opening with a lower-case word goes on from the sentence before its list ("There are two
 # approaches:" — "automatically escaping everything by default."), unless that word is a name.
 _LOWER_CASE_OPENING = re.compile(r"[a-z]+\b(?![.(/_-])")

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from citeline.documents.models import ChunkBlock
 from citeline.index.store import Passage
+from citeline.retrieval.evidence import english_word
 from citeline.text import content_terms, segments
 
 # A list item longer than this is quoted sentence by sentence, like prose.
@@ -89,7 +90,9 @@ def passage_units(number: int, passage: Passage) -> list[Unit]:
             titled = entry = _titled_name(text[block.start : block.end])
         if block.flags or block.kind == "heading":
             continue
-        if block.kind in _DESCRIBING:
+        if block.kind in _DESCRIBING and _is_field(block.label):
+            described = titled  # a field of the entry its heading names ("Default: 3" under `net.retry`)
+        elif block.kind in _DESCRIBING:
             described = entry = block.label or titled
         else:  # a version note is about the entry it sits in, which its own label does not name
             described = entry if block.kind == "note" and VERSION_NOTE.match(block.label or "") else None
@@ -270,6 +273,20 @@ def is_bare_link(text: str) -> bool:
 # A section titled by the name of what it describes: "[run] branch" (coverage.py's settings), "`cache-dir`",
 # "follow_imports", "gc.autoPackLimit". A title in words ("Automatic retries") names no such thing.
 _NAME_TITLE = re.compile(r"^\s*(?:(\[[\w.:-]+\]\s+`?[\w.-]+`?)|(`[^`\s]+`)|([A-Za-z_][\w-]*(?:[_.][\w-]+)+|[a-z]+[A-Z]\w*|--?[a-z][\w-]*))\s*$")
+
+
+def is_a_name(title: str) -> bool:
+    """Whether a described thing's title is a name ("`network_stream`", "--concise", "NO_PROXY",
+    "truststore") rather than words heading a section, a note or a field ("Implementation", "Note",
+    "Default"): only a name says what a description that is no sentence is about."""
+    return bool(re.search(r"[^\w\s]|[_\d]", title)) or not all(map(english_word, re.findall(r"[^\W\d_]+", title)))
+
+
+def _is_field(label: str | None) -> bool:
+    """Whether an item's label names a field of a reference entry ("Default", "Type", "Environment
+    variable"): capitalised words, not a name. A lower-case word labels an attribute of that name
+    (`permanent`, `modified`) as a name does."""
+    return label is not None and label[:1].isupper() and not is_a_name(label)
 
 
 def _titled_name(title: str) -> str | None:
