@@ -70,6 +70,7 @@ def test_what_the_asker_would_do_without_is_optional() -> None:
     assert found["helper"].optional and not found["number"].optional and not found["rows"].optional
     assert _terms("How do I point publish at TestPyPI rather than the real index?")["index"].optional
     assert _terms("Can I verify against my own CA instead of certifi?")["certifi"].optional
+    assert _terms("how do i run my tests on trio instaed of asyncio?")["asyncio"].optional  # typed in haste
     # The clause ends with its own: the next sentence or clause is asked about again.
     later = _terms("It fails without any warning. How do I make the extractor complain?")
     assert later["warn"].optional and not later["extractor"].optional

@@ -143,11 +143,14 @@ _EXAMPLE = re.compile(r"(?:\b(?:such\s+as|e\.g\.|for\s+(?:example|instance))|\bl
 # ("`app.state`") is what they ask about.
 _OWN_CODE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|`[^`\s]+\s[^`]*`")
 _TOKEN = re.compile(r"[^\W_](?:\w|[._/-](?=\w))*")
+# "instead of X", "rather than X": what the asker rules out. Questions are typed in a hurry, so
+# "instaed"/"insted" and "rahter" count too (the transposed or dropped letter of a fast typist).
+CONTRASTING = r"(?:(?:instead|instaed|insted|intead)\s+of|(?:rather|rahter)\s+th[ae]n)"
 # What the asker would do without, to the end of its clause: "without creating a helper table",
 # "rather than the real index", "instead of certifi". An answer may well never name it (the page on
 # generate_series does not say "helper table"), though it may (the page on --no-build-isolation
 # does), so it counts where the documents hold it and is not missed where they do not.
-_AVOIDED = re.compile(r"\b(?:without|rather\s+than|instead\s+of)\s+((?:[^,;:?!()\u2014.]|\.(?=\S))*)", re.IGNORECASE)
+_AVOIDED = re.compile(rf"\b(?:without|{CONTRASTING})\s+((?:[^,;:?!()\u2014.]|\.(?=\S))*)", re.IGNORECASE)
 
 
 def key_terms(question: str) -> list[KeyTerm]:

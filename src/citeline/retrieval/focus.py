@@ -14,16 +14,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from citeline.retrieval.evidence import KeyTerm
+from citeline.retrieval.evidence import CONTRASTING, KeyTerm
 from citeline.text import collapse_ws, content_terms, plain_quotes, segments, stem, terms
 
-# "instead of X", "rather than X": X runs to the next clause boundary. Questions are typed in a
-# hurry, so "instaed"/"insted" and "rahter" count too (the transposed or dropped letter of a fast typist).
-_CONTRAST = re.compile(
-    r"\b(?:(?:instead|instaed|insted|intead)\s+of|(?:rather|rahter)\s+th[ae]n)\s+"
-    r"([^,;?!]+?)(?=\s*(?:[,;?!]|\.(?:\s|$)|$))",
-    re.IGNORECASE,
-)
+# "instead of X", "rather than X" (`CONTRASTING`): X runs to the next clause boundary.
+_CONTRAST = re.compile(rf"\b{CONTRASTING}\s+([^,;?!]+?)(?=\s*(?:[,;?!]|\.(?:\s|$)|$))", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
