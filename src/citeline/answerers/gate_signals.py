@@ -21,12 +21,9 @@ def gate_signals(keys: list[KeyTerm], asked_keys: list[KeyTerm], pool: Sequence[
     weights = coverage.weights(keys)
     total = sum(weights.values()) or 1.0
 
-    def found_nowhere(term: str) -> bool:
-        return not any(coverage.credit(term, i) > 0 for i in range(len(pool)))
-
-    missing = [k for k in keys if found_nowhere(k.term)]
+    missing = [k for k in keys if not coverage.found(k.term)]
     asked_weights = coverage.weights(asked_keys)
-    asked_missing = sum(asked_weights[k.term] for k in asked_keys if found_nowhere(k.term))
+    asked_missing = sum(asked_weights[k.term] for k in asked_keys if not coverage.found(k.term))
     lead_text = ranking.units[ranking.lead].text
     dense = sorted((p.dense_score for p in pool if p.dense_score is not None), reverse=True)
     top = max(pool, key=lambda p: p.score)
@@ -38,7 +35,7 @@ def gate_signals(keys: list[KeyTerm], asked_keys: list[KeyTerm], pool: Sequence[
         "coverage_unit": round(float(max((unit_lexical[i] for i in prose), default=0.0)), 4),
         "missing_weight": round(sum(weights[k.term] for k in missing) / total, 4),
         "rare_missing": float(any(k.weight >= RARE_WEIGHT and not k.optional for k in missing)),
-        "rare_missing_focus": float(any(k.weight >= RARE_WEIGHT and not k.optional and found_nowhere(k.term)
+        "rare_missing_focus": float(any(k.weight >= RARE_WEIGHT and not k.optional and not coverage.found(k.term)
                                         for k in asked_keys)),
         "dense_top": round(dense[0], 4) if dense else 0.0,
         "dense_margin": round(dense[0] - float(np.mean(dense[1:6])), 4) if len(dense) > 1 else 0.0,

@@ -162,7 +162,8 @@ def key_terms(question: str) -> list[KeyTerm]:
     # A word also written outside the clause is asked about ("rename a column in a table without recreating the table").
     avoided = ({fold(m) for span in _AVOIDED.findall(question) for m in _TOKEN.findall(span)}
                - {fold(m) for m in _TOKEN.findall(_AVOIDED.sub(" ", question))})
-    examples = own_code | avoided | {fold(m) for span in _EXAMPLE.findall(question) for m in _TOKEN.findall(span)}
+    # An identifier is optional in any of these; a plain word only in the asker's code or what they do without.
+    optional = own_code | avoided | {fold(m) for span in _EXAMPLE.findall(question) for m in _TOKEN.findall(span)}
     # Typed with caps lock on, every word is in capitals: none is an acronym for being so ("HOW", "THE").
     shouted = _shouted(question)
     # A word capitalised inside a sentence is a name ("Decimal", "Ubuntu", "Constance"), however
@@ -175,7 +176,7 @@ def key_terms(question: str) -> list[KeyTerm]:
         if _ABBREVIATION.fullmatch(original):
             continue
         if _IDENTIFIER.search(original) or (original.isupper() and len(original) >= 3 and not shouted):
-            result.setdefault(term, KeyTerm(term, 2.0, original, term in examples))
+            result.setdefault(term, KeyTerm(term, 2.0, original, term in optional))
             continue
         if term in STOPWORDS or term in _GENERIC or len(term) < 3:
             continue
@@ -354,10 +355,14 @@ class Coverage:
             weights[key.term] = key.weight * math.log(1 + (n + 1) / (1 + df))
         return weights
 
+    def found(self, term: str) -> bool:
+        """Whether any passage holds `term` (as `credit` finds it)."""
+        return any(self.credit(term, i) > 0 for i in range(len(self.vocabs)))
+
     def held(self, keys: Sequence[KeyTerm]) -> list[KeyTerm]:
         """`keys` without the optional ones no passage holds: the asker's example or what they would do
         without is evidence where the documents show it, and no sign of a near miss where they do not."""
-        return [k for k in keys if not k.optional or any(self.credit(k.term, i) > 0 for i in range(len(self.vocabs)))]
+        return [k for k in keys if not k.optional or self.found(k.term)]
 
     def capped_weights(self, keys: Sequence[KeyTerm]) -> dict[str, float]:
         """`weights`, except that a term no passage has weighs what the found terms weigh per unit of
@@ -365,7 +370,7 @@ class Coverage:
         question's ordinary phrasing missing from the documents ("grabbing", "straight away") would
         outweigh everything they do cover."""
         weights = self.weights(keys)
-        found = {k.term for k in keys if any(self.credit(k.term, i) > 0 for i in range(len(self.vocabs)))}
+        found = {k.term for k in keys if self.found(k.term)}
         factors = [weights[k.term] / k.weight for k in keys if k.term in found]
         factor = sum(factors) / len(factors) if factors else 1.0
         return {k.term: weights[k.term] if k.term in found else k.weight * factor for k in keys}
