@@ -87,3 +87,17 @@ def test_cli_import_does_not_load_torch() -> None:
     imported = {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines() if "|" in line}
     assert "citeline.cli.main" in imported
     assert "torch" not in imported and "sentence_transformers" not in imported
+
+
+def test_search_prints_bracketed_text_as_written(tmp_path: Path) -> None:
+    # TOML tables and Rust attributes are bracketed; printed through Rich's markup they vanished.
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "config.md").write_text("# Settings\n\n## The `[tool.demo]` table\n\n"
+                                    "Put settings under the `[tool.demo]` table; derive with `#[derive(Debug)]`.\n")
+    home = tmp_path / "home"
+    assert _cli(home, "ingest", str(docs)).returncode == 0
+    shown = _cli(home, "search", "tool.demo table settings")
+    assert shown.returncode == 0, shown.stderr
+    assert "› Settings > The `[tool.demo]` table" in shown.stdout
+    assert "derive with `#[derive(Debug)]`" in shown.stdout

@@ -6,6 +6,7 @@ import logging
 
 from citeline.text import (
     EscapeControlsFilter,
+    code_fence,
     content_terms,
     escape_controls,
     is_name,
@@ -70,3 +71,9 @@ def test_a_names_parts_are_the_terms_content_terms_adds_for_it() -> None:
     assert name_parts(found) == {"follow", "import", "httpx", "client"}
     # Every part is among the terms: a word beside the names is not a part of them.
     assert name_parts(found) <= set(found) and "sett" not in name_parts(found)
+
+
+def test_a_code_fence_is_longer_than_any_fence_inside_the_code() -> None:
+    assert code_fence("x = 1\nprint('```')") == "```"  # a run not opening a line ends nothing
+    assert code_fence("```compile_fail\nlet x = 1;\n```") == "````"
+    assert code_fence("  `````\nnested\n  `````") == "``````"

@@ -198,6 +198,15 @@ FOOTNOTE_MARK = r"\[(?:\d{1,3}|(?:note|nb|n)\s?\d{1,3}|citation needed)\]"
 _SENTENCE_END = re.compile(rf"(?<=[.!?])(?:{FOOTNOTE_MARK})*[\"')\]]*\s+(?=[\"'(\[`*_]*[A-Z0-9])")
 _ABBREVIATION = re.compile(r"(?:\b(?:a\.k\.a|e\.g|i\.e|etc|vs|cf|approx|no|fig)\.)$", re.IGNORECASE)
 _FENCE = re.compile(r"^\s*(```|~~~)")
+_BACKTICK_RUN = re.compile(r"^[ \t]*(`{3,})", re.MULTILINE)
+
+
+def code_fence(code: str) -> str:
+    """The backtick fence that holds `code` as one Markdown block: three backticks, or one more than
+    the longest run opening a line of it. Documentation about Markdown shows fenced examples, and a
+    three-backtick line inside a three-backtick block would end the block there."""
+    return "`" * max(3, max((len(m.group(1)) for m in _BACKTICK_RUN.finditer(code)), default=0) + 1)
+
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
 

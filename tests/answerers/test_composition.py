@@ -1675,3 +1675,38 @@ def test_the_default_of_a_key_leads_from_the_keys_own_entry(reference: Citeline,
     result = reference.ask(question)
     assert result.exit_reason == ExitReason.COMPLETED
     assert first_sentence(result.answer).startswith(value)
+
+
+# Documentation about Markdown shows fenced examples inside a longer fence.
+FENCED_EXAMPLE = {"doctests.md": """# Documentation tests
+
+## Tests that must not compile
+
+To state that an example in your documentation must fail to compile, add the `compile_fail` attribute to the opening fence of its code block:
+
+````markdown
+```compile_fail
+let x: i32 = "a string";
+```
+````
+
+The test passes only when the compiler rejects the example.
+
+## Running the tests
+
+Run `doctool test` to compile and run every example in the documentation.
+"""}
+
+
+@pytest.fixture(scope="module")
+def fenced_example(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
+    yield from _corpus(tmp_path_factory, "fenced_example", FENCED_EXAMPLE)
+
+
+def test_an_example_holding_a_fence_is_shown_whole_in_a_longer_fence(fenced_example: Citeline) -> None:
+    # In a three-backtick block the example's own closing fence would end the block halfway.
+    result = fenced_example.ask("How do I write an example that must fail to compile?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert "````markdown\n```compile_fail\nlet x: i32 = \"a string\";\n```\n````\n[1]" in result.answer
+    assert AnswerForm.of(result.answer).torn_code == 0
+    assert [c.id for c in result.citations] == [1, 1]  # the block is a verified claim of its own

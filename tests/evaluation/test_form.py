@@ -63,6 +63,9 @@ def test_first_sentence_skips_list_marks_and_citations() -> None:
 def test_words_outside_code_ignore_code_blocks_and_citations() -> None:
     answer = "Attach a background task to the response. [1]\n\n```python\nreturn JSONResponse(m, background=t)\n```"
     assert words_outside_code(answer) == 7
+    # A block showing Markdown holds three-backtick lines inside a longer fence: all of it is code.
+    nested = "Add the attribute to the fence: [1]\n\n````md\n```compile_fail\nlet x = 1;\n```\n````\n[1]"
+    assert words_outside_code(nested) == 6
 
 
 def test_torn_code_and_repeated_points() -> None:

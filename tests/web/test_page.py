@@ -252,6 +252,16 @@ def test_a_document_with_markup_and_scripts_shows_as_text(page: Page, server: Se
     assert page.evaluate("window.__pwned === undefined")
 
 
+def test_a_code_block_showing_a_fenced_example_is_one_block(page: Page, server: Server) -> None:
+    sign_in(page, server, "alice")
+    turn = ask(page, "How do I write an example that must fail to compile?")
+    expect(turn).to_have_attribute("data-exit", "COMPLETED")
+    blocks = turn.locator(".answer pre.code")
+    expect(blocks).to_have_count(1)  # the example's own fence lines did not end the block
+    assert blocks.inner_text().strip() == '```compile_fail\nlet x: i32 = "a string";\n```'
+    assert not any("```" in text for text in turn.locator(".answer p.prose").all_inner_texts())
+
+
 def test_users_never_see_each_other(page: Page, server: Server) -> None:
     alice_sessions = server.api("GET", "/v1/sessions", "alice").json()["sessions"]
     created = server.api("POST", "/v1/sessions", "alice", json={}).json()["sessionId"]

@@ -19,7 +19,10 @@ from citeline.text import collapse_ws, content_terms, fold, name_parts, segments
 
 CITE = re.compile(r"\s?\[(\d{1,3})\]")
 # A code block in an answer: fenced, optionally followed by the [n] of the passage it comes from.
-FENCED = re.compile(r"^[ \t]*```[^\n]*\n(.*?)\n[ \t]*```[ \t]*(?:\n[ \t]*\[(\d{1,3})\])?", re.MULTILINE | re.DOTALL)
+# A fenced block and the `[n]` after it. Its fence may be longer than three backticks (the block then
+# holds three-backtick lines of its own: an example of Markdown) and closes with the same fence.
+FENCED = re.compile(r"^[ \t]*(?P<fence>`{3,})[^\n]*\n(?P<body>.*?)\n[ \t]*(?P=fence)(?!`)[ \t]*"
+                    r"(?:\n[ \t]*\[(?P<ref>\d{1,3})\])?", re.MULTILINE | re.DOTALL)
 _QUOTED = re.compile(r"[\"“]([^\"”\n]{8,}?)[\"”]|`([^`\n]{4,}?)`")
 _SENTENCE = re.compile(r"[^\n]+?(?:[.!?](?:\s*\[\d{1,3}\])*(?=\s|$)|$)", re.MULTILINE)
 _DECLINE = re.compile(
@@ -162,7 +165,7 @@ def validate(
     # lexical support is meant for prose.
     masked = cleaned
     for block in FENCED.finditer(cleaned):
-        code, ref = block.group(1), block.group(2)
+        code, ref = block.group("body"), block.group("ref")
         sources = [evidence[int(ref) - 1]] if ref else list(evidence)
         if any(collapse_ws(code) in collapse_ws(p.text) for p in sources):
             any_citation = any_citation or bool(ref)
@@ -208,7 +211,7 @@ def validate(
     if constraints.requires_exact_quote:
         opened_norm = [_norm(p.text) for p in evidence]
         quotes = [_norm(m.group(1) or m.group(2)) for m in _QUOTED.finditer(cleaned)]
-        blocks = [_norm(b) for b in re.findall(r"```[^\n]*\n(.*?)```", cleaned, re.DOTALL)]
+        blocks = [_norm(b.group("body")) for b in FENCED.finditer(cleaned)]
         if not any(q and any(q in src for src in opened_norm) for q in quotes + blocks):
             result.fail("EXACT_QUOTE_MISSING", "The question requires an exact quote from an opened passage; "
                         "quote it verbatim in quotation marks or a code block.")
@@ -270,8 +273,9 @@ def build_citations(answer: str, evidence: Sequence[Passage]) -> list[Citation]:
     claims: list[tuple[str, int, list[tuple[int, int]]]] = []
     masked = answer
     for block in FENCED.finditer(answer):
-        if block.group(2):
-            claims.append((block.group(1).strip(), block.start(), [(int(block.group(2)), block.start(2) - 1)]))
+        if block.group("ref"):
+            claims.append((block.group("body").strip(), block.start(),
+                           [(int(block.group("ref")), block.start("ref") - 1)]))
         masked = masked[: block.start()] + re.sub(r"[^\n]", " ", block.group(0)) + masked[block.end() :]
     for text, start, _ in split_sentences(masked):
         prose = _blank_inline_code(text)
@@ -308,7 +312,7 @@ def _blank_inline_code(text: str) -> str:
 
 def _outside_code(text: str, change: Callable[[str], str]) -> str:
     """`text` with `change` applied to everything but the code: fenced blocks' bodies and inline code spans."""
-    spans = sorted([(m.start(1), m.end(1)) for m in FENCED.finditer(text)]
+    spans = sorted([(m.start("body"), m.end("body")) for m in FENCED.finditer(text)]
                    + [m.span() for m in _INLINE_CODE.finditer(text)])
     pieces, at = [], 0
     for start, end in spans:

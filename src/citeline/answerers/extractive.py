@@ -108,7 +108,7 @@ from citeline.retrieval.units import (
     item_sentences,
     shows_code,
 )
-from citeline.text import collapse_ws, fold, is_name, terms
+from citeline.text import code_fence, collapse_ws, fold, is_name, terms
 
 MAX_OPEN = 3
 SEARCH_TOP_K = 8  # a wider net than the default: coverage is judged on what comes back
@@ -650,7 +650,8 @@ class ExtractiveAnswerer(Answerer):
         if shown is not None:
             block = units[shown]
             # A note's kind or a tab's title is no language: the fence would read "```Note".
-            example = ["", f"```{code_language(block)}", block.text, "```", f"[{block.number}]"]
+            fence = code_fence(block.text)
+            example = ["", f"{fence}{code_language(block)}", block.text, fence, f"[{block.number}]"]
         lines = [paragraph, *(example if example_after_lead else [])]
         if bullets:
             lines.append("")

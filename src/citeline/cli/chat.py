@@ -143,7 +143,7 @@ class ChatSession:
             self.console.print("[yellow]cancelled[/yellow]")
             return
         if "error" in outcome:
-            self.console.print(f"[red]error:[/red] {outcome['error']}")
+            self.console.print(f"[red]error:[/red] {escape(str(outcome['error']))}")
             return
         result: AgentResult = outcome["result"]
         self.last = result

@@ -102,7 +102,8 @@ def print_ingest_report(report: IngestReport, elapsed_s: float | None = None) ->
     if report.failed:
         errors.print(f"[red]{len(report.failed)} file(s) could not be ingested:[/red]")
     for failure in report.failed:
-        errors.print(f"  [red]failed[/red] {failure.path}: {failure.error}", highlight=False, soft_wrap=True)
+        errors.print(f"  [red]failed[/red] {escape(failure.path)}: {escape(failure.error)}", highlight=False,
+                     soft_wrap=True)
 
 
 def print_document(record: DocumentRecord) -> None:
@@ -171,11 +172,13 @@ def print_passages(passages: Sequence[Passage], elapsed_ms: float) -> None:
         console.print("no matching passages")
         return
     for rank, passage in enumerate(passages, 1):
-        header = f"{rank}. [cyan]{passage.document_name}[/cyan]" + (f" › {passage.section}" if passage.section else "")
+        # Document text is printed as written: Rich would read `[tool.uv]` or `#[derive(Debug)]` as a style.
+        header = f"{rank}. [cyan]{escape(passage.document_name)}[/cyan]" + (
+            f" › {escape(passage.section)}" if passage.section else "")
         console.print(f"{header}  [dim]score {passage.score:.3f} · {passage.document_id}/{passage.chunk_id}[/dim]",
                       highlight=False)
         snippet = " ".join(passage.text.split())
-        console.print(f"   {snippet[:300]}{'...' if len(snippet) > 300 else ''}", highlight=False)
+        console.print(f"   {snippet[:300]}{'...' if len(snippet) > 300 else ''}", markup=False, highlight=False)
     console.print(f"[dim]{len(passages)} passages in {elapsed_ms:.0f} ms[/dim]")
 
 
@@ -186,7 +189,7 @@ def print_documents(records: Sequence[DocumentRecord]) -> None:
         return
     table = Table("id", "title", "chunks", "source")
     for record in records:
-        table.add_row(record.id, record.title, str(record.chunk_count), record.source)
+        table.add_row(record.id, escape(record.title), str(record.chunk_count), escape(record.source))
     console.print(table)
 
 
@@ -217,7 +220,7 @@ def stream_answer(citeline: Citeline, question: str, *, model: str | None, owner
             errors.print("[dim](that draft did not pass citation checks; revising)[/dim]", highlight=False)
             draft.clear()
         elif event.type == "tool_start":
-            errors.print(f"[dim]→ {event.data.get('tool')} {json.dumps(event.data.get('input'))}[/dim]",
+            errors.print(f"[dim]→ {event.data.get('tool')} {escape(json.dumps(event.data.get('input')))}[/dim]",
                          highlight=False)
 
     result = citeline.ask(question, model=model, owner=owner, on_event=on_event, cancelled=cancelled,
@@ -260,7 +263,7 @@ def print_eval(reports: dict[str, dict[str, Any]]) -> None:
         return
     table = Table("set", *(heading for heading, _, _ in EVAL_COLUMNS), "p50 ms")
     for name, report in reports.items():
-        table.add_row(name, *_eval_cells(report))
+        table.add_row(escape(name), *_eval_cells(report))
     console.print(table)
 
 

@@ -424,7 +424,24 @@
 
   const BULLET = /^\s*[-*•]\s+/;
 
-  // An answer as text, bullet lists, ``` code blocks and citation buttons (all text nodes).
+  // A fence of three or more backticks closes with the same fence: a block showing Markdown holds
+  // three-backtick lines inside a longer fence and stays one block.
+  const FENCED = /(`{3,})[^\n]*\n([\s\S]*?)\n?\1(?!`)/g;
+
+  // The answer cut into prose and fenced code ({prose} or {code}, in order; the fence's info line dropped).
+  function fencedParts(answer) {
+    const parts = [];
+    let last = 0;
+    for (const m of answer.matchAll(FENCED)) {
+      if (m.index > last) parts.push({ prose: answer.slice(last, m.index) });
+      parts.push({ code: m[2] });
+      last = m.index + m[0].length;
+    }
+    if (last < answer.length) parts.push({ prose: answer.slice(last) });
+    return parts;
+  }
+
+  // An answer as text, bullet lists, fenced code blocks and citation buttons (all text nodes).
   function renderAnswer(container, answer, citations) {
     // Each [n] marker opens the citation of its own claim: the citations of n in the answer's order,
     // one per marker (the last one stays for any marker beyond them).
@@ -437,11 +454,9 @@
     }
     const byId = { get: (id) => { const queue = queues.get(id); return queue && (queue.length > 1 ? queue.shift() : queue[0]); } };
     container.replaceChildren();
-    for (const part of String(answer || "").split(/(```[\s\S]*?```)/g)) {
-      if (!part) continue;
-      if (part.startsWith("```") && part.endsWith("```") && part.length >= 6) {
-        const body = part.slice(3, -3).replace(/^[\w+-]*\n/, ""); // drop the language tag line
-        container.append(el("pre", { className: "code" }, el("code", { text: body })));
+    for (const part of fencedParts(String(answer || ""))) {
+      if (part.code !== undefined) {
+        container.append(el("pre", { className: "code" }, el("code", { text: part.code })));
         continue;
       }
       let list = null;
@@ -455,7 +470,7 @@
         }
         paragraph = [];
       };
-      for (const line of part.split("\n")) {
+      for (const line of part.prose.split("\n")) {
         if (BULLET.test(line)) {
           flush();
           if (!list) { list = el("ul", { className: "prose-list" }); container.append(list); }
