@@ -1710,3 +1710,44 @@ def test_an_example_holding_a_fence_is_shown_whole_in_a_longer_fence(fenced_exam
     assert "````markdown\n```compile_fail\nlet x: i32 = \"a string\";\n```\n````\n[1]" in result.answer
     assert AnswerForm.of(result.answer).torn_code == 0
     assert [c.id for c in result.citations] == [1, 1]  # the block is a verified claim of its own
+
+
+# A reference whose entries are titled by a name (and what it does) and speak of "this lint" or
+# "this flag" without naming it, as the rustdoc book's lints and command-line pages do.
+LINTS = {"lints.md": """# Lints
+
+## `broken_links`
+
+This lint warns by default. This lint detects when a link in a doc comment fails to resolve.
+
+## `missing_examples`
+
+This lint is allowed by default. This lint detects public items without a code example.
+""", "options.md": """# Command-line arguments
+
+## `-e`/`--extend-css`: extend the stylesheet
+
+With this flag, the contents of the files you pass are included at the bottom of the stylesheet.
+
+## `--theme`: add a theme
+
+With this flag, the file you pass is offered as another theme in the settings menu.
+"""}
+
+
+@pytest.fixture(scope="module")
+def lints(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
+    yield from _corpus(tmp_path_factory, "lints", LINTS)
+
+
+@pytest.mark.parametrize(("question", "lead"), [
+    ("Which lint warns about links that fail to resolve?", "`broken_links` - This lint warns by default. [1] "
+                                                           "This lint detects when a link"),
+    ("How do I extend the stylesheet with my own CSS?", "`-e`/`--extend-css` - With this flag,"),
+])
+def test_a_sentence_speaking_of_this_lint_or_flag_is_led_by_its_entrys_title(lints: Citeline, question: str,
+                                                                              lead: str) -> None:
+    # "This lint warns by default." alone does not say which lint; the entry's title does.
+    result = lints.ask(question)
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert result.answer.startswith(lead), result.answer

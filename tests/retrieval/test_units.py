@@ -64,6 +64,19 @@ def test_a_section_titled_by_a_name_describes_its_prose_but_a_title_in_words_doe
     ]
 
 
+def test_a_section_titled_by_a_name_and_what_it_does_describes_its_prose() -> None:
+    # The rustdoc book titles each option "`-e`/`--extend-css`: extend rustdoc's CSS".
+    units = passage_units(1, _passage(
+        ("heading", "`-e`/`--extend-css`: extend rustdoc's CSS"),
+        ("paragraph", "With this flag, the contents of the files you pass are included at the bottom."),
+        ("heading", "`--test` - run code examples as tests"),
+        ("paragraph", "This flag will run your code examples as tests."),
+        ("heading", "`x` and `y` in a title of words"),
+        ("paragraph", "Both are written the same way."),
+    ))
+    assert [u.described for u in units] == ["`-e`/`--extend-css`", "`--test`", None]
+
+
 def test_only_a_name_is_shown_before_a_description_that_is_no_sentence() -> None:
     # Names: an option, an identifier, a quoted key, a word that is no English ("truststore").
     for name in ("--concise", "NO_PROXY", '`"network_stream"`', "--allowlist FILE", "truststore"):

@@ -125,7 +125,8 @@ _COSINE_SHARE = 0.65
 _MAX_NAME_CHARS = 40  # a described thing's name short enough to lead its value's sentence
 # A sentence speaking of the thing it describes without naming it ("if this flag is set", "This setting …").
 _REFERS_TO_ITS_THING = re.compile(
-    r"\bthis\s+(?:flag|option|setting|variable|parameter|argument|attribute|field|key|value|command|switch)\b",
+    r"\bthis\s+(?:flag|option|setting|variable|parameter|argument|attribute|field|key|value|command|switch|lint"
+    r"|rule|check|hook|directive|function|method|class|macro|decorator|property|filter|fixture|marker)\b",
     re.IGNORECASE)
 # With the lead model, a supporting point has at least this share of the lead's share of P(holds
 # the answer). 0.15 answered one question more over the ten development sets but lengthened the

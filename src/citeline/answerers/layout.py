@@ -406,7 +406,11 @@ def lead_paragraph(units: Sequence[Unit], lead: int, lead_text: str, answer_type
     holds_value = bool(answer_type) and holds(answer_type, units[lead].text)
     if not holds_value and one_thought(units, lead - 1) and leans_back(units[lead].text):
         premise = units[lead - 1]
-        return f"{unit_text(premise)} [{premise.number}] {paragraph}", {lead - 1}
+        # The name the lead is shown under ("`broken_intra_doc_links` - This lint detects …") now
+        # opens the thought: the premise speaks of the same thing ("This lint warns by default.").
+        described = units[lead].described
+        named = f"{described} - " if described and paragraph.startswith(f"{described} - ") else ""
+        return f"{named}{unit_text(premise)} [{premise.number}] {paragraph.removeprefix(named)}", {lead - 1}
     follow = completion(units, lead)
     if follow is not None:
         return f"{paragraph} {unit_text(units[follow])} [{units[follow].number}]", {follow}

@@ -271,8 +271,10 @@ def is_bare_link(text: str) -> bool:
 
 
 # A section titled by the name of what it describes: "[run] branch" (coverage.py's settings), "`cache-dir`",
-# "follow_imports", "gc.autoPackLimit". A title in words ("Automatic retries") names no such thing.
-_NAME_TITLE = re.compile(r"^\s*(?:(\[[\w.:-]+\]\s+`?[\w.-]+`?)|(`[^`\s]+`)|([A-Za-z_][\w-]*(?:[_.][\w-]+)+|[a-z]+[A-Z]\w*|--?[a-z][\w-]*))\s*$")
+# "follow_imports", "gc.autoPackLimit", or by the name (or its short and long forms) and what it does
+# ("`-e`/`--extend-css`: extend rustdoc's CSS"). A title in words ("Automatic retries") names no such thing.
+_NAME_TITLE = re.compile(r"^\s*(?:(\[[\w.:-]+\]\s+`?[\w.-]+`?)|(`[^`\s]+`(?:/`[^`\s]+`)*)(?:\s*(?::|\s[-–—])\s+\S.*)?"
+                         r"|([A-Za-z_][\w-]*(?:[_.][\w-]+)+|[a-z]+[A-Z]\w*|--?[a-z][\w-]*))\s*$")
 
 
 def is_a_name(title: str) -> bool:
