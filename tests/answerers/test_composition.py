@@ -1732,6 +1732,25 @@ With this flag, the contents of the files you pass are included at the bottom of
 ## `--theme`: add a theme
 
 With this flag, the file you pass is offered as another theme in the settings menu.
+
+## `--test`: run code examples as tests
+
+Using this flag looks like this:
+
+```console
+$ doctool src/lib.rs --test
+```
+
+This flag will run your code examples as tests.
+
+## `--test-args`: pass options to the test runner
+
+This flag passes its options on to the test runner that runs your code examples as tests.
+""", "unstable.md": """# Unstable options
+
+## `--no-capture`: keep the output of tests
+
+When this flag is used with `--test`, the output of your code examples run as tests is not captured.
 """}
 
 
@@ -1751,3 +1770,11 @@ def test_a_sentence_speaking_of_this_lint_or_flag_is_led_by_its_entrys_title(lin
     result = lints.ask(question)
     assert result.exit_reason == ExitReason.COMPLETED
     assert result.answer.startswith(lead), result.answer
+
+
+def test_asked_what_a_named_option_does_its_own_entry_answers(lints: Citeline) -> None:
+    # The sentences of `--no-capture` and `--test-args` say more of the question's words ("test",
+    # "run", "code examples"); the entry titled `--test` is the one about the asked flag.
+    result = lints.ask("What does the --test flag do?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert first_sentence(result.answer) == "`--test` - This flag will run your code examples as tests."

@@ -124,6 +124,9 @@ def test_how_to_questions() -> None:
     assert asks_how_to("what's the hatch version invocation?")
     assert asks_how_to("Which flask run options turn off the reloader?")
     assert not asks_how_to("Which option is the default?")
+    # Asked what a named flag or command does, the answer is what it does, not one to use.
+    assert not asks_how_to("What does the --test flag of rustdoc do?")
+    assert not asks_for_command("What does the `uv run` command do?")
     # Typed as into a search box, an imperative asks how to do it; a statement does not.
     assert asks_how_to("disable ssl verification") and asks_how_to("Set a timeout on the client")
     assert not asks_how_to("Install options are what?")
@@ -274,7 +277,8 @@ def test_a_sentence_saying_what_the_default_is() -> None:
     # A reference's notation says it too.
     for notation in ("default: `normal`", "Set the maximum number of types to try (default: `64`).",
                      "(integer, default 99) Controls which directories are packages.", "timeout (default=5)",
-                     'One of "function" (default), "class" or "module".', "`function`: the default scope."):
+                     'One of "function" (default), "class" or "module".', "`function`: the default scope.",
+                     "Default Value: `true`", "Default value: 25"):
         assert states_default(asked, notation), notation
     # Mentioning a default is not saying what it is.
     assert not states_default(asked, "The default page cache that is built in honours the request.")

@@ -123,6 +123,19 @@ def test_a_passage_is_judged_with_the_titles_of_its_tabs_and_notes() -> None:
     assert Coverage([passage]).credit("console", 0) == 0.0
 
 
+def test_an_entry_titled_by_a_hyphenated_name_speaks_of_its_words() -> None:
+    # Clippy titles each setting `cognitive-complexity-threshold`: the entry is about the threshold.
+    text = "The maximum cognitive complexity a function can have.\n\nDefault Value: `25`\n\nDo not keep-alive it."
+    entry = Passage("c", "d", "lints.md", "lints.md", 0, text, "Lint Configuration > `cognitive-complexity-threshold`",
+                    None, 0, len(text))
+    words = Passage("c", "d", "lints.md", "lints.md", 1, text, "Lint Configuration > Cognitive-complexity limits",
+                    None, 0, len(text))
+    coverage = Coverage([entry, words])
+    assert coverage.credit("threshold", 0) == 1.0
+    assert coverage.credit("threshold", 1) == 0.0  # a title in words has no name to take apart
+    assert coverage.credit("alive", 0) == 0.0  # nor does a hyphenated word of the text
+
+
 def test_a_release_series_is_covered_by_any_version_in_it() -> None:
     notes = vocabulary("New in version 3.0.0: Replaces contextfilter. Changed in version 2.11.")
     assert present("3.x", notes) and present("2.11.x", notes)

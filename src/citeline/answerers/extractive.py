@@ -75,6 +75,7 @@ from citeline.retrieval.answer_types import (
     asked_attribute,
     asked_phrase,
     asks_for_command,
+    asks_for_value,
     asks_how_to,
     expected_types,
     holds,
@@ -98,6 +99,7 @@ from citeline.retrieval.evidence import (
 )
 from citeline.retrieval.focus import question_focus
 from citeline.retrieval.lead import LEAD_SIGNALS, lead_model_from, lead_shares, shipped_lead_model
+from citeline.retrieval.names import asked_names, name_forms, titled_names
 from citeline.retrieval.opposites import opposed
 from citeline.retrieval.units import (
     VERSION_NOTE,
@@ -224,6 +226,12 @@ class ExtractiveAnswerer(Answerer):
             return [p for _, p in scored]
 
         whole = rank(key_terms(question))
+        # The entry titled by the name of the thing asked about is about that very thing ("What does the
+        # --test flag do?": the section "`--test`: run code examples as tests"), however many passages
+        # on `--test-args` or `--test-builder` share more of its words.
+        names = _asked_about(question)
+        if names:
+            whole.sort(key=lambda passage: not names & titled_names(passage.section))
         chosen: list[Passage] = []
         for ranked in [whole] + [rank(key_terms(part)) for part in parts if len(parts) > 1]:
             for passage in ranked[:2]:
@@ -359,6 +367,14 @@ class ExtractiveAnswerer(Answerer):
             # Asked how to do something, a reader wants to be told what to do: when the model is
             # unsure (an instruction has half the top share or more), the instruction leads.
             lead = unless_unsure(lead, signals["instruction"], lead_scores, overall, prose, CONTENDER)
+            # Asked what a thing named is or does ("What does the --test flag do?"), a reader wants what
+            # its own entry says, not a sentence of another entry mentioning it ("When this flag is used
+            # with `--test`, …" under `--no-capture`): the likeliest of its own that is half as relevant
+            # leads.
+            names = _asked_about(question) if len(parts) == 1 else frozenset()
+            if names:
+                own = np.array([bool(names & name_forms(u.described)) for u in units])
+                lead = unless_unsure(lead, own, lead_scores, overall, prose, 0.0)
             # Asked what a default is (not how to make something the default), a reader wants the
             # sentence saying what it is ("The default is 31 days."), not the one naming the setting
             # ("If set to `True` the session lives for `permanent_session_lifetime` seconds."): at half
@@ -777,10 +793,25 @@ def _under_its_name(unit: Unit, text: str, answer_type: AnswerTypes = ()) -> str
     if not ((values and holds(values, text)) or _REFERS_TO_ITS_THING.search(text)
             or ((is_fragment(text) or is_description(text) or VERSION_NOTE.match(text)) and is_a_name(name))):
         return None
-    said = vocabulary(text)
-    if any(present(term, said) for term in terms(name) if len(term) >= 3):
+    # An option is named only as written: "This flag will run your code examples as tests." does not
+    # name `--test` (the word "tests" does not), nor does "See also `--test-args`".
+    options = [form.split()[0] for form in name_forms(name) if form.startswith("-")]
+    if options:
+        if any(re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", fold(text)) for option in options):
+            return None
+    elif any(present(term, vocabulary(text)) for term in terms(name) if len(term) >= 3):
         return None
     return f"{name} - {text}"
+
+
+def _asked_about(question: str) -> frozenset[str]:
+    """The names of the things a question asks what they are or do ("What does the --test flag do?",
+    "What do the SSL_CERT_FILE and SSL_CERT_DIR variables do?"). None when it asks something of them
+    (how to, a value, yes or no): a name is then often where the asker works ("How do I turn warnings
+    into errors from my pytest.ini?", "Should I commit uv.lock?"), not what they ask about."""
+    if expected_types(question) or asks_how_to(question) or not asks_for_value(question):
+        return frozenset()
+    return asked_names(question)
 
 
 def _entry_stating_it(units: Sequence[Unit], prose: Sequence[int], lead: int, shares: np.ndarray,

@@ -312,13 +312,13 @@ def states_value(answer_types: AnswerTypes, attribute: Iterable[str], text: str,
 # A sentence saying what the default is ("defaults to 2 weeks", "The default is 31 days.", "This is
 # the default.", "Default directory is `.pytest_cache`", "By default `StaticFiles` will look for
 # `statics`"), or giving it in a reference's notation ("default: `normal`", "(default: `64`)",
-# "(integer, default 99)", "timeout=5 (default=5)", "`function` (default)", "`function`: the default
+# "Default value: `true`", "(integer, default 99)", "timeout=5 (default=5)", "`function` (default)", "`function`: the default
 # scope", a signature's "prefix='jinja2/bytecode/'"), not one
 # that only mentions a default ("the default page cache that is built in honours …").
 _STATES_DEFAULT = re.compile(
     r"\bdefaults?\s+(?:to|is|are|was|=|:)\s|\b(?:is|are|was|were|be)\s+(?:the|a|its)\s+default\b"
     r"|\bdefault\b(?:\s+(?!that\b|which\b)[\w-]+){0,4}?\s+(?:is|are|was|of|=)\s|\bby\s+default\b"
-    r"|\bdefault\s*[:=]\s*\S|[(,]\s*default\s+[^\s,;()]+\s*[),;]|\S\s+\(default\)|\S:\s+(?:the|its)\s+default\b|"
+    r"|\bdefault(?:\s+value)?\s*[:=]\s*\S|[(,]\s*default\s+[^\s,;()]+\s*[),;]|\S\s+\(default\)|\S:\s+(?:the|its)\s+default\b|"
     + _SIGNATURE_DEFAULT,
     re.IGNORECASE | re.DOTALL)
 
@@ -355,8 +355,9 @@ _WHAT_DO_I = r"\b(?:what|which)\b[^?]{0,40}?\b(?:do|should|can|must)\s+(?:i|we)\
 
 
 def _asks_which(nouns: str) -> str:
-    """A pattern for "which/what (is the) … NOUN", naming one of `nouns` ("what's the hatch version invocation")."""
-    return rf"\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w-]+\s+){{0,3}}?(?:{nouns})s?\b"
+    """A pattern for "which/what (is the) … NOUN", naming one of `nouns` ("what's the hatch version invocation");
+    not "what does the … flag do": that asks what a named one does."""
+    return rf"\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?!(?:do|does|did)\s)(?:the\s+)?(?:[\w-]+\s+){{0,3}}?(?:{nouns})s?\b"
 
 
 _HOW_TO = re.compile(

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from citeline.index.store import Passage
+from citeline.retrieval.names import titled_names
 from citeline.text import STOPWORDS, clipping_forms, fold, stem, terms
 
 # Words that say what kind of answer is wanted, not what it is about.
@@ -316,11 +317,14 @@ def _derived_forms(term: str) -> frozenset[str]:
 
 def passage_text(passage: Passage) -> str:
     """The text a passage is judged on: its document name, section and the titles of its tabs and notes
-    count, since a heading often names what the body does not repeat (the "Windows" tab's commands)."""
+    count, since a heading often names what the body does not repeat (the "Windows" tab's commands).
+    An entry titled by a hyphenated name speaks of its words: `cognitive-complexity-threshold` is the
+    cognitive complexity threshold (not any hyphenated word of the text: "keep-alive" is no "alive")."""
     # A code block's label is its tab's or file's title when that is not its language.
     titles = dict.fromkeys(b.label for b in passage.blocks if b.label and not b.flags
                            and (b.kind in ("tab", "note") or (b.kind == "code" and b.label != b.language)))
-    return "\n".join((passage.document_name, passage.section or "", *titles, passage.text))
+    words = [name.strip("-").replace("-", " ") for name in titled_names(passage.section) if "-" in name.strip("-")]
+    return "\n".join((passage.document_name, passage.section or "", *words, *titles, passage.text))
 
 
 def answer_type_terms(question: str) -> list[KeyTerm]:

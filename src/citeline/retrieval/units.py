@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from citeline.documents.models import ChunkBlock
 from citeline.index.store import Passage
 from citeline.retrieval.evidence import english_word
+from citeline.retrieval.names import titled_name
 from citeline.text import content_terms, segments
 
 # A list item longer than this is quoted sentence by sentence, like prose.
@@ -84,10 +85,10 @@ def passage_units(number: int, passage: Passage) -> list[Unit]:
                 for index, span in enumerate(segments(text)) if len(span.text) >= _MIN_UNIT_CHARS]
     units: list[Unit] = []
     resumed: dict[int, int] = {}  # block index: where its text goes on after a sentence taken into the one before
-    titled = entry = _titled_name((passage.section or "").rsplit(" > ", 1)[-1])
+    titled = entry = titled_name((passage.section or "").rsplit(" > ", 1)[-1])
     for index, block in enumerate(passage.blocks):
         if block.kind == "heading":
-            titled = entry = _titled_name(text[block.start : block.end])
+            titled = entry = titled_name(text[block.start : block.end])
         if block.flags or block.kind == "heading":
             continue
         if block.kind in _DESCRIBING and _is_field(block.label):
@@ -270,13 +271,6 @@ def is_bare_link(text: str) -> bool:
     return bool(_BARE_LINK.fullmatch(text))
 
 
-# A section titled by the name of what it describes: "[run] branch" (coverage.py's settings), "`cache-dir`",
-# "follow_imports", "gc.autoPackLimit", or by the name (or its short and long forms) and what it does
-# ("`-e`/`--extend-css`: extend rustdoc's CSS"). A title in words ("Automatic retries") names no such thing.
-_NAME_TITLE = re.compile(r"^\s*(?:(\[[\w.:-]+\]\s+`?[\w.-]+`?)|(`[^`\s]+`(?:/`[^`\s]+`)*)(?:\s*(?::|\s[-–—])\s+\S.*)?"
-                         r"|([A-Za-z_][\w-]*(?:[_.][\w-]+)+|[a-z]+[A-Z]\w*|--?[a-z][\w-]*))\s*$")
-
-
 def is_a_name(title: str) -> bool:
     """Whether a described thing's title is a name ("`network_stream`", "--concise", "NO_PROXY",
     "truststore") rather than words heading a section, a note or a field ("Implementation", "Note",
@@ -289,12 +283,6 @@ def _is_field(label: str | None) -> bool:
     variable"): capitalised words, not a name. A lower-case word labels an attribute of that name
     (`permanent`, `modified`) as a name does."""
     return label is not None and label[:1].isupper() and not is_a_name(label)
-
-
-def _titled_name(title: str) -> str | None:
-    """The name a section title gives its section, when it is a name and not words."""
-    match = _NAME_TITLE.match(title)
-    return next((group for group in match.groups() if group), None) if match else None
 
 
 def evidence_units(evidence: Sequence[Passage]) -> list[Unit]:
