@@ -1746,6 +1746,18 @@ This flag will run your code examples as tests.
 ## `--test-args`: pass options to the test runner
 
 This flag passes its options on to the test runner that runs your code examples as tests.
+""", "settings.md": """# Lint settings
+
+## `disallowed-names`
+
+The list of names no variable or function may have.
+
+Fields:
+
+* `name` (required): the name that should be disallowed for variables and functions
+* `reason` (optional): explanation why the name is disallowed for variables
+
+Default Value: `[]`
 """, "unstable.md": """# Unstable options
 
 ## `--no-capture`: keep the output of tests
@@ -1778,3 +1790,10 @@ def test_asked_what_a_named_option_does_its_own_entry_answers(lints: Citeline) -
     result = lints.ask("What does the --test flag do?")
     assert result.exit_reason == ExitReason.COMPLETED
     assert first_sentence(result.answer) == "`--test` - This flag will run your code examples as tests."
+
+
+def test_asked_what_a_named_setting_does_its_description_answers_not_a_field(lints: Citeline) -> None:
+    # The entry's fields share more words with the question; what the setting does is its sentence.
+    result = lints.ask("What does the disallowed-names setting do?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert first_sentence(result.answer) == "The list of names no variable or function may have."

@@ -28,4 +28,5 @@ def test_the_names_a_question_writes() -> None:
     assert asked_names("What does the --test flag of rustdoc do?") == {"--test"}
     assert asked_names("What is the default of build.jobs, e.g. on CI?") == {"build.jobs"}  # "e.g." is no name
     assert asked_names("Does `max_age` apply, or session_cookie?") == {"max_age", "session_cookie"}
+    assert asked_names("What does the disallowed-methods setting do?") == {"disallowed-methods"}
     assert asked_names("How do I run the tests?") == frozenset()

@@ -373,7 +373,7 @@ class ExtractiveAnswerer(Answerer):
             # leads.
             names = _asked_about(question) if len(parts) == 1 else frozenset()
             if names:
-                own = np.array([bool(names & name_forms(u.described)) for u in units])
+                own = np.array([u.kind == "sentence" and bool(names & name_forms(u.described)) for u in units])
                 lead = unless_unsure(lead, own, lead_scores, overall, prose, 0.0)
             # Asked what a default is (not how to make something the default), a reader wants the
             # sentence saying what it is ("The default is 31 days."), not the one naming the setting

@@ -26,8 +26,10 @@ def titled_name(title: str) -> str | None:
 
 
 # A name as a question writes it: an option ("--test"), a dotted, slashed or joined identifier
-# ("build.jobs", "max_age"), or anything in backticks.
-_ASKED_NAME = re.compile(r"`([^`\s]+)`|(?<![\w-])(--?[a-zA-Z][\w-]*|[A-Za-z_][\w-]+(?:[._/][\w-]{2,})+|[a-z]+_[\w]+)")
+# ("build.jobs", "max_age", "disallowed-methods"), or anything in backticks. A hyphenated word
+# ("built-in") reads as one too: it only matters where an entry is titled by it.
+_ASKED_NAME = re.compile(r"`([^`\s]+)`|(?<![\w-])(--?[a-zA-Z][\w-]*|[A-Za-z_][\w-]+(?:[._/][\w-]{2,})+"
+                         r"|[a-z]+_[\w]+|[a-z][a-z0-9]*(?:-[a-z0-9]+)+)")
 
 
 def asked_names(question: str) -> frozenset[str]:
