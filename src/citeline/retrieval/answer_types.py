@@ -312,9 +312,9 @@ def states_value(answer_types: AnswerTypes, attribute: Iterable[str], text: str,
 # A sentence saying what the default is ("defaults to 2 weeks", "The default is 31 days.", "This is
 # the default.", "Default directory is `.pytest_cache`", "By default `StaticFiles` will look for
 # `statics`"), or giving it in a reference's notation ("default: `normal`", "(default: `64`)",
-# "Default value: `true`", "(integer, default 99)", "timeout=5 (default=5)", "`function` (default)", "`function`: the default
-# scope", a signature's "prefix='jinja2/bytecode/'"), not one
-# that only mentions a default ("the default page cache that is built in honours …").
+# "Default value: `true`", "(integer, default 99)", "timeout=5 (default=5)", "`function` (default)",
+# "`function`: the default scope", a signature's "prefix='jinja2/bytecode/'"), not one that only
+# mentions a default ("the default page cache that is built in honours …").
 _STATES_DEFAULT = re.compile(
     r"\bdefaults?\s+(?:to|is|are|was|=|:)\s|\b(?:is|are|was|were|be)\s+(?:the|a|its)\s+default\b"
     r"|\bdefault\b(?:\s+(?!that\b|which\b)[\w-]+){0,4}?\s+(?:is|are|was|of|=)\s|\bby\s+default\b"
