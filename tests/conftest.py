@@ -44,6 +44,27 @@ The `HTTP_PROXY` and `HTTPS_PROXY` variables are read unless `trust_env=False` i
     "notes.txt": "Release notes. Version 2 added connection pooling and removed the legacy API.\n",
 }
 
+# A page about Markdown: its example is a fenced block inside a longer fence, as documentation
+# about doc tests or Markdown writes one (the answer and the web page must show it whole).
+FENCED_EXAMPLE_DOC = """# Documentation tests
+
+## Tests that must not compile
+
+To state that an example in your documentation must fail to compile, add the `compile_fail` attribute to the opening fence of its code block:
+
+````markdown
+```compile_fail
+let x: i32 = "a string";
+```
+````
+
+The test passes only when the compiler rejects the example.
+
+## Running the tests
+
+Run `doctool test` to compile and run every example in the documentation.
+"""
+
 
 def write_corpus(root: Path, docs: dict[str, str] = DOCS) -> Path:
     root.mkdir(parents=True, exist_ok=True)

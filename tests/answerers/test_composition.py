@@ -15,7 +15,7 @@ from citeline.app import Citeline
 from citeline.config import Settings
 from citeline.evaluation.form import AnswerForm, first_sentence
 from tests.answerers.helpers import OPTIONS
-from tests.conftest import write_corpus
+from tests.conftest import FENCED_EXAMPLE_DOC, write_corpus
 
 DOCS = {
     "middleware.md": """# Middleware
@@ -1677,25 +1677,7 @@ def test_the_default_of_a_key_leads_from_the_keys_own_entry(reference: Citeline,
     assert first_sentence(result.answer).startswith(value)
 
 
-# Documentation about Markdown shows fenced examples inside a longer fence.
-FENCED_EXAMPLE = {"doctests.md": """# Documentation tests
-
-## Tests that must not compile
-
-To state that an example in your documentation must fail to compile, add the `compile_fail` attribute to the opening fence of its code block:
-
-````markdown
-```compile_fail
-let x: i32 = "a string";
-```
-````
-
-The test passes only when the compiler rejects the example.
-
-## Running the tests
-
-Run `doctool test` to compile and run every example in the documentation.
-"""}
+FENCED_EXAMPLE = {"doctests.md": FENCED_EXAMPLE_DOC}
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page, Playwright, Request, sync_playwright
 
-from tests.conftest import DOCS, write_corpus, write_script
+from tests.conftest import DOCS, FENCED_EXAMPLE_DOC, write_corpus, write_script
 from tests.servers import add_user, start_serve, stop
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
@@ -33,18 +33,6 @@ PHONE = {"width": 390, "height": 844}
 SCRIPT_DOC = """# Banner `<i>guide</i> <img src=x onerror="window.__pwned = 'img'">`
 
 The deploy banner shows `<script>window.__pwned = 'script'; alert("pwned")</script>` to every operator during a deploy.
-"""
-
-# A page about Markdown: its example is a fenced block inside a longer fence.
-FENCED_DOC = """# Documentation tests
-
-To state that an example in your documentation must fail to compile, add the `compile_fail` attribute to the opening fence of its code block:
-
-````markdown
-```compile_fail
-let x: i32 = "a string";
-```
-````
 """
 
 
@@ -105,7 +93,7 @@ def server(tmp_path_factory: pytest.TempPathFactory, chromium: str) -> Iterator[
     live = Server(url, keys, log, slow, process)
     try:
         # Alice's documents go in through the API, so tests of asking do not depend on the upload test.
-        corpus = write_corpus(root / "alice-docs", {**DOCS, "banner.md": SCRIPT_DOC, "doctests.md": FENCED_DOC})
+        corpus = write_corpus(root / "alice-docs", {**DOCS, "banner.md": SCRIPT_DOC, "doctests.md": FENCED_EXAMPLE_DOC})
         files = [("files", (p.name, p.read_bytes(), "text/plain")) for p in sorted(corpus.iterdir())]
         uploaded = live.api("POST", "/v1/documents", "alice", files=files)
         assert uploaded.status_code == 201, uploaded.text
