@@ -826,8 +826,8 @@ def _entry_stating_it(units: Sequence[Unit], prose: Sequence[int], lead: int, sh
 
     def states_it(index: int) -> bool:
         described = units[index].described
-        return (described is not None and fold(described).strip("`") in names
-                and states_value(answer_type, attribute, units[index].text, described))
+        return (bool(names & name_forms(described))
+                and states_value(answer_type, attribute, units[index].text, described or ""))
 
     if states_it(lead):
         return lead
