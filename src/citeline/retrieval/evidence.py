@@ -21,7 +21,6 @@ from pathlib import Path
 import numpy as np
 
 from citeline.index.store import Passage
-from citeline.retrieval.names import titled_names
 from citeline.text import STOPWORDS, clipping_forms, fold, stem, terms
 
 # Words that say what kind of answer is wanted, not what it is about.
@@ -315,16 +314,21 @@ def _derived_forms(term: str) -> frozenset[str]:
     return frozenset(forms - {term})
 
 
+_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
+
+
 def passage_text(passage: Passage) -> str:
     """The text a passage is judged on: its document name, section and the titles of its tabs and notes
     count, since a heading often names what the body does not repeat (the "Windows" tab's commands).
-    An entry titled by a hyphenated name speaks of its words: `cognitive-complexity-threshold` is the
-    cognitive complexity threshold (not any hyphenated word of the text: "keep-alive" is no "alive")."""
+    A page or heading named by a hyphenated word speaks of its words: the page "git-archive(1)" is about
+    git archive, the entry `cognitive-complexity-threshold` about a cognitive complexity threshold (not
+    any hyphenated word of the text: "keep-alive" is no "alive")."""
     # A code block's label is its tab's or file's title when that is not its language.
     titles = dict.fromkeys(b.label for b in passage.blocks if b.label and not b.flags
                            and (b.kind in ("tab", "note") or (b.kind == "code" and b.label != b.language)))
-    words = [name.strip("-").replace("-", " ") for name in titled_names(passage.section) if "-" in name.strip("-")]
-    return "\n".join((passage.document_name, passage.section or "", *words, *titles, passage.text))
+    headings = (passage.document_name, passage.section or "")
+    words = [_HYPHEN.sub(" ", heading) for heading in headings if _HYPHEN.search(heading)]
+    return "\n".join((*headings, *words, *titles, passage.text))
 
 
 def answer_type_terms(question: str) -> list[KeyTerm]:
