@@ -1650,12 +1650,22 @@ If this is `true`, then the tool will avoid accessing the network, and attempt t
 * Environment: `TOOL_BUILD_JOBS`
 
 Sets the maximum number of compiler processes to run in parallel. If a string `default` is provided, it sets the value back to defaults.
+
+## Command-line options
+
+### `-w`/`--wait-for-lock`
+
+* Type: duration
+* Default: 300 seconds
+
+How long the tool waits for another running tool to release the package cache before giving up.
 """,
  "environment.md": """# Environment variables
 
 * `TOOL_NET_RETRY` — The default number of network retries, see `net.retry`.
 * `TOOL_NET_OFFLINE` — The default offline mode, see `net.offline`.
 * `TOOL_BUILD_JOBS` — The default number of parallel jobs, see `build.jobs`.
+* `TOOL_WAIT_FOR_LOCK` — The default value of the wait for a lock, see `--wait-for-lock`.
 """,
 }
 
@@ -1668,6 +1678,8 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
 @pytest.mark.parametrize(("question", "value"), [
     ("What is the default value of net.retry?", "`net.retry` - Default: 3"),
     ("What is the default value of build.jobs?", "`build.jobs` - Default: number of logical CPUs"),
+    # An entry titled by its short and long forms is the entry of either.
+    ("What is the default value of --wait-for-lock?", "`-w`/`--wait-for-lock` - Default: 300 seconds"),
 ])
 def test_the_default_of_a_key_leads_from_the_keys_own_entry(reference: Citeline, question: str, value: str) -> None:
     # The field stating it shares few words with the question; the index line naming the key beside

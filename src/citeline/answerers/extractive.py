@@ -820,13 +820,14 @@ def _entry_stating_it(units: Sequence[Unit], prose: Sequence[int], lead: int, sh
     of that name's own entry stating a value of the asked kind ("Default: number of logical CPUs"
     under the `build.jobs` heading) when the lead is not one: however few words it shares with the
     question, the reference says there what was asked."""
-    names = {fold(t) for t in attribute if is_name(t)}
+    # An option is asked with or without its dashes ("--wait-for-lock": the attribute drops them).
+    names = {fold(t).lstrip("-") for t in attribute if is_name(t)}
     if not names or not answer_type:
         return lead
 
     def states_it(index: int) -> bool:
         described = units[index].described
-        return (bool(names & name_forms(described))
+        return (bool(names & {form.lstrip("-") for form in name_forms(described)})
                 and states_value(answer_type, attribute, units[index].text, described or ""))
 
     if states_it(lead):
