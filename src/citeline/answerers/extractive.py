@@ -187,7 +187,10 @@ class ExtractiveAnswerer(Answerer):
         # A multi-part question is searched part by part (the whole question adds little then),
         # which leaves budget to open a passage per part. A single question is also searched by
         # its key terms, which finds passages worded unlike the question.
-        wanted = parts[:MAX_PART_SEARCHES] if len(parts) > 1 else [question]
+        if len(parts) > 1:
+            wanted = [_with_referent(part, parts[:i]) for i, part in enumerate(parts[:MAX_PART_SEARCHES])]
+        else:
+            wanted = [question]
         reformulated = key_term_query(question)
         if len(parts) == 1 and reformulated and reformulated.casefold() != question.casefold():
             wanted.append(reformulated)
@@ -760,6 +763,20 @@ def _search_scores(run: RunState, fallback_query: str) -> dict[tuple[str, str], 
             key = (passage.document_id, passage.chunk_id)
             best[key] = max(best.get(key, 0.0), weight * passage.score)
     return best
+
+
+# A pronoun standing for something named in an earlier part ("… which setting controls that tolerance,
+# and what's its default value?").
+_REFERRING = re.compile(r"\b(?:it|its|they|them|their)\b", re.IGNORECASE)
+
+
+def _with_referent(part: str, before: list[str]) -> str:
+    """The part as a search query: searched alone, "what's its default value" finds any default,
+    so a part that refers back by a pronoun is searched with the key terms of the part before it."""
+    if not before or not _REFERRING.search(part):
+        return part
+    referent = key_term_query(before[-1])
+    return f"{part} ({referent})" if referent else part
 
 
 def key_term_query(question: str) -> str:
