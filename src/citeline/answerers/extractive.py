@@ -188,7 +188,7 @@ class ExtractiveAnswerer(Answerer):
         # which leaves budget to open a passage per part. A single question is also searched by
         # its key terms, which finds passages worded unlike the question.
         if len(parts) > 1:
-            wanted = [_with_referent(part, parts[:i]) for i, part in enumerate(parts[:MAX_PART_SEARCHES])]
+            wanted = [_with_referent(part, parts[i - 1] if i else None) for i, part in enumerate(parts[:MAX_PART_SEARCHES])]
         else:
             wanted = [question]
         reformulated = key_term_query(question)
@@ -770,12 +770,12 @@ def _search_scores(run: RunState, fallback_query: str) -> dict[tuple[str, str], 
 _REFERRING = re.compile(r"\b(?:it|its|they|them|their)\b", re.IGNORECASE)
 
 
-def _with_referent(part: str, before: list[str]) -> str:
+def _with_referent(part: str, previous: str | None) -> str:
     """The part as a search query: searched alone, "what's its default value" finds any default,
     so a part that refers back by a pronoun is searched with the key terms of the part before it."""
-    if not before or not _REFERRING.search(part):
+    if previous is None or not _REFERRING.search(part):
         return part
-    referent = key_term_query(before[-1])
+    referent = key_term_query(previous)
     return f"{part} ({referent})" if referent else part
 
 
