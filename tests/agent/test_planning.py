@@ -3,6 +3,7 @@ from citeline.agent.planning import (
     analyze_constraints,
     choose_strategy,
     default_plan,
+    key_term_query,
     parse_plan,
     split_parts,
     standalone_query,
@@ -75,6 +76,17 @@ def test_a_follow_up_carries_the_previous_words_whose_stem_differs() -> None:
     # "retries" is the content term "retry": it is carried all the same.
     rewritten = standalone_query("and what about its delay?", [Message("user", "How do failed job retries work?")])
     assert "retries" in rewritten and "failed" in rewritten
+
+
+def test_an_existential_there_or_a_relative_that_is_not_a_follow_up() -> None:
+    history = [Message("user", "How do I configure proxy authentication?")]
+    for question in ("Is there a maximum body size?", "Which option sets the size of the pool that connections are kept in?"):
+        assert standalone_query(question, history) == question
+
+
+def test_key_term_query_keeps_a_word_its_stem_does_not_begin() -> None:
+    # "retries" stems to "retry": the word is kept as written all the same.
+    assert key_term_query("How do failed job retries work?").split() == ["failed", "job", "retries"]
 
 
 def test_history_is_trimmed_oldest_first() -> None:

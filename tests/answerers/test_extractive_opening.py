@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from citeline.agent.planning import key_term_query
 from citeline.agent.state import RunState, SearchRecord
 from citeline.answerers import extractive
-from citeline.answerers.extractive import ExtractiveAnswerer, key_term_query
+from citeline.answerers.extractive import ExtractiveAnswerer
 from citeline.config import Settings
 from citeline.index.store import Passage
 

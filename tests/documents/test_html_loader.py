@@ -466,3 +466,40 @@ def test_text_styled_out_of_a_readers_sight_is_not_stored(tmp_path: Path, style:
 def test_text_styled_but_visible_is_kept(tmp_path: Path, style: str) -> None:
     page = f'<html><body><main><h1>Timeouts</h1><p style="{style}">The default timeout is 5 seconds.</p></main></body></html>'
     assert "5 seconds" in load(tmp_path, page).text
+
+
+TYPED_PARAMETERS = """<html><body><div class="body" role="main"><section><h1>API</h1>
+<dl class="py class"><dt class="sig sig-object py">jinja2.Environment(block_start_string='{%', enable_async=False)</dt>
+<dd><p>The core component of Jinja.</p>
+<dl class="simple"><dt><cite>enable_async</cite></dt><dd><p>If set to true this enables async template execution.</p></dd></dl>
+<dl class="field-list simple">
+<dt class="field-odd">Parameters<span class="colon">:</span></dt>
+<dd class="field-odd"><ul class="simple">
+<li><p><strong>block_start_string</strong> (<a href="https://docs.python.org/3/library/stdtypes.html#str"><em>str</em></a>) – </p></li>
+<li><p><strong>enable_async</strong> (<em>bool</em>) – Whether templates may call async functions.</p></li>
+<li><p><strong>finalize</strong> (<em>Optional</em><em>[</em><em>Callable</em><em>[</em><em>[</em><em>...</em><em>]</em><em>, </em><em>Any</em><em>]</em><em>]</em>) – </p></li>
+</ul></dd>
+<dt class="field-even">Return type<span class="colon">:</span></dt><dd class="field-even"><p>None</p></dd>
+</dl></dd></dl>
+<dl class="py method"><dt class="sig sig-object py">overlay(block_start_string='{%')</dt>
+<dd><p>Create a new overlay environment.</p>
+<dl class="field-list simple">
+<dt class="field-odd">Parameters<span class="colon">:</span></dt>
+<dd class="field-odd"><ul class="simple"><li><p><strong>block_start_string</strong> (<em>str</em>) – </p></li>
+<li><p><strong>enable_async</strong> (<em>bool</em>) – </p></li></ul></dd>
+<dt class="field-even">Parameters<span class="colon">:</span></dt>
+<dd class="field-even"><p><strong>name</strong> (<em>str</em>) – </p></dd>
+</dl></dd></dl>
+</section></div></body></html>
+"""
+
+
+def test_a_parameter_listed_with_only_its_type_is_left_out(tmp_path: Path) -> None:
+    # Sphinx lists every type-hinted parameter, described or not; the signature already names them.
+    doc = load(tmp_path, TYPED_PARAMETERS)
+    assert "block_start_string (str)" not in doc.text and "finalize" not in doc.text
+    assert "enable_async (bool) – Whether templates may call async functions." in doc.text
+    assert "Return type: None" in doc.text
+    # A field whose every parameter is undescribed goes with its name.
+    overlay = doc.text[doc.text.index("Create a new overlay environment."):]
+    assert "Parameters" not in overlay and "name (str)" not in overlay

@@ -9,8 +9,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from citeline.retrieval.evidence import key_terms
 from citeline.retrieval.focus import ASKING_WORD
-from citeline.text import content_terms, stem, terms
+from citeline.text import content_terms, fold, stem, terms
 
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
 _NUM = r"(\d+|" + "|".join(_NUMBER_WORDS) + r")"
@@ -103,25 +104,51 @@ def split_parts(question: str) -> list[str]:
     return meaningful if len(meaningful) > 1 else [question.strip()]
 
 
-_FOLLOW_UP = re.compile(r"^\s*(and|also|what about|how about|then|so)\b|\b(it|its|they|them|their|this|that|"
-                        r"those|these|there)\b", re.IGNORECASE)
+# A question, or a part of one, that refers back to what came before ("and what about its timeout?",
+# "… and what's its default value?") says too little to be searched alone. "that" and "there" are not
+# read so: in a question they are mostly "the option that …" and "is there …".
+_REFERS_BACK = re.compile(r"^\s*(?:and|also|what about|how about|then|so)\b|\b(?:it|its|they|them|their|this|these|"
+                          r"those)\b", re.IGNORECASE)
+
+
+def with_referent(text: str, previous: str | None) -> str:
+    """`text` as a search that stands alone: when it refers back to `previous` (the question before a
+    follow-up, the part before a part), the key terms of `previous` it does not already hold are added
+    in brackets ("what's its default value (max_redirects httpx)"), so the search and the "Searches
+    tried" line a declined asker reads both say what was looked for."""
+    if not previous or not _REFERS_BACK.search(text):
+        return text
+    held = {stem(term) for term in terms(text)}
+    carried = [word for word in key_term_query(previous).split() if stem(fold(word)) not in held]
+    if not carried:
+        return text
+    # Inside the sentence, so that a follow-up stays one part when it is split.
+    stripped = text.strip()
+    end = "?" if stripped.endswith("?") else ""
+    return f"{stripped.rstrip('?').rstrip()} ({' '.join(carried)}){end}"
 
 
 def standalone_query(question: str, history: Sequence[Any]) -> str:
-    """Rewrite a follow-up ("and what about its timeout?") into a self-contained search query by
-    carrying over the key terms of the previous user question."""
+    """A follow-up ("and what about its timeout?") as a self-contained search query, carrying over the
+    key terms of the previous user question."""
     previous = next((m.content for m in reversed(history) if getattr(m, "role", "") == "user"), None)
-    if not previous or not _FOLLOW_UP.search(question):
-        return question
-    carried = [t for t in dict.fromkeys(terms(previous)) if t not in set(terms(question))]
-    content = set(content_terms(previous))  # stems: "retries" is there as "retry"
-    carried = [t for t in carried if stem(t) in content or "_" in t or "." in t][:6]
-    if not carried:
-        return question
-    # The carried terms go inside the sentence, so the follow-up stays one part when it is split.
-    stripped = question.strip()
-    end = "?" if stripped.endswith("?") else ""
-    return f"{stripped.rstrip('?').rstrip()} ({' '.join(carried)}){end}"
+    return with_referent(question, previous)
+
+
+def key_term_query(question: str) -> str:
+    """The question reduced to its informative terms, as written: a second search that finds
+    passages worded unlike the question (and a "searches tried" line a reader can act on)."""
+    found = key_terms(question)
+    keys = {k.term for k in found}
+    # A word is kept as written, found by its stem ("job" in "jobs") or by itself: a stem may not
+    # begin it ("retry" is the stem of "retries").
+    written = {k.word.casefold() for k in found}
+    words: list[str] = []
+    for token in re.findall(r"[^\W_](?:[\w]|[._/=-](?=\w))*", question):
+        folded = token.casefold()
+        if (folded in written or any(k in folded for k in keys)) and token not in words:
+            words.append(token)
+    return " ".join(words)
 
 
 def default_plan(question: str, constraints: Constraints) -> list[str]:

@@ -27,7 +27,7 @@ import numpy as np
 from citeline.agent.actions import Action, FinalAnswer, ToolCall
 from citeline.agent.answerer import Answerer, register_answerer
 from citeline.agent.exits import DECLINE_MESSAGE
-from citeline.agent.planning import split_parts
+from citeline.agent.planning import key_term_query, split_parts, with_referent
 from citeline.agent.state import RunState
 from citeline.answerers.examples import block_under_named_tab, code_block, example_it_introduces
 from citeline.answerers.gate_signals import dense_lift, gate_signals, value_unstated
@@ -188,7 +188,7 @@ class ExtractiveAnswerer(Answerer):
         # which leaves budget to open a passage per part. A single question is also searched by
         # its key terms, which finds passages worded unlike the question.
         if len(parts) > 1:
-            wanted = [_with_referent(part, parts[i - 1] if i else None) for i, part in enumerate(parts[:MAX_PART_SEARCHES])]
+            wanted = [with_referent(part, parts[i - 1] if i else None) for i, part in enumerate(parts[:MAX_PART_SEARCHES])]
         else:
             wanted = [question]
         reformulated = key_term_query(question)
@@ -763,32 +763,6 @@ def _search_scores(run: RunState, fallback_query: str) -> dict[tuple[str, str], 
             key = (passage.document_id, passage.chunk_id)
             best[key] = max(best.get(key, 0.0), weight * passage.score)
     return best
-
-
-# A pronoun standing for something named in an earlier part ("… which setting controls that tolerance,
-# and what's its default value?").
-_REFERRING = re.compile(r"\b(?:it|its|they|them|their)\b", re.IGNORECASE)
-
-
-def _with_referent(part: str, previous: str | None) -> str:
-    """The part as a search query: searched alone, "what's its default value" finds any default,
-    so a part that refers back by a pronoun is searched with the key terms of the part before it."""
-    if previous is None or not _REFERRING.search(part):
-        return part
-    referent = key_term_query(previous)
-    return f"{part} ({referent})" if referent else part
-
-
-def key_term_query(question: str) -> str:
-    """The question reduced to its informative terms, as written: a second search that finds
-    passages worded unlike the question (and a "searches tried" line a reader can act on)."""
-    keys = {k.term for k in key_terms(question)}
-    words: list[str] = []
-    for token in re.findall(r"[^\W_](?:[\w]|[._/=-](?=\w))*", question):
-        folded = token.casefold()
-        if (folded in keys or any(k == folded or k in folded for k in keys)) and token not in words:
-            words.append(token)
-    return " ".join(words)
 
 
 def _under_its_name(unit: Unit, text: str, answer_type: AnswerTypes = ()) -> str | None:

@@ -102,6 +102,18 @@ def _take_next_paragraph(tag: Any, stack: list[Any]) -> Any:
     return None
 
 
+# A documented parameter whose description is empty ("enable_async (bool) –", as Sphinx writes every
+# type-hinted parameter nobody described): its name and type are in the signature above it already.
+_UNDESCRIBED_FIELD = re.compile(r"^\s*[\w.*]+\s*(?:\(.*\))?\s*[\u2013\u2014-]\s*$", re.DOTALL)
+
+
+def _undescribed(tag: Any) -> bool:
+    """Whether a field list's entry (one parameter, or a list of them) holds only undescribed
+    parameters, each of which is then left out."""
+    items = tag.find_all("li") or [tag]
+    return all(_UNDESCRIBED_FIELD.match(item.get_text()) for item in items)
+
+
 def _classes(tag: Any) -> list[str]:
     value = tag.get("class") or []
     return [str(name) for name in value] if isinstance(value, list) else str(value).split()
@@ -503,7 +515,11 @@ class _Walker:
             start = 1
         style = str(tag.get("type", "1"))
         entries: list[Any] = []
+        holder = tag.parent
+        in_fields = holder is not None and holder.name == "dd" and "field-list" in _classes(holder.parent)
         for index, item in enumerate(items):
+            if in_fields and _undescribed(item):
+                continue
             marker = ""
             if ordered:
                 number = start + index
@@ -544,6 +560,8 @@ class _Walker:
         for child in tag.find_all(["dt", "dd"], recursive=False):
             if child.name == "dt":
                 terms.append(child)
+            elif "field-list" in classes and _undescribed(child):
+                terms = []
             else:
                 entries.append(self._definition_reader(terms, list(child.contents), tag, description))
                 terms, last = [], (terms, child)
