@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -55,12 +55,12 @@ from citeline.answerers.layout import (
     untied,
 )
 from citeline.answerers.lead_signals import (
-    CHANGELOG_ENTRY,
     CONTENDER,
+    asked_about,
     lead_fitness,
     lead_signals,
-    spread,
-    unless_unsure,
+    model_lead,
+    rules_lead,
 )
 from citeline.answerers.ranking import Ranking, UnitVectors
 from citeline.config import Settings
@@ -75,13 +75,11 @@ from citeline.retrieval.answer_types import (
     asked_attribute,
     asked_phrase,
     asks_for_command,
-    asks_for_value,
     asks_how_to,
     expected_types,
     holds,
     kind_asked,
     states_default,
-    states_value,
     tells_how,
 )
 from citeline.retrieval.answerability import AnswerabilityModel, shipped_model
@@ -98,8 +96,8 @@ from citeline.retrieval.evidence import (
     vocabulary,
 )
 from citeline.retrieval.focus import question_focus
-from citeline.retrieval.lead import LEAD_SIGNALS, lead_model_from, lead_shares, shipped_lead_model
-from citeline.retrieval.names import asked_names, name_forms, titled_names
+from citeline.retrieval.lead import lead_model_from, shipped_lead_model
+from citeline.retrieval.names import name_forms, titled_names
 from citeline.retrieval.opposites import opposed
 from citeline.retrieval.units import (
     VERSION_NOTE,
@@ -110,7 +108,7 @@ from citeline.retrieval.units import (
     item_sentences,
     shows_code,
 )
-from citeline.text import code_fence, collapse_ws, fold, is_name, terms
+from citeline.text import code_fence, collapse_ws, fold, terms
 
 MAX_OPEN = 3
 SEARCH_TOP_K = 8  # a wider net than the default: coverage is judged on what comes back
@@ -140,7 +138,6 @@ _POINT_FLOOR = 0.75
 # ... and at least this share of the lead's rule score: a sentence the rules all but rule out is
 # filler, however many words it shares with the question.
 _PREFERENCE_FLOOR = 0.1
-_UNDECIDED = 0.8  # share of the lead's preference at which the lead model is taken to be undecided
 _PART_CONTEXT = 0.3  # share of a part's sentence score that comes from the whole question
 # A part's pick must keep this share of the best sentence's relevance to the whole question: a
 # sentence that matches the part's words alone answers another question ("what is the most it can
@@ -232,7 +229,7 @@ class ExtractiveAnswerer(Answerer):
         # The entry titled by the name of the thing asked about is about that very thing ("What does the
         # --test flag do?": the section "`--test`: run code examples as tests"), however many passages
         # on `--test-args` or `--test-builder` share more of its words.
-        names = _asked_about(question)
+        names = asked_about(question)
         if names:
             whole.sort(key=lambda passage: not names & titled_names(passage.section))
         chosen: list[Passage] = []
@@ -352,62 +349,20 @@ class ExtractiveAnswerer(Answerer):
         # what should I write instead?" leads with the limitation, the how-to part gets its point.
         lead_how_to = asks_how_to(parts[0]) if len(parts) > 1 else how_to
         lead_scores = overall * fitness
-        lead = self._lead(units, lead_scores, prose, answer_type, lead_how_to)
+        lead = rules_lead(units, lead_scores, prose, answer_type, lead_how_to)
         signals = lead_signals(units, overall, cosine, unit_vecs.alignment, unit_vecs.heading, question_lexical,
                                lexical(asked_keys), novelty, fitness, lead, answer_type, wanted, focus.text, lead_how_to)
         # The rules' pick is one of the model's signals: it learns when the other signals should overrule it.
         lead_model = self._lead_model()
         if lead_model is not None:
-            lead_scores = spread(lead_shares(lead_model, {name: signals[name][prose] for name in LEAD_SIGNALS}),
-                                  prose, len(units))
-            lead = max(prose, key=lambda i: lead_scores[i])
-            # Asked for a value, a reader wants the sentence naming one the question lacks: when the model
-            # all but ties (the runner-up has 0.8 of the top share or more) a sentence restating the
-            # question with one naming a new value, the latter leads. At half the share (as for
-            # instructions below), `make eval` on seven sets lost two leads on the PDF manual's set
-            # and one on starlette for one gained on flask.
-            lead = unless_unsure(lead, signals["new_value"], lead_scores, overall, prose, _UNDECIDED)
-            # Asked how to do something, a reader wants to be told what to do: when the model is
-            # unsure (an instruction has half the top share or more), the instruction leads.
-            lead = unless_unsure(lead, signals["instruction"], lead_scores, overall, prose, CONTENDER)
-            # Asked what a thing named is or does ("What does the --test flag do?"), a reader wants what
-            # its own entry says, not a sentence of another entry mentioning it ("When this flag is used
-            # with `--test`, …" under `--no-capture`): the likeliest of its own that is half as relevant
-            # leads.
-            names = _asked_about(question) if len(parts) == 1 else frozenset()
-            if names:
-                own = np.array([u.kind == "sentence" and bool(names & name_forms(u.described)) for u in units])
-                lead = unless_unsure(lead, own, lead_scores, overall, prose, 0.0)
-            # Asked what a default is (not how to make something the default), a reader wants the
-            # sentence saying what it is ("The default is 31 days."), not the one naming the setting
-            # ("If set to `True` the session lives for `permanent_session_lifetime` seconds."): at half
-            # the top share, as for instructions. Not a model signal: fitted on the seven fit sets it got
-            # no weight (few of their default questions are led wrongly).
-            if not lead_how_to:
-                stated = np.array([states_default(answer_type, u.text) for u in units])
-                lead = unless_unsure(lead, stated, lead_scores, overall, prose, CONTENDER)
-                # Asked for a value of a name, its own entry's field stating one leads (see `_entry_stating_it`).
-                lead = _entry_stating_it(units, prose, lead, lead_scores, answer_type, attribute)
-        part_picks: list[int] = []
-        insufficiencies: list[dict[str, Any]] = []
-        if len(parts) > 1:
-            best_overall = max((float(overall[i]) for i in prose), default=0.0)
-            for part, part_vec in zip(parts, unit_vecs.parts, strict=True):
-                part_keys = key_terms(part)
-                part_cov, _ = pool_coverage.best(part_keys)
-                if part_cov < self.settings.answerer.answer_threshold:
-                    insufficiencies.append({"section": part, "missing": f"no passage covers: {part}",
-                                            "queries_tried": run.queries_tried})
-                    continue
-                part_scores = score(unit_vecs.similarity(part_vec), lexical(focus.keep(part_keys)))
-                # A part leans on the rest of the question ("… and what do I pass to make uv respect
-                # it?"): part of its score is the whole question's, so "it" stays what was asked about.
-                part_scores = (1 - _PART_CONTEXT) * part_scores + _PART_CONTEXT * overall
-                part_type = expected_types(part)
-                best = self._lead(units, part_scores * lead_fitness(units, part_type, part_keys, part), prose, part_type,
-                                  asks_how_to(part))
-                if best not in part_picks and overall[best] >= _PART_FLOOR * best_overall:
-                    part_picks.append(best)
+            lead, lead_scores = model_lead(lead_model, signals, units, overall, prose, question, parts,
+                                           lead_how_to, answer_type, attribute)
+
+        def part_relevance(part_vec: np.ndarray, part_keys: list[KeyTerm]) -> np.ndarray:
+            return score(unit_vecs.similarity(part_vec), lexical(focus.keep(part_keys)))
+
+        part_picks, insufficiencies = self._part_picks(run, parts, unit_vecs.parts, part_relevance, pool_coverage,
+                                                       units, overall, prose)
         if how_to:
             code = code_block(units, overall, lead, question_lexical, asks_for_command(focus.text), question,
                               _continued_in(evidence, units[lead]))
@@ -448,6 +403,32 @@ class ExtractiveAnswerer(Answerer):
             return self._decline(run, keys, pool, decision, lacking=lacking)
         return ranking
 
+    def _part_picks(self, run: RunState, parts: list[str], part_vecs: np.ndarray,
+                    relevance: Callable[[np.ndarray, list[KeyTerm]], np.ndarray], pool_coverage: Coverage,
+                    units: list[Unit], overall: np.ndarray, prose: list[int]) -> tuple[list[int], list[dict[str, Any]]]:
+        """The best unit for each part of a multi-part question, and the parts no passage covers."""
+        part_picks: list[int] = []
+        insufficiencies: list[dict[str, Any]] = []
+        if len(parts) < 2:
+            return part_picks, insufficiencies
+        best_overall = max((float(overall[i]) for i in prose), default=0.0)
+        for part, part_vec in zip(parts, part_vecs, strict=True):
+            part_keys = key_terms(part)
+            part_cov, _ = pool_coverage.best(part_keys)
+            if part_cov < self.settings.answerer.answer_threshold:
+                insufficiencies.append({"section": part, "missing": f"no passage covers: {part}",
+                                        "queries_tried": run.queries_tried})
+                continue
+            # A part leans on the rest of the question ("… and what do I pass to make uv respect
+            # it?"): part of its score is the whole question's, so "it" stays what was asked about.
+            part_scores = (1 - _PART_CONTEXT) * relevance(part_vec, part_keys) + _PART_CONTEXT * overall
+            part_type = expected_types(part)
+            best = rules_lead(units, part_scores * lead_fitness(units, part_type, part_keys, part), prose, part_type,
+                              asks_how_to(part))
+            if best not in part_picks and overall[best] >= _PART_FLOOR * best_overall:
+                part_picks.append(best)
+        return part_picks, insufficiencies
+
     def _unit_vectors(self, units: list[Unit], lexical: np.ndarray, parts: list[str], question: str,
                       focus: str | None, sections: list[str]) -> UnitVectors:
         """Embeddings of the question, its parts, its focus (when it differs) and the units worth embedding.
@@ -483,23 +464,6 @@ class ExtractiveAnswerer(Answerer):
                     matrix[index] = matrix[before[-1]]
         return UnitVectors(vectors[0], vectors[1 : 1 + len(parts)], matrix, aligned, heading,
                         vectors[1 + len(parts)] if focus else None)
-
-    @staticmethod
-    def _lead(units: list[Unit], overall: np.ndarray, prose: list[int], answer_type: AnswerTypes,
-              how_to: bool = False) -> int:
-        """The unit to lead with: the best-scoring prose unit, or — when the question asks for a
-        kind of value — the best one close to it that holds such a value. A how-to question
-        asking for no particular value wants something to do: a command, option or call."""
-        def fits(text: str) -> bool:
-            if answer_type or not how_to:
-                return holds(answer_type, text)
-            return tells_how(text) and not CHANGELOG_ENTRY.search(text)
-
-        best = max(prose, key=lambda i: overall[i])
-        if fits(units[best].text):
-            return best
-        close = [i for i in prose if overall[i] >= 0.7 * overall[best] and fits(units[i].text)]
-        return max(close, key=lambda i: overall[i]) if close else best
 
     # --- the answer ----------------------------------------------------------------------
     @staticmethod
@@ -793,37 +757,6 @@ def _under_its_name(unit: Unit, text: str, answer_type: AnswerTypes = ()) -> str
     elif any(present(term, vocabulary(text)) for term in terms(name) if len(term) >= 3):
         return None
     return f"{name} - {text}"
-
-
-def _asked_about(question: str) -> frozenset[str]:
-    """The names of the things a question asks what they are or do ("What does the --test flag do?",
-    "What do the SSL_CERT_FILE and SSL_CERT_DIR variables do?"). None when it asks something of them
-    (how to, a value, yes or no): a name is then often where the asker works ("How do I turn warnings
-    into errors from my pytest.ini?", "Should I commit uv.lock?"), not what they ask about."""
-    if expected_types(question) or asks_how_to(question) or not asks_for_value(question):
-        return frozenset()
-    return asked_names(question)
-
-
-def _entry_stating_it(units: Sequence[Unit], prose: Sequence[int], lead: int, shares: np.ndarray,
-                      answer_type: AnswerTypes, attribute: tuple[str, ...]) -> int:
-    """`lead`, or, asked for a value of a name ("the default value of build.jobs"), the likeliest unit
-    of that name's own entry stating a value of the asked kind ("Default: number of logical CPUs"
-    under the `build.jobs` heading) when the lead is not one: however few words it shares with the
-    question, the reference says there what was asked."""
-    # An option is asked with or without its dashes ("--wait-for-lock": the attribute drops them).
-    names = {fold(t).lstrip("-") for t in attribute if is_name(t)}
-    if not names or not answer_type:
-        return lead
-
-    def states_it(index: int) -> bool:
-        described = units[index].described
-        return (bool(names & {form.lstrip("-") for form in name_forms(described)})
-                and states_value(answer_type, attribute, units[index].text, described or ""))
-
-    if states_it(lead):
-        return lead
-    return max((i for i in prose if states_it(i)), key=lambda i: shares[i], default=lead)
 
 
 def _continued_in(evidence: Sequence[Passage], unit: Unit) -> tuple[int, int] | None:
