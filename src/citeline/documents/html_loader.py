@@ -109,7 +109,7 @@ _UNDESCRIBED_FIELD = re.compile(r"^\s*[\w.*]+\s*(?:\(.*\))?\s*[\u2013\u2014-]\s*
 
 def _undescribed(tag: Any) -> bool:
     """Whether a field list's entry (one parameter, or a list of them) holds only undescribed
-    parameters, each of which is then left out."""
+    parameters."""
     items = tag.find_all("li") or [tag]
     return all(_UNDESCRIBED_FIELD.match(item.get_text()) for item in items)
 
@@ -515,11 +515,7 @@ class _Walker:
             start = 1
         style = str(tag.get("type", "1"))
         entries: list[Any] = []
-        holder = tag.parent
-        in_fields = holder is not None and holder.name == "dd" and "field-list" in _classes(holder.parent)
         for index, item in enumerate(items):
-            if in_fields and _undescribed(item):
-                continue
             marker = ""
             if ordered:
                 number = start + index
@@ -561,8 +557,12 @@ class _Walker:
             if child.name == "dt":
                 terms.append(child)
             elif "field-list" in classes and _undescribed(child):
-                terms = []
+                terms = []  # the field and its name go
             else:
+                if "field-list" in classes:  # the described parameters stay, the rest go
+                    for item in child.find_all("li"):
+                        if _undescribed(item):
+                            item.decompose()
                 entries.append(self._definition_reader(terms, list(child.contents), tag, description))
                 terms, last = [], (terms, child)
         if classes & _DESCRIPTION_CLASSES and not terms and last is not None and not last[1].get_text().strip():
