@@ -28,6 +28,10 @@ def test_value_questions_and_the_values_that_answer_them() -> None:
     name = expected_types("Which attribute holds the client's address?")
     assert holds(name, "It is exposed as request.client.")
     assert not holds(name, "Use the native store (e.g., for a proxy) on Python 3.14.")
+    # A word joined by underscores is an identifier with its code markup or without it.
+    options = expected_types("Which environment options clean that up?")
+    assert holds(options, "If an application configures Jinja to trim_blocks, the first newline is removed.")
+    assert not holds(options, "Whitespace is returned unchanged in the default configuration.")
 
 
 def test_a_digit_inside_a_name_is_not_a_number() -> None:
@@ -117,6 +121,7 @@ def test_how_to_questions() -> None:
     assert not asks_how_to("What is the default timeout?")
     # After a scene-setting clause, and "what do I run / which … am I supposed to use".
     assert asks_how_to("In a TestClient test, how can I check which template was rendered?")
+    assert asks_how_to("nested for loops over table rows - how can the inner loop get at the outer loop's index?")
     assert asks_how_to("After uv sync on Windows, what do I run to activate the environment?")
     assert asks_how_to("which activate script am i supposed to use")
     # Asked for a command line or an option: the example that runs it is the answer.

@@ -92,7 +92,9 @@ _MEASURE = re.compile(
 _NUMBER = re.compile(r"\b[^\W\d_]?\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|hundred|thousand|million|once|twice)\b",
                      re.IGNORECASE)
 # A dotted name has a word on each side ("request.client", "os.path"), so "e.g." and "3.14" are not names.
-_NAME = re.compile(r"`[^`\n]+`|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\b\w+\(\)|--[a-z][\w-]+|\b[A-Za-z_]\w+(?:\.\w{2,})+\b")
+# A word joined by underscores names an identifier in any case ("trim_blocks", "MAX_AGE"), with its
+# code markup or without it (prose converted from HTML often drops it).
+_NAME = re.compile(r"`[^`\n]+`|\b[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]\b|\b\w+\(\)|--[a-z][\w-]+|\b[A-Za-z_]\w+(?:\.\w{2,})+\b")
 # A signature giving a parameter's default in the language's own notation, as API references show
 # one above its description: "class jinja2.MemcachedBytecodeCache(client, prefix='jinja2/bytecode/')",
 # "truncate(s: str, length: int = 255) → str". The whole text is the signature: a call in a sentence
@@ -361,8 +363,9 @@ def _asks_which(nouns: str) -> str:
 
 
 _HOW_TO = re.compile(
-    # At the start of the question or of a clause ("In a test, how can I check …?").
-    r"(?:^|[,;:]\s*)\s*(?:how\s+(?:do|can|should|would|could|to)\b|how\s+(?:i|we|you)\s+(?:can|should|do)\b"
+    # At the start of the question or of a clause ("In a test, how can I check …?", "nested loops - how
+    # can the inner one …?").
+    r"(?:^|[,;:]\s*|\s[-\u2013\u2014]\s)\s*(?:how\s+(?:do|can|should|would|could|to)\b|how\s+(?:i|we|you)\s+(?:can|should|do)\b"
     r"|what(?:'s|\s+is)\s+the\s+(?:best\s+|right\s+|recommended\s+)?way\s+to\b|show\s+(?:me\s+)?(?:how|an?\s+example)\b"
     r"|(?:give|is\s+there)\s+(?:me\s+)?an?\s+example\b|example\s+of\b|(?:can|could)\s+(?:i|you)\s+\w+)"
     r"|\bexample\b|\bsnippet\b|\bin\s+code\b"
