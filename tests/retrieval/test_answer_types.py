@@ -34,6 +34,15 @@ def test_value_questions_and_the_values_that_answer_them() -> None:
     assert not holds(options, "Whitespace is returned unchanged in the default configuration.")
 
 
+def test_a_kind_word_asks_for_its_kind_only_where_it_heads_what_is_asked() -> None:
+    assert AnswerType.NUMBER in expected_types("Which port does the dev server use?")
+    assert AnswerType.NUMBER in expected_types("Which httpx version first introduced the argument?")
+    assert AnswerType.NUMBER in expected_types("What version of Python is needed?")
+    # A plugin is asked for, not a version; "limits" is what the command does.
+    assert AnswerType.NUMBER not in expected_types("Which version source plugin does Hatch fall back to?")
+    assert AnswerType.NUMBER not in expected_types("What command limits the checkout to those directories?")
+
+
 def test_a_digit_inside_a_name_is_not_a_number() -> None:
     how_many = expected_types("By default how many columns can a table have?")
     # The digit of "sqlite3_limit" or "Jinja2" is part of a name, not a count.

@@ -56,8 +56,12 @@ _QUESTION_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
         r"|\bwithout\s+(?:passing|setting|giving|specifying|configuring|providing|supplying|choosing|picking|"
         r"selecting|naming|declaring)\b",
         re.IGNORECASE)),
+    # The kind word heads what is asked: "which port does …", "what version of …", not "which version
+    # source plugin …" (a plugin) or "what command limits the checkout" (a verb).
     (AnswerType.NUMBER, re.compile(
         r"\bhow\s+(?:many|much|big|large|old)\b|\b(?:what|which)\s+(?:\w+\s+)?(?:number|percentage|size|port|version|limit)s?\b"
+        r"(?=\s+(?:is|are|was|were|be|does|do|did|can|could|will|would|should|shall|may|might|must|has|have|had|of|for|"
+        r"in|on|at|to|by|from|that|which|i|you|we|they|it|first|last|\w+ly)\b|\s*[?,;:.)]|\s*$)"
         r"|\b(?:maximum|minimum|max|min)\b",
         re.IGNORECASE)),
     # "When was it built?" asks for a date; "when does the code after yield run?" for a condition.
