@@ -239,6 +239,9 @@ def test_the_subject_is_the_thing_when_only_the_kind_of_value_is_named() -> None
     assert asked_attribute("What is the region called that is the largest conurbation?") == ()
     # A possessive before the thing is not part of it.
     assert asked_attribute("What is uv's default timeout for HTTP requests?") == ("timeout",)
+    # The subject ends at its verb whatever preposition follows the verb: in "how many arguments can a
+    # function have before too_many_arguments fires" the name after "before" is no part of it.
+    assert asked_attribute("How many options can a server take before clippy warns?") == ("server",)
 
 
 def test_a_value_is_stated_where_its_thing_is_named() -> None:

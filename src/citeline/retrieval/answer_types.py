@@ -260,7 +260,7 @@ _NAMED = re.compile(r"\b(?:name[sd]?|called)\b", re.IGNORECASE)
 # up to its verb (the word before a preposition, an article or the question's end). After a form of
 # "be" only a subject with an article counts: in "which variable is read for …" none follows.
 _SUBJECT_END = (r"\s+[\w-]+\s*(?:[?,;]|$|\s+(?:to|in|at|on|by|for|from|with|when|if|and|out|up|into|back|off|down|over|"
-                r"first|the|an?|my|its|their|your)\b)")
+                r"before|after|until|without|first|the|an?|my|its|their|your)\b)")
 _SUBJECT = re.compile(rf"\s*(?:the\s+|an?\s+)?((?:{_WORD}\s+){{0,3}}?{_WORD}){_SUBJECT_END}", re.IGNORECASE)
 _ARTICLED_SUBJECT = re.compile(rf"\s*(?:the|an?)\s+((?:{_WORD}\s+){{0,3}}?{_WORD}){_SUBJECT_END}", re.IGNORECASE)
 _SUBJECT_AFTER: dict[str, re.Pattern[str]] = {
