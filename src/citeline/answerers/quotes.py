@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from citeline.agent.actions import Action, FinalAnswer
+from citeline.answerers import composition
 from citeline.answerers.extractive import ExtractiveAnswerer
 from citeline.answerers.layout import unit_text
 from citeline.answerers.prompts import quote_messages
@@ -51,7 +52,7 @@ class QuoteTurn:
         chosen = [self.candidates[n - 1] for n in numbers if 1 <= n <= len(self.candidates)]
         # The model adds to the ranking's confident sentences but cannot drop them: a small model's
         # pick is often worse than the ranking (measured on the httpx eval set).
-        picked = list(dict.fromkeys([self.ranking.lead, *chosen, *self.planner.confident(self.ranking)]))
+        picked = list(dict.fromkeys([self.ranking.lead, *chosen, *composition.confident(self.ranking)]))
         return self.planner.render(self.run, self.ranking, picked)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from citeline.answerers.extractive import ExtractiveAnswerer
+from citeline.answerers.composition import close_contender, confident, lead_text
 from citeline.answerers.layout import (
     closed,
     code_language,
@@ -74,10 +74,10 @@ def test_a_point_the_lead_model_all_but_rules_out_is_left_out_however_relevant()
     # Relevance alone would quote all three; the model gives the second 3% of the lead's share.
     ranking = Ranking(units, np.array([0.6, 0.8, 0.55]), [], [], lead=0, preference=np.array([0.62, 0.02, 0.3]),
                       shares=True)
-    assert ExtractiveAnswerer.confident(ranking) == [0, 2]
+    assert confident(ranking) == [0, 2]
     # With the hand-written rules (preference is then relevance), the relevance floor alone decides.
     relevance = np.array([0.6, 0.8, 0.55])
-    assert ExtractiveAnswerer.confident(Ranking(units, relevance, [], [], preference=relevance, lead=0)) == [0, 1, 2]
+    assert confident(Ranking(units, relevance, [], [], preference=relevance, lead=0)) == [0, 1, 2]
 
 
 def test_points_are_the_lead_models_next_likeliest_sentences_not_the_most_relevant() -> None:
@@ -88,14 +88,14 @@ def test_points_are_the_lead_models_next_likeliest_sentences_not_the_most_releva
     # The model's second and third choices are points however little they share with the question;
     # the relevant sentence it gives a tenth of the lead's share is not.
     unsure = Ranking(units, relevance, [], [], lead=0, preference=np.array([0.5, 0.3, 0.05, 0.15]), shares=True)
-    assert ExtractiveAnswerer.confident(unsure) == [0, 1, 3]
+    assert confident(unsure) == [0, 1, 3]
     # A sentence repeating one picked takes no point's place: the next likeliest comes in.
     repeated = [*units[:2], Unit(1, "sentence", "The default is 31 days!", 0, 23, 2), units[3]]
     again = Ranking(repeated, relevance, [], [], lead=0, preference=np.array([0.5, 0.3, 0.2, 0.15]), shares=True)
-    assert ExtractiveAnswerer.confident(again) == [0, 1, 3]
+    assert confident(again) == [0, 1, 3]
     # A lead the model is sure of stands alone.
     sure = Ranking(units, relevance, [], [], lead=0, preference=np.array([0.9, 0.05, 0.03, 0.02]), shares=True)
-    assert ExtractiveAnswerer.confident(sure) == [0]
+    assert confident(sure) == [0]
 
 
 def test_with_the_rules_a_close_runner_up_is_a_point_even_when_less_relevant() -> None:
@@ -105,10 +105,10 @@ def test_with_the_rules_a_close_runner_up_is_a_point_even_when_less_relevant() -
     # against the lead's 0.5, the likeliest answer if the lead is wrong; the next below the floor (3)
     # stays out, one above it (2) comes in.
     close = Ranking(units, relevance, [], [], lead=0, preference=np.array([0.5, 0.3, 0.12, 0.2]))
-    assert ExtractiveAnswerer.confident(close) == [0, 1, 2]
+    assert confident(close) == [0, 1, 2]
     # A distant second (0.2 against 0.6) has to be relevant like any other point.
     distant = Ranking(units, relevance, [], [], lead=0, preference=np.array([0.6, 0.2, 0.12, 0.08]))
-    assert ExtractiveAnswerer.confident(distant) == [0, 2]
+    assert confident(distant) == [0, 2]
 
 
 def test_a_code_example_from_elsewhere_is_shown_only_when_it_uses_a_value_the_answer_names() -> None:
@@ -154,16 +154,16 @@ def test_a_point_the_lead_model_all_but_ties_with_the_lead_is_kept_past_the_budg
              Unit(2, "sentence", "Builds are signed.", 0, 1, 1)]
     relevance = np.array([0.6, 0.5, 0.4])
     unsure = Ranking(units, relevance, [], [], lead=0, preference=np.array([0.45, 0.35, 0.2]), shares=True)
-    picked = ExtractiveAnswerer.confident(unsure)
+    picked = confident(unsure)
     assert picked == [0, 1, 2]
     # The budget alone keeps the short, less likely point and drops the runner-up.
     assert fit_to_budget(units, picked, part_picks=[])[0] == [0, 2]
-    contender = ExtractiveAnswerer.close_contender(unsure, picked)
+    contender = close_contender(unsure, picked)
     assert contender == 1
     assert fit_to_budget(units, picked, part_picks=[contender])[0][:2] == [0, 1]
     # A runner-up well behind the lead is a point like any other.
     sure = Ranking(units, relevance, [], [], lead=0, preference=np.array([0.7, 0.2, 0.1]), shares=True)
-    assert ExtractiveAnswerer.close_contender(sure, ExtractiveAnswerer.confident(sure)) is None
+    assert close_contender(sure, confident(sure)) is None
 
 
 @pytest.mark.parametrize(("said", "shown"), [
@@ -252,10 +252,10 @@ def test_asked_for_a_command_the_sentence_introducing_it_is_quoted_so_it_is_show
     plain = Ranking(units, np.array([0.65, 0.66, 0.62, 0.6]), [], [], lead=0, preference=preference, code=3,
                     shares=True)
     # The block's passage has no point: the command would not be shown.
-    assert ExtractiveAnswerer.confident(plain) == [0, 1]
+    assert confident(plain) == [0, 1]
     asked = Ranking(units, plain.overall, [], [], lead=0, preference=preference, code=3, command_intro=2, shares=True)
     # Right after the lead, ahead of a point saying much the same that would otherwise crowd it out.
-    assert ExtractiveAnswerer.confident(asked) == [0, 2, 1]
+    assert confident(asked) == [0, 2, 1]
     chosen, _ = fit_to_budget(units, [0, 2, 1], [2], code=3)
     assert chosen == [0, 2]
     # Labelled by its tab, the block is still read as a command line (its first line is a prompt).
@@ -288,24 +288,24 @@ def test_a_lead_taken_from_a_later_sentence_of_an_item_or_row_is_named_by_what_i
     # A row's label is its table's header: the name its value belongs to is its first cell.
     row = "loop.depth0: Indicates how deep in a recursive loop the rendering currently is. Starts at level 0"
     asked = expected_types("What number does loop.depth0 start counting from?")
-    lead = ExtractiveAnswerer._lead_text(Unit(1, "table_row", row, 0, len(row), 0, "Variable | Description"), asked)
+    lead = lead_text(Unit(1, "table_row", row, 0, len(row), 0, "Variable | Description"), asked)
     assert lead == "loop.depth0 - Starts at level 0"
     item = "`max_age` - Session expiry. Defaults to 2 weeks."
     lasting = expected_types("How long does the session last by default?")
-    assert ExtractiveAnswerer._lead_text(Unit(1, "list_item", item, 0, len(item), 0, "`max_age`"), lasting) == (
+    assert lead_text(Unit(1, "list_item", item, 0, len(item), 0, "`max_age`"), lasting) == (
         "`max_age` - Defaults to 2 weeks.")
     # A row of three or more columns gives each cell under its column's name: it names its first cell's value.
     wide = "Variable: `HARBOR_PREFETCH`; Meaning: Jobs a worker reserves ahead of time. The default is 1."
     defaulted = expected_types("What is the default prefetch of a worker?")
-    assert ExtractiveAnswerer._lead_text(Unit(1, "table_row", wide, 0, len(wide), 0, "Variable | Meaning"),
+    assert lead_text(Unit(1, "table_row", wide, 0, len(wide), 0, "Variable | Meaning"),
                                          defaulted) == "`HARBOR_PREFETCH` - The default is 1."
     # Asked for a default, the sentence saying what it is leads, not an earlier one holding a number word.
     packs = ("gc.autoPackLimit - When there are more than this many packs, `git gc --auto` consolidates them into "
              "one larger pack. The default value is 50. Setting this to 0 disables it.")
     threshold = expected_types("How many packs make git gc --auto kick in by default?")
-    assert ExtractiveAnswerer._lead_text(Unit(1, "list_item", packs, 0, len(packs), 0, "gc.autoPackLimit"),
+    assert lead_text(Unit(1, "list_item", packs, 0, len(packs), 0, "gc.autoPackLimit"),
                                          threshold) == "gc.autoPackLimit - The default value is 50."
     # Asked for no default, the first sentence holding the number still leads with the whole item.
     counted = expected_types("How many packs does git gc --auto consolidate them into?")
-    assert ExtractiveAnswerer._lead_text(Unit(1, "list_item", packs, 0, len(packs), 0, "gc.autoPackLimit"),
+    assert lead_text(Unit(1, "list_item", packs, 0, len(packs), 0, "gc.autoPackLimit"),
                                          counted) == packs
