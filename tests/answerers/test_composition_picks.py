@@ -265,6 +265,8 @@ def test_asked_for_a_command_the_sentence_introducing_it_is_quoted_so_it_is_show
     # A block whose language was kept apart from its tab's title has it whatever the title.
     windows = Unit(3, "code", "PS> .venv\\Scripts\\activate", 0, 26, 1, "Windows", language="pwsh-session")
     assert code_language(windows) == "pwsh-session" and is_command_line(windows)
+    # mdBook's books write a shell session as "terminal".
+    assert is_command_line(Unit(3, "code", "cargo clippy -- -W clippy::lint_name", 0, 35, 1, language="terminal"))
 
 
 @pytest.mark.parametrize(("question", "named"), [

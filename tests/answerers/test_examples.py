@@ -37,3 +37,44 @@ def test_a_help_listing_is_no_example_to_show() -> None:
     # The listing is the only block, and relevant: as an example it would be thirty lines of options.
     assert code_block(units, relevance, 0, np.full(5, 0.3)) is None
     assert code_block(units[:2], relevance[:2], 0, np.full(2, 0.3)) == 1  # (read as code alone, it would be)
+
+
+def test_a_lead_saying_which_option_to_pass_is_shown_only_an_example_passing_it() -> None:
+    texts = [("sentence", "To allow `lint_name`, run `cargo clippy -- -A clippy::lint_name`."),
+             ("code", "cargo clippy -- -W clippy::lint_name"),
+             ("sentence", "Run it with `cargo clippy -- -A clippy::lint_name -A clippy::other`:"),
+             ("code", "cargo clippy -- -A clippy::lint_name -A clippy::other")]
+    units = [Unit(1, kind, text, 0, len(text), block) for block, (kind, text) in enumerate(texts)]
+    relevance = np.array([0.7, 0.5, 0.4, 0.3])
+    # The block right after the lead warns (`-W`) where the lead allows (`-A`): the example shown is
+    # the one passing the lead's option, though it sits further on and scores lower.
+    assert code_block(units, relevance, 0, np.array([0.5, 0.4, 0.3, 0.2])) == 3
+    # With no block passing it, none is shown: the lead's own code span is the command.
+    assert code_block(units[:2], relevance[:2], 0, np.array([0.5, 0.4])) is None
+    # Nor is a block of another passage shown instead, however relevant: the lead is the answer.
+    elsewhere = Unit(2, "code", "import sys\nif sys.platform == 'win32': ...", 0, 40, 0, language="python")
+    assert code_block([*units[:2], elsewhere], np.array([0.7, 0.5, 0.7]), 0, np.array([0.5, 0.4, 0.5])) is None
+    # A configuration file may set the same thing under another name: it is no other command.
+    config = Unit(1, "code", "[lints.clippy]\nlint_name = \"allow\"", 0, 33, 1)
+    assert code_block([units[0], config], relevance[:2], 0, np.array([0.5, 0.4])) == 1
+    # A lead that is no instruction, only describing the option, is illustrated by the block after it.
+    described = [Unit(1, "sentence", "The `-A` option silences a lint entirely.", 0, 41, 0), units[1]]
+    assert code_block(described, relevance[:2], 0, np.array([0.5, 0.4])) == 1
+
+
+def test_once_the_lead_shows_the_example_of_the_tab_asked_for_no_other_tab_is_shown() -> None:
+    intro = "Install the tool with the standalone installer:"
+    linux = "$ curl -LsSf https://example.org/install.sh | sh"
+    windows = 'PS> powershell -c "irm https://example.org/install.ps1 | iex"'
+    text = f"{intro}\n\n{linux}\n\n{windows}"
+    at_linux, at_windows = text.index(linux), text.index(windows)
+    # The lead sentence holds the Linux tab's one-line block as its display (as the index page's does).
+    lead = Unit(1, "sentence", text[:at_linux + len(linux)], 0, at_linux + len(linux), 0,
+                inline_code=((at_linux, at_linux + len(linux)),))
+    units = [lead,
+             Unit(1, "code", linux, at_linux, at_linux + len(linux), 1, "macOS and Linux", language="console"),
+             Unit(1, "code", windows, at_windows, at_windows + len(windows), 2, "Windows", language="pwsh-session")]
+    relevance, lexical = np.array([0.7, 0.5, 0.4]), np.array([0.5, 0.4, 0.3])
+    assert code_block(units, relevance, 0, lexical, command=True, question="How do I install it on a Linux server?") is None
+    # Asked for Windows, its block is the one to show.
+    assert code_block(units, relevance, 0, lexical, command=True, question="How do I install it on Windows?") == 2

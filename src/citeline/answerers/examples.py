@@ -4,11 +4,13 @@ question names ("on Windows")."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
 
-from citeline.answerers.layout import is_command_line, tabs_named
+from citeline.answerers.layout import is_command_line, tabs_named, unit_text
+from citeline.retrieval.answer_types import tells_how
 from citeline.retrieval.units import Unit, listed_entry, shows_code
 
 _SHORT_EXAMPLE_LINES = 3  # an example of fewer lines completes the sentence introducing it
@@ -31,6 +33,8 @@ def code_block(units: list[Unit], overall: np.ndarray, lead: int, lexical: np.nd
     if named is not None:
         return named
     lead_unit = units[lead]
+    if _shows_named_tab(units, lead, question):
+        return None  # the example asked for is given; a sibling tab's is someone else's ("PS> …" on Linux)
     # A display the lead already shows as a code span is not shown again as a block, and a help
     # listing is no example: its options are quoted as items, never the thirty lines whole.
     listings = {(u.number, u.block) for u in units if listed_entry(u) is not None}
@@ -46,6 +50,19 @@ def code_block(units: list[Unit], overall: np.ndarray, lead: int, lexical: np.nd
         number, blocks_left = continued_in
         following = [i for i in blocks if units[i].number == number
                      and units[i].block + blocks_left <= _FOLLOWING_BLOCKS]
+    lead_text = unit_text(lead_unit)  # with its code displays as code spans
+    flags = _flags_given(lead_text)
+    if flags and not command and tells_how(lead_text):
+        # The lead says what to pass ("include the `--default` option: `uv python install 3.12 --default`"):
+        # commands not passing it are the example of something else ("$ uv python install 3.12.7", or
+        # the `-W` line after "to allow a lint, run `cargo clippy -- -A clippy::lint_name`"), and so
+        # is a block found further off in their place. Only the lead's own examples that pass it, or
+        # set it in a configuration file under another name (`dynamic_context = …` for
+        # `--cov-context`), are shown then.
+        passing = [i for i in blocks if not is_command_line(units[i]) or flags & set(_FLAG.findall(units[i].text))]
+        if len(passing) < len(blocks):
+            following = [i for i in following if i in passing]
+            blocks = following
     if following:
         return max(following, key=lambda i: (command and is_command_line(units[i]), round(float(lexical[i]), 3),
                                              overall[i], -i))
@@ -53,6 +70,26 @@ def code_block(units: list[Unit], overall: np.ndarray, lead: int, lexical: np.nd
         return None
     best = max(blocks, key=lambda i: overall[i])
     return best if overall[best] >= _CODE_SCORE_FLOOR * overall[lead] else None
+
+
+# A command-line option as written: "--default", "-A", "--resolution".
+_FLAG = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def _flags_given(text: str) -> set[str]:
+    """The options a sentence gives in its code spans ("use the `--keep` option": {"--keep"})."""
+    return {flag for span in _CODE_SPAN.findall(text) for flag in _FLAG.findall(span)}
+
+
+def _shows_named_tab(units: Sequence[Unit], lead: int, question: str) -> bool:
+    """Whether the lead already shows, as its code display, the block under the tab the question names
+    ("… on a Linux server?" and "Install uv with our official standalone installer: `curl … | sh`" from
+    the "macOS and Linux" tab)."""
+    lead_unit = units[lead]
+    blocks = [i for i, u in enumerate(units) if u.is_code and u.number == lead_unit.number]
+    named = tabs_named(question, units, blocks)
+    return bool(named) and all(shows_code(lead_unit, units[i]) for i in named)
 
 
 def example_it_introduces(units: Sequence[Unit], lead: int) -> int | None:

@@ -101,7 +101,7 @@ def shows_the_prose(block: Unit, prose: Sequence[Unit]) -> bool:
     return any(len(value) >= 3 and value in block.text for value in named)
 
 
-_SHELLS = frozenset({"console", "shell", "sh", "bash", "zsh", "fish", "powershell", "pwsh", "ps1", "bat", "cmd",
+_SHELLS = frozenset({"console", "terminal", "shell", "sh", "bash", "zsh", "fish", "powershell", "pwsh", "ps1", "bat", "cmd",
                      "shell-session", "shellsession", "pwsh-session", "ps1con", "doscon"})
 
 
