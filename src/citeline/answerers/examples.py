@@ -28,7 +28,9 @@ def code_block(units: list[Unit], overall: np.ndarray, lead: int, lexical: np.nd
     the lead's passage follow the lead), else the best-scoring block close enough to the lead's
     relevance.
     A block under a tab the question names ("on Windows" and a "Windows" tab) in the lead's
-    passage comes first: the passage's other tabs show the same step for someone else."""
+    passage comes first: the passage's other tabs show the same step for someone else (and when the
+    lead shows that tab's command itself, no block is shown). A lead saying which option to pass is
+    illustrated only by a command passing it."""
     named = block_under_named_tab(units, overall, lead, lexical, question)
     if named is not None:
         return named
