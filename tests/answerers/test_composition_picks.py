@@ -53,6 +53,14 @@ def test_a_point_stating_something_before_it_hands_over_to_an_example_stays() ->
     # point reads "… the values are combined together." (the bare "For example, …:" still goes).
     assert chosen == [0, 3, 5]
     assert closed(text) == "For headers and cookies, the values are combined together."
+    # So does a statement before a clause handing over: "…, so the flow … would look like this:".
+    order = "Middleware is evaluated from top-to-bottom, so the flow of execution would look like this:"
+    units[3] = Unit(1, "sentence", order, 0, len(order), 3)
+    chosen, _ = fit_to_budget(units, [0, 1, 3, 5], part_picks=[])
+    assert chosen == [0, 3, 5]
+    assert closed(order) == "Middleware is evaluated from top-to-bottom."
+    assert not needs_its_example(order, "In what order is middleware evaluated?")
+    assert needs_its_example("If you want to get rid of R completely, simply run:", "How do I remove R?")
 
 
 def test_the_introduction_of_the_example_shown_stays() -> None:

@@ -239,10 +239,33 @@ def needs_its_example(text: str, question: str) -> bool:
     """Whether a sentence leaves its object to the example after its colon and names no value of its
     own ("If you want to get rid of R completely, simply run:", "… is equivalent to the following:"):
     without the example shown it says nothing ("… simply run."). One naming a value the question
-    does not ("To see live logs, pass `--log-cli-level` like:") still tells something."""
+    does not ("To see live logs, pass `--log-cli-level` like:"), or stating something before a clause
+    that hands over ("Middleware is evaluated from top-to-bottom, so the flow … would look like
+    this:"), still tells something."""
     words = re.findall(r"[\w'-]+", text.rstrip()[:-1]) if text.rstrip().endswith(":") else []
     return (bool(words) and (words[-1].casefold() in STOPWORDS or words[-1].casefold() in _OBJECT_VERBS)
-            and not new_values(text, question))
+            and not new_values(text, question) and _statement_before_handing_clause(text) is None)
+
+
+# "…, so the flow of execution in our example application would look like this:": a clause after a
+# statement that only hands over to what follows.
+_HANDING_CLAUSE = re.compile(r",\s+(?:so|and|which\s+means)\s+[^,;:]*?(?:like\s+(?:so|this)|as\s+follows|"
+                             r"the\s+following)\s*:\s*$", re.IGNORECASE)
+
+
+def only_introduces(text: str) -> bool:
+    """Whether a sentence only introduces what follows it (ends with a colon, "… the following
+    directories."), saying nothing before a clause that hands over."""
+    return bool(INTRODUCES.search(text)) and _statement_before_handing_clause(text) is None
+
+
+def _statement_before_handing_clause(text: str) -> str | None:
+    """The statement a sentence makes before a clause handing over to what follows (see
+    `_HANDING_CLAUSE`), when it is one of three words or more; else None."""
+    match = _HANDING_CLAUSE.search(text)
+    if match is None or len(text[:match.start()].split()) < 3:
+        return None
+    return text[:match.start()].rstrip()
 
 
 # A label and one code span, nothing else: "Signature: `send_push_promise(path)`", "Default: `'http'`".
@@ -256,13 +279,16 @@ def only_labels_code(text: str) -> bool:
 
 
 def _without_hand_over(text: str) -> str:
-    """The text without the words handing over to what follows its colon ("… like so:", "For example:")."""
-    return _HANDS_OVER.sub("", text).rstrip()
+    """The text without the words handing over to what follows its colon ("… like so:", "For example:",
+    "…, so the flow … would look like this:")."""
+    return _statement_before_handing_clause(text) or _HANDS_OVER.sub("", text).rstrip()
 
 
 def states_before_handing_over(text: str) -> bool:
     """Whether a unit ending in a colon makes a whole statement before it hands over ("For headers
     and cookies, the values are combined together. For example:"): closed, it still says that."""
+    if _statement_before_handing_clause(text) is not None:
+        return True
     statement = _without_hand_over(text)
     return statement != text.rstrip() and statement[-1:] in (".", "!", "?")
 

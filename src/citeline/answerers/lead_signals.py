@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from citeline.answerers.layout import INTRODUCES
+from citeline.answerers.layout import only_introduces
 from citeline.retrieval.answer_types import (
     AnswerType,
     AnswerTypes,
@@ -55,7 +55,7 @@ def lead_fitness(units: Sequence[Unit], answer_type: AnswerTypes, keys: Sequence
     fitness = np.ones(len(units))
     for index, unit in enumerate(units):
         text = unit.text.strip()
-        if INTRODUCES.search(text) or CHANGELOG_ENTRY.search(text):
+        if only_introduces(text) or CHANGELOG_ENTRY.search(text):
             fitness[index] *= 0.85
         if wants_value and not wants_number and holds(answer_type, text) and new_values(text, question):
             fitness[index] *= 1.2
@@ -132,7 +132,7 @@ def lead_signals(units: Sequence[Unit], overall: np.ndarray, cosine: np.ndarray,
         "new_value": each(lambda u: wants_value and bool(new_values(u.text, question))),
         "counted": each(lambda u: wants_number and _counts(u.text, counted_terms)),
         "instruction": each(lambda u: how_to and tells_how(u.text)),
-        "introduces": each(lambda u: bool(INTRODUCES.search(u.text.strip()))),
+        "introduces": each(lambda u: only_introduces(u.text.strip())),
         "changelog": each(lambda u: bool(CHANGELOG_ENTRY.search(u.text.strip()))),
         "first": each(lambda u: u.first_in_block),
         "item": each(lambda u: u.kind in ("list_item", "table_row")),
