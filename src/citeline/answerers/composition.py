@@ -77,6 +77,7 @@ def confident(ranking: Ranking) -> list[int]:
     fixed = 1 + sum(1 for i in picked[1:] if i in ranking.part_picks)
     return [*picked[:fixed], intro, *picked[fixed:]][: MAX_POINTS + 1]
 
+
 def _likeliest(ranking: Ranking) -> list[int]:
     """The lead, each part's best, then the units likeliest to hold the answer (see `confident`)."""
     picked = [ranking.lead]
@@ -123,6 +124,7 @@ def _likeliest(ranking: Ranking) -> list[int]:
         runner_up = False
     return picked
 
+
 def close_contender(ranking: Ranking, picked: Sequence[int]) -> int | None:
     """The point the lead model all but ties with the lead (half its share or more), which the word
     budget may not cut: after a long lead the budget would otherwise drop the likelier sentence and
@@ -137,6 +139,7 @@ def close_contender(ranking: Ranking, picked: Sequence[int]) -> int | None:
     if contender is None or preference[contender] < CONTENDER * preference[ranking.lead]:
         return None
     return contender
+
 
 def render(run: RunState, ranking: Ranking, picked: list[int]) -> FinalAnswer | None:
     """The lead paragraph, the supporting points (in reading order) and the code example; None when
@@ -243,6 +246,7 @@ def render(run: RunState, ranking: Ranking, picked: list[int]) -> FinalAnswer | 
     if ranking.opposite is not None:  # answered only because the gate is off: recorded for fitting
         decision["opposite"] = list(ranking.opposite)
     return FinalAnswer(answer, ranking.insufficiencies, decision)
+
 
 def lead_text(unit: Unit, answer_type: AnswerTypes) -> str:
     """The lead as one sentence. A list item or row whose value sits in a later sentence

@@ -101,8 +101,8 @@ def shows_the_prose(block: Unit, prose: Sequence[Unit]) -> bool:
     return any(len(value) >= 3 and value in block.text for value in named)
 
 
-_SHELLS = frozenset({"console", "terminal", "shell", "sh", "bash", "zsh", "fish", "powershell", "pwsh", "ps1", "bat", "cmd",
-                     "shell-session", "shellsession", "pwsh-session", "ps1con", "doscon"})
+_SHELLS = frozenset({"console", "terminal", "shell", "sh", "bash", "zsh", "fish", "powershell", "pwsh", "ps1",
+                     "bat", "cmd", "shell-session", "shellsession", "pwsh-session", "ps1con", "doscon"})
 
 
 _CONFIG_LINE = re.compile(r"^\s*(?:\[[^\]]+\]|[\w.\-\"']+\s*[=:](?!:))")  # "[table]", "key = value", "key: value"
@@ -289,7 +289,7 @@ def states_before_handing_over(text: str) -> bool:
     and cookies, the values are combined together. For example:"): closed, it still says that."""
     if _statement_before_handing_clause(text) is not None:
         return True
-    statement = _without_hand_over(text)
+    statement = _HANDS_OVER.sub("", text).rstrip()
     return statement != text.rstrip() and statement[-1:] in (".", "!", "?")
 
 
