@@ -89,6 +89,10 @@ def test_key_term_query_keeps_a_word_its_stem_does_not_begin() -> None:
     assert key_term_query("How do failed job retries work?").split() == ["failed", "job", "retries"]
 
 
+def test_key_term_query_keeps_both_words_of_a_two_word_name() -> None:
+    assert key_term_query("How do I debug a test from VS Code's sidebar?").split() == ["debug", "test", "VS", "Code", "sidebar"]
+
+
 def test_history_is_trimmed_oldest_first() -> None:
     history = [Message("user", f"message {i} " + "word " * 50) for i in range(10)]
     kept = trim_history(history, budget=3 * (count_tokens(history[0].content) + 4))

@@ -55,6 +55,18 @@ def test_a_word_capitalised_inside_a_sentence_is_a_name() -> None:
     assert _terms("HOW DO I PARSE NUMBERS AS DECIMAL?")["decimal"].weight == 0.6
 
 
+def test_a_two_letter_acronym_counts_together_with_the_name_beside_it() -> None:
+    # "VS" alone is too short to be told from "vs." (versus): "VS Code" is found only as the pair.
+    found = _terms("How do I get syntax highlighting for template files in VS Code?")
+    assert found["vs-code"].shown == "VS Code" and found["vs-code"].weight == 2.0
+    for text in ("Open the folder in VS Code.", "Install the vscode extension."):
+        assert present("vs-code", vocabulary(text)), text
+    assert not present("vs-code", vocabulary("Compare sync vs async code."))
+    # The name beside it is a name, not the capital that starts the sentence ("In DB Browser …").
+    assert {term for term in _terms("In DB Browser for SQLite, how do I edit a cell?") if "-" in term} == {"db-browser"}
+    assert not any("-" in term for term in _terms("Is it OK to run IT jobs every night?"))
+
+
 def test_an_identifier_in_the_askers_example_is_marked_as_one() -> None:
     found = _terms("How many levels can ** stand for in a pattern like logs/**/debug.txt?")
     assert found["debug.txt"].optional and not found["level"].optional

@@ -142,7 +142,8 @@ def key_term_query(question: str) -> str:
     keys = {k.term for k in found}
     # A word is kept as written, found by its stem ("job" in "jobs") or by itself: a stem may not
     # begin it ("retry" is the stem of "retries").
-    written = {k.word.casefold() for k in found}
+    # A term of two words ("VS Code") keeps both.
+    written = {word for k in found for word in k.word.casefold().split()}
     words: list[str] = []
     for token in re.findall(r"[^\W_](?:[\w]|[._/=-](?=\w))*", question):
         folded = token.casefold()

@@ -153,6 +153,25 @@ CONTRASTING = r"(?:(?:instead|instaed|insted|intead)\s+of|(?:rather|rahter)\s+th
 _AVOIDED = re.compile(rf"\b(?:without|{CONTRASTING})\s+((?:[^,;:?!()\u2014.]|\.(?=\S))*)", re.IGNORECASE)
 
 
+# A two-letter acronym written with the name beside it: "VS Code", "DB Browser", "GitLab CI". Alone it
+# is too short to tell from a word ("vs", "db", "ci" in "X vs. Y"), so it is the pair that names the thing.
+_CAPITALISED = re.compile(r"[A-Z][A-Za-z]+")
+_WORD_PAIR = re.compile(r"(?=\b([A-Za-z]+)\s+([A-Za-z]+)\b)")
+
+
+def _short_acronym_names(question: str) -> list[KeyTerm]:
+    """Each two-letter acronym of the question with the name written beside it, as one term."""
+    found = []
+    for first, second in _WORD_PAIR.findall(question):
+        acronym_first = len(first) == 2 and first.isupper()
+        if not (acronym_first or (len(second) == 2 and second.isupper())):
+            continue
+        name = second if acronym_first else first
+        if _CAPITALISED.fullmatch(name) and fold(name) not in STOPWORDS:
+            found.append(KeyTerm(f"{fold(first)}-{stem(fold(second))}", 2.0, f"{first} {second}"))
+    return found
+
+
 def key_terms(question: str) -> list[KeyTerm]:
     """The informative terms of a question: identifiers whole, words stemmed, generic words out."""
     raw_tokens = {fold(m): m for m in _TOKEN.findall(question)}
@@ -193,6 +212,9 @@ def key_terms(question: str) -> list[KeyTerm]:
             # they would do without is not asked for; a plain word given as an example still names
             # what is asked about ("e.g. mutmut").
             result.setdefault(stemmed, KeyTerm(stemmed, weight, original, term in own_code or term in avoided))
+    if not shouted:
+        for name in _short_acronym_names(question):
+            result.setdefault(name.term, name)
     return list(result.values())
 
 
