@@ -50,6 +50,9 @@ def test_a_digit_inside_a_name_is_not_a_number() -> None:
     assert not holds(how_many, "Jinja2 templates are rendered by default.")
     assert holds(how_many, "The default setting for SQLITE_MAX_COLUMN is 2000.")
     assert holds(how_many, "It is retried three times.")
+    # Nor is the section of a manual page cited after its name; a number in brackets of its own still is.
+    assert not holds(how_many, "Store unreachable objects in a cruft pack (see git-repack(1)) instead.")
+    assert holds(how_many, "The process exits with status (1) on failure.")
     # One letter then digits is itself a value: a paper size, a schema version.
     assert holds(expected_types("Which paper size is the default?"), "The default will most often be a4.")
 

@@ -92,8 +92,9 @@ _MEASURE = re.compile(
     r"\d(?:[\d,.]*\d)?\s*(?:km|kilomet(?:er|re)s?|m|met(?:er|re)s?|mi|miles?|ft|feet|foot|cm|mm|inch(?:es)?|yards?|"
     r"(?:km|m)[2²]|sq|square|hectares?|ha|acres?|[kmgt]i?b|bytes?)\b", re.IGNORECASE)
 # A digit inside a name is not a number: "sqlite3_limit", "utf8", "Jinja2" name things, while "a4",
-# "v1" or "x86" (one letter, then digits) are themselves the values asked for.
-_NUMBER = re.compile(r"\b[^\W\d_]?\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|hundred|thousand|million|once|twice)\b",
+# "v1" or "x86" (one letter, then digits) are themselves the values asked for. Nor is the section of
+# a manual page cited after its name ("see git-repack(1)", "printf(3)").
+_NUMBER = re.compile(r"(?<![\w-]\()\b[^\W\d_]?\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|hundred|thousand|million|once|twice)\b",
                      re.IGNORECASE)
 # A dotted name has a word on each side ("request.client", "os.path"), so "e.g." and "3.14" are not names.
 # A word joined by underscores names an identifier in any case ("trim_blocks", "MAX_AGE"), with its
