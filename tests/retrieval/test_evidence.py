@@ -65,6 +65,9 @@ def test_a_two_letter_acronym_counts_together_with_the_name_beside_it() -> None:
     # The name beside it is a name, not the capital that starts the sentence ("In DB Browser …").
     assert {term for term in _terms("In DB Browser for SQLite, how do I edit a cell?") if "-" in term} == {"db-browser"}
     assert not any("-" in term for term in _terms("Is it OK to run IT jobs every night?"))
+    # Named as what the asker would do without, it is optional as a word would be.
+    assert _terms("How do I debug a failing test without VS Code?")["vs-code"].optional
+    assert not _terms("How do I debug a failing test in VS Code?")["vs-code"].optional
 
 
 def test_an_identifier_in_the_askers_example_is_marked_as_one() -> None:

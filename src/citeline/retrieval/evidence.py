@@ -159,8 +159,9 @@ _CAPITALISED = re.compile(r"[A-Z][A-Za-z]+")
 _WORD_PAIR = re.compile(r"(?=\b([A-Za-z]+)\s+([A-Za-z]+)\b)")
 
 
-def _short_acronym_names(question: str) -> list[KeyTerm]:
-    """Each two-letter acronym of the question with the name written beside it, as one term."""
+def _short_acronym_names(question: str) -> list[tuple[str, str]]:
+    """Each two-letter acronym of the question with the name written beside it, as written ("VS",
+    "Code")."""
     found = []
     for first, second in _WORD_PAIR.findall(question):
         acronym_first = len(first) == 2 and first.isupper()
@@ -168,7 +169,7 @@ def _short_acronym_names(question: str) -> list[KeyTerm]:
             continue
         name = second if acronym_first else first
         if _CAPITALISED.fullmatch(name) and fold(name) not in STOPWORDS:
-            found.append(KeyTerm(f"{fold(first)}-{stem(fold(second))}", 2.0, f"{first} {second}"))
+            found.append((first, second))
     return found
 
 
@@ -213,8 +214,11 @@ def key_terms(question: str) -> list[KeyTerm]:
             # what is asked about ("e.g. mutmut").
             result.setdefault(stemmed, KeyTerm(stemmed, weight, original, term in own_code or term in avoided))
     if not shouted:
-        for name in _short_acronym_names(question):
-            result.setdefault(name.term, name)
+        for first, second in _short_acronym_names(question):
+            term = f"{fold(first)}-{stem(fold(second))}"
+            # A name, it is optional only where a plain word is: what the asker would do without.
+            avoided_name = bool({fold(first), fold(second)} & (own_code | avoided))
+            result.setdefault(term, KeyTerm(term, 2.0, f"{first} {second}", avoided_name))
     return list(result.values())
 
 
