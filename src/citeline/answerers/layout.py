@@ -289,7 +289,7 @@ def states_before_handing_over(text: str) -> bool:
     and cookies, the values are combined together. For example:"): closed, it still says that."""
     if _statement_before_handing_clause(text) is not None:
         return True
-    statement = _HANDS_OVER.sub("", text).rstrip()
+    statement = _without_hand_over(text)
     return statement != text.rstrip() and statement[-1:] in (".", "!", "?")
 
 
