@@ -189,10 +189,13 @@ def _budget_threshold(probabilities: npt.NDArray[np.float64], labels: npt.NDArra
     """The highest threshold at which every group answers all but `max_declined` of its answerable
     questions: declines are bought with a fixed budget of wrongly declined answers, the same on any
     corpus, not traded off against them wherever the training sets happen to balance."""
-    best = 0.0
-    for threshold in np.linspace(0.02, 0.98, 97):
-        declined = [float(np.mean(probabilities[(groups == group) & (labels == 1)] < threshold))
-                    for group in set(groups.tolist()) if ((groups == group) & (labels == 1)).any()]
-        if max(declined, default=0.0) <= max_declined + 1e-9:
-            best = float(threshold)
-    return best
+    thresholds = np.linspace(0.02, 0.98, 97)
+    # Each group's share of answerable questions scoring below each threshold, counted by one
+    # sorted search (feature selection fits thousands of models, and this was most of their time).
+    declined = np.zeros(len(thresholds))
+    for group in set(groups.tolist()):
+        scores = np.sort(probabilities[(groups == group) & (labels == 1)])
+        if len(scores):
+            declined = np.maximum(declined, np.searchsorted(scores, thresholds, side="left") / len(scores))
+    within = np.flatnonzero(declined <= max_declined + 1e-9)
+    return float(thresholds[within[-1]]) if len(within) else 0.0
