@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 import citeline.evaluation.fit as fit_module
@@ -15,6 +16,7 @@ from citeline.retrieval.answerability import (
     GATE_CANDIDATES,
     RECORDED_ONLY,
     AnswerabilityModel,
+    _budget_threshold,
     fit,
     shipped_model,
 )
@@ -100,6 +102,28 @@ def test_a_decline_budget_holds_on_every_training_corpus() -> None:
     tighter = fit(rows, labels, groups=groups, features=["coverage_passage"], max_declined=0.02)
     assert tighter.threshold < model.threshold
 
+
+def test_the_decline_budget_threshold_is_the_highest_that_keeps_every_corpus_within_it() -> None:
+    # Scores with ties and a corpus with no answerable question: at the next threshold tried above
+    # the chosen one some corpus must decline more than the budget, or that one would be chosen.
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        groups = rng.choice(np.array(["a", "b", "c"]), 60)
+        labels = np.where(groups == "c", 0.0, rng.integers(0, 2, 60).astype(float))
+        scores = np.round(rng.random(60), 1)
+        budget = float(rng.choice([0.0, 0.1, 0.3]))
+        threshold = _budget_threshold(scores, labels, groups, budget)
+        assert threshold == 0.0 or _worst_declined(scores, labels, groups, threshold) <= budget
+        grid = np.linspace(0.02, 0.98, 97)  # the thresholds the fit tries
+        higher = grid[grid > threshold + 1e-12]
+        if len(higher):
+            assert _worst_declined(scores, labels, groups, float(higher[0])) > budget
+
+
+def _worst_declined(scores: np.ndarray, labels: np.ndarray, groups: np.ndarray, threshold: float) -> float:
+    """The largest share of a corpus's answerable questions scoring below `threshold`."""
+    return max(float(np.mean(scores[(groups == g) & (labels == 1)] < threshold))
+               for g in set(groups.tolist()) if ((groups == g) & (labels == 1)).any())
 
 def test_selection_keeps_signals_that_hold_on_held_out_corpora_only() -> None:
     by_set = {"a": _corpus(1, 1.0), "b": _corpus(2, 1.0), "c": _corpus(3, -1.0)}
