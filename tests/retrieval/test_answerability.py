@@ -125,6 +125,7 @@ def _worst_declined(scores: np.ndarray, labels: np.ndarray, groups: np.ndarray, 
     return max(float(np.mean(scores[(groups == g) & (labels == 1)] < threshold))
                for g in set(groups.tolist()) if ((groups == g) & (labels == 1)).any())
 
+
 def test_selection_keeps_signals_that_hold_on_held_out_corpora_only() -> None:
     by_set = {"a": _corpus(1, 1.0), "b": _corpus(2, 1.0), "c": _corpus(3, -1.0)}
     chosen = select_features(by_set)
