@@ -44,6 +44,8 @@ _PARTICIPLE = re.compile(r"..[^aeiou\W](?:ed|ing)$")
 # The weight of a word outside the common vocabulary (a name, a jargon term): missing from the
 # evidence, it is what the question is about rather than how it is phrased.
 RARE_WEIGHT = 1.5
+# The weight of a name written as one (an identifier, an acronym): the thing asked about by name.
+NAME_WEIGHT = 2.0
 
 
 @dataclass(frozen=True)
@@ -196,7 +198,7 @@ def key_terms(question: str) -> list[KeyTerm]:
         if _ABBREVIATION.fullmatch(original):
             continue
         if _IDENTIFIER.search(original) or (original.isupper() and len(original) >= 3 and not shouted):
-            result.setdefault(term, KeyTerm(term, 2.0, original, term in optional))
+            result.setdefault(term, KeyTerm(term, NAME_WEIGHT, original, term in optional))
             continue
         if term in STOPWORDS or term in _GENERIC or len(term) < 3:
             continue
@@ -215,10 +217,10 @@ def key_terms(question: str) -> list[KeyTerm]:
             result.setdefault(stemmed, KeyTerm(stemmed, weight, original, term in own_code or term in avoided))
     if not shouted:
         for first, second in _short_acronym_names(question):
-            term = f"{fold(first)}-{stem(fold(second))}"
+            term = _compound(fold(first), fold(second))
             # A name, it is optional only where a plain word is: what the asker would do without.
             avoided_name = bool({fold(first), fold(second)} & (own_code | avoided))
-            result.setdefault(term, KeyTerm(term, 2.0, f"{first} {second}", avoided_name))
+            result.setdefault(term, KeyTerm(term, NAME_WEIGHT, f"{first} {second}", avoided_name))
     return list(result.values())
 
 
@@ -237,9 +239,15 @@ def vocabulary(text: str) -> frozenset[str]:
             vocab.add(stem(word.replace("-", "")))
     # Two words in a row are also their hyphenated compound: "tab completion" is "tab-completion",
     # "keep alive" is "keep-alive" (the last word stemmed, as a compound's plural is its last word's).
-    vocab.update(f"{first}-{stem(second)}" for first, second in pairwise(words)
+    vocab.update(_compound(first, second) for first, second in pairwise(words)
                  if first.isalpha() and second.isalpha())
     return frozenset(vocab)
+
+
+def _compound(first: str, second: str) -> str:
+    """Two folded words as the one term a vocabulary holds for them side by side ("vs-code",
+    "keep-alive"): a key term of two words is found only if it is built the same way."""
+    return f"{first}-{stem(second)}"
 
 
 @lru_cache(maxsize=1 << 16)  # the same (term, word) pairs recur across passages and sentences
