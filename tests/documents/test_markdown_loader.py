@@ -652,6 +652,15 @@ def test_a_page_made_only_of_includes_is_an_error_naming_them() -> None:
     assert "Some text of its own." in doc.text and "snippet" not in doc.text
 
 
+def test_a_page_made_only_of_myst_includes_under_a_heading_is_an_error_naming_them() -> None:
+    # Sphinx projects written in MyST keep the changelog at the root and show it with a page like this.
+    source = b"# Change log\n\n```{include} ../CHANGES.md\n```\n\n:::{literalinclude} ../app.py\n:::\n"
+    with pytest.raises(IngestError, match=r"only includes other files \(../CHANGES.md, ../app.py\),"):
+        MarkdownLoader().load(Path("change_log.md"), source)
+    doc = MarkdownLoader().load(Path("log.md"), b"# Change log\n\nSee below.\n\n```{include} ../CHANGES.md\n```\n")
+    assert "See below." in doc.text and "CHANGES" not in doc.text
+
+
 @pytest.mark.parametrize(("info", "language"), [
     ('title="Output"', None),  # attributes only: no language, and the title is the label
     ('python title="app.py"', "python"),

@@ -9,6 +9,7 @@ import pytest
 
 from citeline.documents.registry import loader_for
 from citeline.documents.rst_loader import RstLoader
+from citeline.errors import IngestError
 
 GUIDE = """\
 .. _clients:
@@ -351,3 +352,14 @@ def test_rst_parses_in_the_worker_process(tmp_path: Path) -> None:
     assert parsed.title == "Clients"  # "Title" with a too-short underline is a paragraph
     joined = " ".join(chunk.text for chunk in parsed.chunks)
     assert "Changed in version 0.28" in joined and ".. " not in joined
+
+
+def test_a_page_made_only_of_includes_is_an_error_naming_them(tmp_path: Path) -> None:
+    # Includes are not followed (one may name any file on the machine): such a page has no text of
+    # its own, and the user is told why rather than "no text could be extracted".
+    (tmp_path / "secret.txt").write_text("a line outside the documents", encoding="utf-8")
+    with pytest.raises(IngestError, match=r"only includes other files \(../CHANGES.rst, secret.txt\),") as raised:
+        load(tmp_path, "Changes\n=======\n\n.. include:: ../CHANGES.rst\n\n.. literalinclude:: secret.txt\n")
+    assert raised.value.hint == "ingest the included files themselves"
+    doc = load(tmp_path, "Guide\n=====\n\nText of its own.\n\n.. include:: secret.txt\n")
+    assert "Text of its own." in doc.text and "outside" not in doc.text

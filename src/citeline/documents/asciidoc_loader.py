@@ -68,10 +68,9 @@ from citeline.documents.asciidoc_syntax import (
 from citeline.documents.asciidoc_tables import read_table
 from citeline.documents.builder import Containers, DocumentBuilder, item_name
 from citeline.documents.limits import check_line_lengths
-from citeline.documents.loaders import decode_text, sanitize
+from citeline.documents.loaders import decode_text, refuse_only_includes, sanitize
 from citeline.documents.models import BlockKind, LoadedDocument
 from citeline.documents.registry import register_loader
-from citeline.errors import IngestError
 
 _VERBATIM = frozenset(("listing", "literal", "pass", "comment", "fence", "table"))
 _ADMONITIONS = {"note": "Note", "tip": "Tip", "important": "Important", "warning": "Warning", "caution": "Caution"}
@@ -755,11 +754,7 @@ class AsciidocLoader:
         parser.blocks()
         parser.flush_footnotes()
         document = builder.build(parser.title or builder.first_heading or path.stem, dict(parser.metadata), removed)
-        if lines.included and all(block.kind == "heading" for block in document.blocks):
-            # A page made of includes is filled in when the site is built: here it has no text.
-            names = ", ".join(dict.fromkeys(attributes.substitute(target) for target in lines.included))
-            raise IngestError(f"{path.name}: only includes other files ({names}), which are not followed",
-                              hint="ingest the included files themselves")
+        refuse_only_includes(path.name, document, [attributes.substitute(target) for target in lines.included])
         return document
 
 

@@ -29,6 +29,16 @@ def sanitize(text: str) -> tuple[str, int]:
     return cleaned, count
 
 
+def refuse_only_includes(name: str, document: LoadedDocument, included: list[str]) -> None:
+    """Refuse a page made only of includes of other files (a heading at most): the site generator
+    fills it in when the site is built, and citeline does not follow includes (one may name any file
+    on the machine), so it holds no text of its own. The user is told what it includes, where a
+    bare "no text" would send them looking for an encoding or extraction fault."""
+    if included and all(block.kind == "heading" for block in document.blocks):
+        raise IngestError(f"{name}: only includes other files ({', '.join(dict.fromkeys(included))}), "
+                          "which are not followed", hint="ingest the included files themselves")
+
+
 # Signatures of binary formats people commonly misname: the error can then say what the file is.
 _MAGIC = (
     (b"%PDF-", "a PDF", ".pdf"),

@@ -39,7 +39,7 @@ from mdit_py_plugins.tasklists import tasklists_plugin
 from citeline.documents.builder import DocumentBuilder, item_name
 from citeline.documents.hidden import hidden_opening_tag, opens_element
 from citeline.documents.limits import check_line_lengths
-from citeline.documents.loaders import decode_text, sanitize
+from citeline.documents.loaders import decode_text, refuse_only_includes, sanitize
 from citeline.documents.models import BlockKind, LoadedDocument
 from citeline.documents.registry import register_loader
 from citeline.documents.sphinx_markup import (
@@ -52,7 +52,6 @@ from citeline.documents.sphinx_markup import (
     example_language,
     role_text,
 )
-from citeline.errors import IngestError
 from citeline.text import FOOTNOTE_MARK
 
 # A paragraph that is one bold span, "**…**" or "__…__", with no emphasis marker inside it.
@@ -74,6 +73,8 @@ _MACHINERY_LINE = re.compile(
 # What a snippet or file include names: `--8<-- "CONTRIBUTING.md"`, `{* ../docs_src/app.py *}`.
 _INCLUDED = re.compile(r"""^[ \t]*(?:-{1,2}8<-{1,2}[ \t]*["']?([^"'\n-][^"'\n]*?)["']?|\{\*[ \t]*(\S+)[^}\n]*\*\})[ \t]*$""",
                        re.MULTILINE)
+# A MyST include directive's file: ```` ```{include} ../CHANGES.md ````, ``:::{literalinclude} app.py``.
+_MYST_INCLUDED = re.compile(r"^[ \t]*(?:`{3,}|~{3,}|:{3,})[ \t]*\{(?:include|literalinclude)\}[ \t]+(\S+)", re.MULTILINE)
 # Inline leftovers of generators and extensions, removed from rendered prose.
 _INLINE_NOISE = re.compile(
     r"\{:[^}\n]*\}"          # attribute list {: .class style="..."}
@@ -581,10 +582,7 @@ class MarkdownLoader:
         title = str(metadata.get("title") or "") or builder.first_heading or path.stem
         document = builder.build(title, metadata, removed)
         included = [m.group(1) or m.group(2) for m in _INCLUDED.finditer(source)]
-        if included and not document.text.strip():
-            # A page made only of includes is empty here: the generator fills it in at build time.
-            raise IngestError(f"{path.name}: only includes other files ({', '.join(dict.fromkeys(included))}), "
-                              "which are not followed", hint="ingest the included files themselves")
+        refuse_only_includes(path.name, document, included + _MYST_INCLUDED.findall(source))
         return document
 
 

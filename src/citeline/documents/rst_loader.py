@@ -17,7 +17,7 @@ from docutils import nodes
 
 from citeline.documents.builder import Containers, DocumentBuilder, item_name
 from citeline.documents.limits import check_line_lengths
-from citeline.documents.loaders import decode_text, sanitize
+from citeline.documents.loaders import decode_text, refuse_only_includes, sanitize
 from citeline.documents.models import BlockKind, LoadedDocument
 from citeline.documents.registry import register_loader
 
@@ -30,6 +30,8 @@ _SILENT = (nodes.system_message, nodes.target, nodes.substitution_definition, no
 _ADORNMENT_LINE = re.compile(r"""(?m)^[ \t]*([=\-~^"'`#*+<>:._])\1{2,}[ \t]*$""")
 _TABLE_BORDER = re.compile(r"^[ \t]*[+=][-=+ \t]*$")
 _OPTION_LINE = re.compile(r"^[ \t]*:[\w-]+:")
+# An include directive's file: `.. include:: ../CHANGES.rst`, `.. literalinclude:: app.py`.
+_INCLUDED = re.compile(r"^[ \t]*\.\.[ \t]+(?:include|literalinclude)::[ \t]*(\S+)", re.MULTILINE)
 _BULLETS = re.compile(r"^[ \t]*(?:[*+-][ \t]+)+")
 _PARAMETER_FIELDS = frozenset(("param", "parameter", "arg", "argument", "key", "keyword"))
 
@@ -397,8 +399,10 @@ class RstLoader:
             # plain text and the reason is recorded.
             builder = _paragraphs(text, _Lines(source))
             metadata = {"parse_error": f"{exc.__class__.__name__}: {str(exc)[:200]}"}
-        return builder.build(title=builder.first_heading or metadata.get("title") or path.stem,
-                             metadata=metadata, sanitized_chars=removed)
+        document = builder.build(title=builder.first_heading or metadata.get("title") or path.stem,
+                                 metadata=metadata, sanitized_chars=removed)
+        refuse_only_includes(path.name, document, _INCLUDED.findall(text))
+        return document
 
 
 def _paragraphs(text: str, lines: _Lines) -> DocumentBuilder:
