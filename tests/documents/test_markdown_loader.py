@@ -144,6 +144,8 @@ Pass `mounts={"all://": transport}` or `{...}` when needed; `<br>` in a code spa
 
 Press <kbd>Ctrl</kbd>+<kbd>C</kbd> to stop the server.
 
+(labels/line-length)=
+
 *[HTML]: Hyper Text Markup Language
 '''
 
@@ -259,7 +261,7 @@ def test_generator_machinery_is_dropped(doc: LoadedDocument) -> None:
     for machinery in ("--8<--", "installer-options.md", "{*", "tutorial001", "ln[1:3]", ":::", "options:",
                       "show_root_heading", "heading_level", "members", "sessions.SessionMiddleware", "- SessionMiddleware",
                       "{%", "%}",
-                      "footer.html", "{#", "{{", "}}", "*[HTML]", "Hyper Text Markup Language"):
+                      "footer.html", "{#", "{{", "}}", "*[HTML]", "Hyper Text Markup Language", "labels/", ")="):
         assert machinery not in doc.text, machinery
     # An autodoc stub inside an admonition leaves nothing behind, not even a code block of options.
     assert all("options" not in text_of(doc, b) for b in doc.blocks)
@@ -478,7 +480,9 @@ def test_planted_instructions_are_flagged_on_their_blocks_and_hidden_comments_re
 
 # --- MyST (Markdown for Sphinx) -----------------------------------------------------------------
 
-MYST_PAGE = '''# Validators
+MYST_PAGE = '''(validators-page)=
+
+# Validators
 
 Validators run on {func}`attrs.define` classes, on {meth}`~attrs.Attribute.evolve` too; see
 {doc}`the examples <examples>`, {term}`dunder methods` and {pep}`526`.

@@ -24,6 +24,7 @@ from citeline.evaluation.form import (
     (".. versionchanged:: 0.28\n   Changed. [1]", "rst directive"),
     ("Call {func}`attrs.validate` on the instance. [1]", "myst role"),
     (":::{warning}\nA validator that raises. [1]", "myst directive"),
+    ("It was never accepted.\n\n(labels/mypyc-support)=\n[1]", "myst target"),
     ("See `the guide <https://example.org>`_ for more. [1]", "rst reference"),
     ("Timeouts\n========\nThey apply. [1]", "heading underline"),
     ("Use [timeouts](quickstart.md#timeouts) for that. [1]", "markdown link"),

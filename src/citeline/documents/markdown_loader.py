@@ -64,10 +64,11 @@ _BOLD_HEADING_WORDS = 10
 _TAB = re.compile(r'^([ \t]*)===[+!]?[ \t]+"([^"\n]*)"[ \t]*$', re.MULTILINE)
 _COLLAPSIBLE_OPEN = re.compile(r"^([ \t]*)\?\?\?\+", re.MULTILINE)
 # Lines that only drive the site generator: snippet and file includes, autodoc stubs, template
-# tags on their own line, abbreviation definitions (`*[HTML]: Hyper Text...`, shown as tooltips).
+# tags on their own line, abbreviation definitions (`*[HTML]: Hyper Text...`, shown as tooltips),
+# MyST reference targets (`(labels/line-length)=`, the anchor a cross-reference points at).
 _MACHINERY_LINE = re.compile(
     r"^[ \t]*(?:-{1,2}8<-{1,2}.*|\{\*.*\*\}[ \t]*|:::[ \t]+[\w.:-]+.*|\{%-?.*-?%\}[ \t]*|\{#.*#\}[ \t]*"
-    r"|\*\[[^\]\n]+\]:.*)$",
+    r"|\*\[[^\]\n]+\]:.*|\([^()\s]+\)=[ \t]*)$",
     re.MULTILINE,
 )
 # What a snippet or file include names: `--8<-- "CONTRIBUTING.md"`, `{* ../docs_src/app.py *}`.

@@ -28,6 +28,7 @@ MARKUP = {
     "rst directive": re.compile(r"^\s*\.\.\s+[\w.:+-]+::", re.MULTILINE),
     "myst role": re.compile(r"(?<![\w`{])\{[\w.:+-]+\}`"),
     "myst directive": re.compile(r"^\s*(?:`{3,}|:{3,})\{[\w.:+-]+\}", re.MULTILINE),
+    "myst target": re.compile(r"^\s*\([^()\s]+\)=\s*$", re.MULTILINE),
     "rst reference": re.compile(r"`[^`\n]+`__?(?!\w)"),
     "heading underline": re.compile(r"(?:^|\s)([=\-~^*#+\"'])\1{3,}\s*$", re.MULTILINE),
     "markdown link": re.compile(r"\[[^\]\n]+\]\((?:[^)\s]+)\)|\[[^\]\n]+\]\[[^\]\n]*\]"),
