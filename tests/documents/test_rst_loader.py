@@ -10,6 +10,7 @@ import pytest
 from citeline.documents.registry import loader_for
 from citeline.documents.rst_loader import RstLoader
 from citeline.errors import IngestError
+from citeline.evaluation.form import markup_found
 
 GUIDE = """\
 .. _clients:
@@ -363,3 +364,12 @@ def test_a_page_made_only_of_includes_is_an_error_naming_them(tmp_path: Path) ->
     assert raised.value.hint == "ingest the included files themselves"
     doc = load(tmp_path, "Guide\n=====\n\nText of its own.\n\n.. include:: secret.txt\n")
     assert "Text of its own." in doc.text and "outside" not in doc.text
+
+
+def test_a_section_title_inside_a_directive_keeps_its_words_not_its_underline(tmp_path: Path) -> None:
+    # docutils refuses a title inside a directive's body ("Unexpected section title"), as in
+    # Sphinx's own configuration reference; its words are kept, the underline is markup.
+    doc = load(tmp_path, "Options\n=======\n\n.. confval:: display\n   :type: bool\n\n   Controls the display.\n\n"
+                         "   Examples\n   ~~~~~~~~\n\n   The examples below.\n")
+    assert "Examples" in doc.text and "~~~" not in doc.text
+    assert markup_found(doc.text) == []

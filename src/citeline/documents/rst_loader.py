@@ -235,7 +235,11 @@ class _Walker:
                     if any(cells):
                         self.builder.block("table_row", "", cells=cells, source=source, group=literal)
             else:
-                self.builder.block(self.context.kind("paragraph"), " ".join(lines), label=self.context.label(), source=source)
+                # A section title where none may stand (inside a directive's body) keeps its words,
+                # not its underline.
+                words = " ".join(line for line in lines if not _ADORNMENT_LINE.fullmatch(line))
+                if words:
+                    self.builder.block(self.context.kind("paragraph"), words, label=self.context.label(), source=source)
 
     def _item(self, item: nodes.Element, lead: str, group: nodes.Node, label: str | None,
               children: list[nodes.Node] | None = None) -> None:
