@@ -242,6 +242,18 @@ def test_a_settings_default_field_is_labelled_with_the_setting(tmp_path: Path) -
     assert by_text["default: `silent`"].label == "default"
 
 
+def test_a_settings_type_and_default_given_as_its_options_are_fields_of_it_too(tmp_path: Path) -> None:
+    # Sphinx's own reference writes them as the directive's options, which a built page shows;
+    # read as options only, the default of `html_theme` was nowhere in the text.
+    doc = load(tmp_path, ".. confval:: html_theme\n   :type: ``str``\n   :default: ``'alabaster'``\n\n"
+                         "   The theme for HTML output.\n\n"
+                         ".. py:attribute:: limit\n   :value: 3\n   :noindex:\n\n   The limit.\n")
+    by_text = {block_text(doc, b): b for b in doc.blocks}
+    assert by_text["default: `'alabaster'`"].label == by_text["type: `str`"].label == "html_theme"
+    assert by_text["value: 3"].label == "limit"
+    assert "noindex" not in doc.text
+
+
 def test_list_items_are_whole_units(tmp_path: Path) -> None:
     doc = load(tmp_path, GUIDE)
     items = [block_text(doc, b) for b in doc.blocks if b.kind == "list_item"]

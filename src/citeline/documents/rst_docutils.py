@@ -180,6 +180,11 @@ def _container(kind: str, label: str, line: int | None) -> nodes.container:
     return box
 
 
+# An object description's options a built page shows beside it (the rest, `:noindex:`, `:module:`,
+# only steer the build).
+_SHOWN_OPTIONS = ("type", "value", "default", "options")
+
+
 class _Description(_Base):
     """An object description (`py:function:: get(url)`): its signatures, then its body, which is
     labelled with the first signature."""
@@ -193,7 +198,24 @@ class _Description(_Base):
             paragraph = nodes.paragraph(signature, signature, classes=["citeline-signature"])
             paragraph.line = self.lineno
             box += paragraph
+        if fields := self.shown_options():
+            box += fields
         return [self.parsed_content(box)]
+
+    def shown_options(self) -> nodes.field_list | None:
+        """The options Sphinx shows with the entry (`:type: str`, `:default: 'alabaster'` of a
+        `confval`), as the field list a page writes in the body: the default a reader asks for is
+        often only there."""
+        fields = nodes.field_list()
+        for name in _SHOWN_OPTIONS:
+            value = self.options.get(name)
+            if isinstance(value, str) and value.strip():
+                inline, _messages = self.state.inline_text(" ".join(value.split()), self.lineno)
+                fields += nodes.field("", nodes.field_name(name, name), nodes.field_body("", nodes.paragraph("", "", *inline)))
+        if not fields.children:
+            return None
+        fields.line = self.lineno
+        return fields
 
 
 class _Tab(_Base):
