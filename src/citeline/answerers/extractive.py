@@ -237,42 +237,16 @@ class ExtractiveAnswerer(Answerer):
             return self._decline(run, keys, pool)
         pool_coverage = Coverage(pool)
         parts = split_parts(question)
-        question_vocab = vocabulary(question)
         # A follow-up's rewrite carries the previous question's words for searching; what is asked
         # is still the follow-up's own sentence ("and what about its environment variables?").
         focus = question_focus(run.question)
         how_to = asks_how_to(focus.text)
-        # A bare link, or a unit made only of the question's own words ("PREFERRED_URL_SCHEME" for
-        # "What is the default PREFERRED_URL_SCHEME?"), tells a reader nothing as a point; nor does
-        # "For example, to set headers on every request:" or "… simply run:" when no example is shown
-        # (not a how-to); nor "Signature: `send_push_promise(path)`" when no value is asked ("What
-        # happens if …", "do I need to install anything?").
-        asks_no_value = not how_to and not expected_types(focus.text)
-        units = evidence_units(evidence)
-        elsewhere = outside_named_tabs(question, units, evidence)
-        units = [u for i, u in enumerate(units) if i not in elsewhere and (u.is_code or not (
-            is_instruction(u.text) or is_bare_link(u.text) or vocabulary(u.text) <= question_vocab
-            or (not how_to and (only_hands_over(u.words) or needs_its_example(u.text, question)))
-            or (asks_no_value and only_labels_code(u.text))))]
+        units = _quotable_units(evidence, question, focus.text, how_to)
         if not any(not u.is_code for u in units):
             return self._decline(run, keys, pool)
-        unit_vocab = [vocabulary(f"{u.label or ''} {u.words}") for u in units]
-        # The heading a unit sits under says what it is about ("Basic authentication"): it earns
-        # part of the lexical credit, so the sentence in the right section wins over a look-alike.
         sections = [evidence[u.number - 1].section or "" for u in units]
-        section_vocab = [vocabulary(section) for section in sections]
-        # A unit that only repeats the question (an error message quoted back) answers nothing.
-        novelty = np.array([
-            min(1.0, len([t for t in v if t not in question_vocab]) / max(1, len(v)) * 2) for v in unit_vocab
-        ])
-        code_penalty = np.array([0.85 if u.is_code else 1.0 for u in units])
-
-        def lexical(query_keys: list[KeyTerm]) -> np.ndarray:
-            total = sum(k.weight for k in query_keys) or 1.0
-            own = np.array([sum(k.weight * credit(k.term, v) for k in query_keys) / total for v in unit_vocab])
-            under = np.array([sum(k.weight * credit(k.term, v) for k in query_keys) / total for v in section_vocab])
-            mixed: np.ndarray = 0.8 * own + 0.2 * np.maximum(own, under)
-            return mixed
+        scorer = _UnitScorer(units, sections, vocabulary(question))
+        lexical, score, novelty = scorer.lexical, scorer.score, scorer.novelty
 
         # Units are scored against what the question asks: terms it names only as what it does
         # not want ("instead of asyncio") earn nothing, and its asking sentence counts as much
@@ -285,11 +259,6 @@ class ExtractiveAnswerer(Answerer):
         unit_vecs = self._unit_vectors(units, question_lexical, parts, question, focus.text if focused else None,
                                        sections)
         cosine = unit_vecs.similarity(unit_vecs.query)
-
-        def score(similarity: np.ndarray, lexical_scores: np.ndarray) -> np.ndarray:
-            mixed = _COSINE_SHARE * similarity + (1 - _COSINE_SHARE) * lexical_scores
-            scored: np.ndarray = mixed * (0.5 + 0.5 * novelty) * code_penalty
-            return scored
 
         overall = score(cosine, question_lexical)
         if unit_vecs.focus is not None:
@@ -456,6 +425,55 @@ class ExtractiveAnswerer(Answerer):
             said += f"; nearest: {'; '.join(nearest)}"
         return FinalAnswer(DECLINE_MESSAGE, [{"section": "answer", "missing": said,
                                               "queries_tried": run.queries_tried}], decision)
+
+
+def _quotable_units(evidence: list[Passage], question: str, focus: str, how_to: bool) -> list[Unit]:
+    """The evidence's units that can be quoted to this question (code blocks always can).
+
+    A bare link, or a unit made only of the question's own words ("PREFERRED_URL_SCHEME" for "What
+    is the default PREFERRED_URL_SCHEME?"), tells a reader nothing as a point; nor does "For example,
+    to set headers on every request:" or "… simply run:" when no example is shown (not a how-to);
+    nor "Signature: `send_push_promise(path)`" when no value is asked ("What happens if …", "do I
+    need to install anything?"); nor a unit under a tab for another platform than the one named."""
+    question_vocab = vocabulary(question)
+    asks_no_value = not how_to and not expected_types(focus)
+    units = evidence_units(evidence)
+    elsewhere = outside_named_tabs(question, units, evidence)
+    return [u for i, u in enumerate(units) if i not in elsewhere and (u.is_code or not (
+        is_instruction(u.text) or is_bare_link(u.text) or vocabulary(u.text) <= question_vocab
+        or (not how_to and (only_hands_over(u.words) or needs_its_example(u.text, question)))
+        or (asks_no_value and only_labels_code(u.text))))]
+
+
+class _UnitScorer:
+    """Scores units against the question's words and meaning: the per-unit parts of a unit's
+    relevance that do not depend on which words are asked (its vocabulary, the heading's, its
+    novelty, whether it is code)."""
+
+    def __init__(self, units: list[Unit], sections: list[str], question_vocab: frozenset[str]) -> None:
+        self.unit_vocab = [vocabulary(f"{u.label or ''} {u.words}") for u in units]
+        # The heading a unit sits under says what it is about ("Basic authentication"): it earns
+        # part of the lexical credit, so the sentence in the right section wins over a look-alike.
+        self.section_vocab = [vocabulary(section) for section in sections]
+        # A unit that only repeats the question (an error message quoted back) answers nothing.
+        self.novelty = np.array([
+            min(1.0, len([t for t in v if t not in question_vocab]) / max(1, len(v)) * 2) for v in self.unit_vocab
+        ])
+        self.code_penalty = np.array([0.85 if u.is_code else 1.0 for u in units])
+
+    def lexical(self, query_keys: list[KeyTerm]) -> np.ndarray:
+        """Each unit's weighted share of `query_keys`, partly credited by the heading it sits under."""
+        total = sum(k.weight for k in query_keys) or 1.0
+        own = np.array([sum(k.weight * credit(k.term, v) for k in query_keys) / total for v in self.unit_vocab])
+        under = np.array([sum(k.weight * credit(k.term, v) for k in query_keys) / total for v in self.section_vocab])
+        mixed: np.ndarray = 0.8 * own + 0.2 * np.maximum(own, under)
+        return mixed
+
+    def score(self, similarity: np.ndarray, lexical_scores: np.ndarray) -> np.ndarray:
+        """Relevance: meaning and words mixed, weighed down for repeating the question and for code."""
+        mixed = _COSINE_SHARE * similarity + (1 - _COSINE_SHARE) * lexical_scores
+        scored: np.ndarray = mixed * (0.5 + 0.5 * self.novelty) * self.code_penalty
+        return scored
 
 
 def _place(passage: Passage) -> str:
