@@ -291,13 +291,7 @@ class ExtractiveAnswerer(Answerer):
 
         part_picks, insufficiencies = self._part_picks(run, parts, unit_vecs.parts, part_relevance, pool_coverage,
                                                        units, overall, prose)
-        if how_to:
-            code = code_block(units, overall, lead, question_lexical, asks_for_command(focus.text), question,
-                              composition.continued_in(evidence, units[lead]))
-        else:
-            code = example_it_introduces(units, lead)
-            if code is None:  # asked about one platform, the answer is often its tab's block
-                code = block_under_named_tab(units, overall, lead, question_lexical, question, value=True)
+        code = _example_shown(units, evidence, overall, lead, question_lexical, question, focus.text, how_to)
         command_intro = (code_intro(units, code) if code is not None and asks_for_command(focus.text)
                          and is_command_line(units[code]) else None)
         ranking = Ranking(units, overall, part_picks, insufficiencies, lead_scores, lead, answer_type, code,
@@ -315,9 +309,16 @@ class ExtractiveAnswerer(Answerer):
         if self.settings.answerer.record_signals:
             ranking.recorded = [{"text": units[i].text, "signals": {k: round(float(v[i]), 4) for k, v in signals.items()}}
                                 for i in prose]
+        ranking.opposite = opposed(focus.text, units[lead].text)
+        lacking = f"no passage gives {kind_asked(answer_type)} for “{asked_phrase(asking)}”" if unstated else None
+        return self._gatekeep(run, ranking, keys, pool, lacking)
+
+    def _gatekeep(self, run: RunState, ranking: Ranking, keys: Sequence[KeyTerm], pool: Sequence[Passage],
+                  lacking: str | None) -> Ranking | FinalAnswer:
+        """`ranking` when the evidence answers the question, else the decline saying why (`lacking`:
+        what the documents were found to lack, when known)."""
         # The closest sentence speaking of the opposite ("the longest bridge" for "the shortest")
         # shows the answer is not there, whatever the other signals say.
-        ranking.opposite = opposed(focus.text, units[lead].text)
         if ranking.opposite is not None and self.settings.answerer.answerability != "off":
             asked, said = ranking.opposite
             decision = {"answer": False, "opposite": [asked, said], **ranking.record()}
@@ -327,7 +328,6 @@ class ExtractiveAnswerer(Answerer):
         if not answer:
             decision = {"answer": False, "probability": probability, **ranking.record()}
             # Every word found but the value never stated: say so, rather than "no passage answers".
-            lacking = f"no passage gives {kind_asked(answer_type)} for “{asked_phrase(asking)}”" if unstated else None
             return self._decline(run, keys, pool, decision, lacking=lacking)
         return ranking
 
@@ -425,6 +425,19 @@ class ExtractiveAnswerer(Answerer):
             said += f"; nearest: {'; '.join(nearest)}"
         return FinalAnswer(DECLINE_MESSAGE, [{"section": "answer", "missing": said,
                                               "queries_tried": run.queries_tried}], decision)
+
+
+def _example_shown(units: list[Unit], evidence: list[Passage], overall: np.ndarray, lead: int,
+                   question_lexical: np.ndarray, question: str, focus: str, how_to: bool) -> int | None:
+    """The code block the answer shows under its lead: for a how-to, the example of what to do;
+    otherwise the one the lead introduces, or, asked about one platform, that platform's tab."""
+    if how_to:
+        return code_block(units, overall, lead, question_lexical, asks_for_command(focus), question,
+                          composition.continued_in(evidence, units[lead]))
+    code = example_it_introduces(units, lead)
+    if code is None:
+        code = block_under_named_tab(units, overall, lead, question_lexical, question, value=True)
+    return code
 
 
 def _quotable_units(evidence: list[Passage], question: str, focus: str, how_to: bool) -> list[Unit]:
