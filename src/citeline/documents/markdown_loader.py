@@ -165,8 +165,10 @@ def prepare_source(text: str) -> str:
 
 
 def _colon_fences(text: str) -> str:
-    """Colon fences rewritten as backtick fences, line for line; a closing line only closes a fence
-    that is open (a stray `:::` stays text rather than opening a code block to the end of the page)."""
+    """Colon fences rewritten as tilde fences, line for line; a closing line only closes a fence
+    that is open (a stray `:::` stays text rather than opening a code block to the end of the page).
+    Tildes, not backticks: a directive's argument may hold a code span (`:::{versionchanged} 14.0.0
+    Return a {any}`dict`.`), and a backtick fence's info string may not hold a backtick."""
     lines = text.split("\n")
     opened: list[int] = []
     for number, line in enumerate(lines):
@@ -177,10 +179,10 @@ def _colon_fences(text: str) -> str:
             else:  # a titled admonition keeps its title; an untitled one is titled by its kind
                 title = match.group(6).strip()
                 info = f"{{admonition}} {title}" if title else f"{{{match.group(5).lower()}}}"
-            lines[number] = f"{indent}{'`' * (len(colons) + 3)}{info}"
+            lines[number] = f"{indent}{'~' * (len(colons) + 3)}{info}"
             opened.append(len(colons))
         elif opened and (match := _COLON_CLOSE.match(line)) and len(match.group(2)) >= opened[-1]:
-            lines[number] = f"{match.group(1)}{'`' * (len(match.group(2)) + 3)}"
+            lines[number] = f"{match.group(1)}{'~' * (len(match.group(2)) + 3)}"
             opened.pop()
     return "\n".join(lines)
 
@@ -408,7 +410,13 @@ class _Walker:
             self.builder.block("code", body, label=label, source=source, preformatted=True, language=language)
             return
         if name in VERSION_TITLES:
-            title: str | None = f"{VERSION_TITLES[name]} {argument}".strip()
+            # The version, then the explanation (```` ```{versionchanged} 14.0 Return a dict. ````),
+            # which reads first.
+            version, _, explanation = " ".join(argument.split()).partition(" ")
+            title: str | None = f"{VERSION_TITLES[name]} {version}".strip()
+            if explanation:
+                body = f"{explanation}\n\n{body}"
+                offset -= 1  # the explanation stands on the fence line
         elif name in ADMONITION_TITLES:
             title = ADMONITION_TITLES[name]
         elif name == "admonition" or name in TITLED_CONTAINERS or name in TAB_DIRECTIVES:
