@@ -568,13 +568,18 @@ def test_myst_code_directives_are_code_and_generator_directives_are_dropped(myst
 def test_a_myst_version_note_given_on_its_fence_line_keeps_its_explanation() -> None:
     # structlog writes them so; the colon fence's argument holds a role's code span, which a backtick
     # fence's info string may not, and the explanation was lost or left as markup.
-    source = (b"# Processors\n\n:::{versionchanged} 14.0.0 Allow final processor to return a {any}`dict`.\n:::\n\n"
-              b"```{versionadded} 1.3\nBody text.\n```\n")
+    source = (b"# Processors\n\n:::{versionchanged} 14.0.0 Allow final processor to return a {any}`dict`.\n"
+              b"It is passed on as is.\n:::\n\n```{versionadded} 1.3\nBody text.\n```\n")
     doc = MarkdownLoader().load(Path("processors.md"), source)
-    notes = [(b.label, text_of(doc, b)) for b in doc.blocks if b.kind == "note"]
-    assert notes == [("Changed in version 14.0.0", "Allow final processor to return a dict."),
-                     ("Added in version 1.3", "Body text.")]
+    notes = [b for b in doc.blocks if b.kind == "note"]
+    assert [(b.label, text_of(doc, b)) for b in notes] == [
+        ("Changed in version 14.0.0", "Allow final processor to return a dict."),
+        ("Changed in version 14.0.0", "It is passed on as is."),
+        ("Added in version 1.3", "Body text.")]
     assert markup_found(doc.text) == []
+    # Each points at its own line: the explanation at the fence line, the body below it.
+    lines = [line_of(source.decode(), b.source_start) for b in notes]
+    assert lines[0].startswith(":::{versionchanged} 14.0.0") and lines[1:] == ["It is passed on as is.", "Body text."]
 
 
 def test_a_myst_glossary_term_leads_its_definition(myst: LoadedDocument) -> None:

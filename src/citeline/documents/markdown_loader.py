@@ -164,6 +164,14 @@ def prepare_source(text: str) -> str:
     return _MACHINERY_LINE.sub(_blank_out, text)
 
 
+def _shifted(tokens: list[Token], lines: int) -> list[Token]:
+    """Tokens parsed from a part of the page, their line maps moved to where that part stands in it."""
+    for token in tokens:
+        if token.map is not None:
+            token.map = [token.map[0] + lines, token.map[1] + lines]
+    return tokens
+
+
 def _colon_fences(text: str) -> str:
     """Colon fences rewritten as tilde fences, line for line; a closing line only closes a fence
     that is open (a stray `:::` stays text rather than opening a code block to the end of the page).
@@ -409,14 +417,12 @@ class _Walker:
             source = self.source(token)
             self.builder.block("code", body, label=label, source=source, preformatted=True, language=language)
             return
+        explanation = ""
         if name in VERSION_TITLES:
             # The version, then the explanation (```` ```{versionchanged} 14.0 Return a dict. ````),
             # which reads first.
             version, _, explanation = " ".join(argument.split()).partition(" ")
             title: str | None = f"{VERSION_TITLES[name]} {version}".strip()
-            if explanation:
-                body = f"{explanation}\n\n{body}"
-                offset -= 1  # the explanation stands on the fence line
         elif name in ADMONITION_TITLES:
             title = ADMONITION_TITLES[name]
         elif name == "admonition" or name in TITLED_CONTAINERS or name in TAB_DIRECTIVES:
@@ -425,10 +431,8 @@ class _Walker:
             title = name.title() if name in _ADMONITIONS else None
         if name == "glossary":  # "term" over its indented definition reads "term - definition", as in rst
             body = _GLOSSARY_TERM.sub(r"\1 -", body)
-        inner = _MD.parse(prepare_source(body))
-        for inner_token in inner:
-            if inner_token.map is not None:
-                inner_token.map = [inner_token.map[0] + offset, inner_token.map[1] + offset]
+        inner = _shifted(_MD.parse(prepare_source(explanation)), offset - 1) if explanation else []  # the fence line
+        inner += _shifted(_MD.parse(prepare_source(body)), offset)
         container = "tab" if name in TAB_DIRECTIVES else "note"
         if title:
             self.containers.append((container, title))
