@@ -165,10 +165,12 @@ def test_cli_prune_flag(tmp_path: Path, home: Path) -> None:
 def test_cli_human_summary(tmp_path: Path, home: Path) -> None:
     write_corpus(tmp_path / "docs", files=2)
     (tmp_path / "docs" / "empty.md").write_bytes(b"")
+    (tmp_path / "docs" / "broken.md").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
     proc = run_cli("ingest", str(tmp_path / "docs"), home=home)
     assert proc.returncode == 1
     assert "ingested 2, updated 0, unchanged 0, removed 0, failed 1" in " ".join(proc.stdout.split())
-    assert "empty.md: the file is empty" in proc.stderr
+    assert "broken.md: is a binary file (a PNG image)" in proc.stderr
+    assert f"skipped {tmp_path / 'docs' / 'empty.md'}: the file is empty" in proc.stderr
 
 
 def test_sanitized_chars_are_counted_in_the_report(tmp_path: Path, home: Path) -> None:
@@ -230,6 +232,43 @@ def test_missing_path_is_a_failure(tmp_path: Path, home: Path) -> None:
     assert code == 1
     assert report["failed"] == [{"path": str(tmp_path / "nowhere"), "error": "no such file or directory"}]
 
+
+
+def _changelog_tree(root: Path) -> Path:
+    """A Sphinx tree whose changelog page only includes the project's CHANGES.rst, plus an empty page."""
+    write_corpus(root, files=1)
+    (root / "changes.rst").write_text("Changelog\n=========\n\n.. include:: ../CHANGES.rst\n", encoding="utf-8")
+    (root / "todo.md").write_bytes(b"\n")
+    return root
+
+
+def test_pages_without_text_of_their_own_are_skipped_in_a_folder(tmp_path: Path, home: Path) -> None:
+    docs = _changelog_tree(tmp_path / "docs")
+    code, report = ingest_json(str(docs), home=home)
+    assert code == 0 and report["ingested"] == 1 and report["failed"] == []
+    assert report["skipped"] == [
+        {"path": str(docs / "changes.rst"), "reason": "only includes other files (../CHANGES.rst), which are "
+                                                       "not followed: ingest the included files themselves"},
+        {"path": str(docs / "todo.md"), "reason": "the file is empty: add content or exclude it"}]
+
+
+def test_a_named_page_without_text_of_its_own_fails(tmp_path: Path, home: Path) -> None:
+    docs = _changelog_tree(tmp_path / "docs")
+    code, report = ingest_json(str(docs / "changes.rst"), str(docs / "todo.md"), home=home)
+    assert code == 1 and report["skipped"] == []
+    assert [Path(f["path"]).name for f in report["failed"]] == ["changes.rst", "todo.md"]
+    assert "only includes other files (../CHANGES.rst)" in report["failed"][0]["error"]
+
+
+def test_a_page_emptied_after_indexing_fails_and_keeps_its_old_text(tmp_path: Path, home: Path) -> None:
+    docs = _changelog_tree(tmp_path / "docs")
+    (docs / "todo.md").write_text("# To do\n\nWrite the upgrade guide.\n", encoding="utf-8")
+    ingest_json(str(docs), home=home)
+    (docs / "todo.md").write_bytes(b"")
+    code, report = ingest_json(str(docs), home=home)
+    # Skipping it would leave its earlier text answering questions without a word to the user.
+    assert code == 1 and [Path(f["path"]).name for f in report["failed"]] == ["todo.md"]
+    assert str(docs / "todo.md") in db_state(home)
 
 
 # --- text aimed at an AI, text-model upgrades, `docs show` --------------------------------------

@@ -53,6 +53,12 @@ class IngestError(CitelineError):
     error_type = "validation_error"
 
 
+class NoTextOfItsOwn(IngestError):
+    """A file holding no text of its own: it is empty, or only includes other files (includes are
+    not followed). Found under a folder it is skipped with this reason, as a page a site generator
+    fills in is part of any documentation tree; named on its own, it fails."""
+
+
 class StorageError(CitelineError):
     """The index could not be written: the disk is full or failing, or the store hit its size cap.
 

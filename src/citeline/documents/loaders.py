@@ -9,7 +9,7 @@ from pathlib import Path
 from citeline.documents.limits import check_line_lengths
 from citeline.documents.models import LoadedDocument, Section
 from citeline.documents.registry import register_loader
-from citeline.errors import IngestError
+from citeline.errors import IngestError, NoTextOfItsOwn
 
 # Bidi overrides/isolates, zero-width characters and Unicode tag characters are invisible to a
 # reader but not to a model: a known prompt-smuggling channel, so they never reach the index.
@@ -35,7 +35,7 @@ def refuse_only_includes(name: str, document: LoadedDocument, included: list[str
     on the machine), so it holds no text of its own. The user is told what it includes, where a
     bare "no text" would send them looking for an encoding or extraction fault."""
     if included and all(block.kind == "heading" for block in document.blocks):
-        raise IngestError(f"{name}: only includes other files ({', '.join(dict.fromkeys(included))}), "
+        raise NoTextOfItsOwn(f"{name}: only includes other files ({', '.join(dict.fromkeys(included))}), "
                           "which are not followed", hint="ingest the included files themselves")
 
 

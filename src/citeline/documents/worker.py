@@ -34,7 +34,7 @@ from citeline.documents.chunking import chunk_document
 from citeline.documents.limits import LoadLimits, check_block_count, use_limits
 from citeline.documents.models import Chunk, Flag
 from citeline.documents.registry import Loader, loader_for
-from citeline.errors import IngestError
+from citeline.errors import IngestError, NoTextOfItsOwn
 
 _HEADER = struct.Struct(">Q")
 _START_TIMEOUT_S = 120.0
@@ -124,6 +124,8 @@ class ParseWorker:
             return parsed
         if kind == "error":
             raise IngestError(reply[1], hint=reply[2])
+        if kind == "no text of its own":
+            raise NoTextOfItsOwn(reply[1], hint=reply[2])
         if kind == "memory":
             self.close()  # a heap that hit its limit may be fragmented: start clean
             raise IngestError(
@@ -243,6 +245,8 @@ def _handle(message: bytes) -> tuple[Any, ...]:
         return ("unavailable",)
     try:
         return ("ok", parse(request, loader))
+    except NoTextOfItsOwn as exc:
+        return ("no text of its own", exc.message, exc.hint)
     except IngestError as exc:
         return ("error", exc.message, exc.hint)
     except MemoryError:

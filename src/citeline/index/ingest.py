@@ -27,7 +27,7 @@ from citeline.documents.limits import LoadLimits
 from citeline.documents.models import TEXT_MODEL_VERSION
 from citeline.documents.registry import Loader, loader_for, supported_suffixes
 from citeline.documents.worker import ParsedFile, ParseRequest, ParseWorker, parse
-from citeline.errors import CitelineError, IngestError, StorageError
+from citeline.errors import CitelineError, IngestError, NoTextOfItsOwn, StorageError
 from citeline.index.embedder import (
     Embedder,
     EmbedderIdentity,
@@ -184,7 +184,7 @@ def _read_checked(path: Path, max_bytes: int) -> bytes:
     if len(data) > max_bytes:
         raise IngestError(f"{name}: grew past the {max_bytes:,}-byte limit while being read")
     if not data.strip():
-        raise IngestError(f"{name}: the file is empty", hint="add content or exclude it")
+        raise NoTextOfItsOwn(f"{name}: the file is empty", hint="add content or exclude it")
     return data
 
 
@@ -266,9 +266,14 @@ class _Ingester:
         self.report.failed.append(FileFailure(str(path), message))
         self._done(path, 0)
 
-    def add(self, path: Path) -> None:
+    def add(self, path: Path, *, named: bool = True) -> None:
+        """Read, parse and queue one file for embedding. `named`: the user named this file itself
+        rather than a folder holding it."""
         try:
             pending = self._prepare(path)
+        except NoTextOfItsOwn as exc:
+            self._no_text_of_its_own(path, exc, named=named)
+            return
         except CitelineError as exc:
             self._fail(path, str(exc))
             return
@@ -282,6 +287,19 @@ class _Ingester:
         self._pending_chunks += len(pending.parsed.chunks)
         if self._pending_chunks >= self._flush_threshold():
             self.flush()
+
+    def _no_text_of_its_own(self, path: Path, exc: NoTextOfItsOwn, *, named: bool) -> None:
+        # A documentation tree holds such pages on purpose (a changelog page including
+        # CHANGES.rst), and failing them would fail every run of a folder's ingest. A named file,
+        # or one whose earlier version is still indexed (its old text would go on answering),
+        # is a fault the user must see.
+        source = self.sources.get(path.resolve(), str(path))
+        if named or self.store.find_document(self.owner, source) is not None:
+            self._fail(path, str(exc))
+            return
+        reason = str(exc).removeprefix(f"{path.name}: ")
+        self.report.skipped.append(SkippedFile(str(path), reason))
+        self._done(path, 0)
 
     def _prepare(self, path: Path) -> _Pending | None:
         loader = loader_for(path)
@@ -383,8 +401,9 @@ def ingest_paths(
     ingester = _Ingester(store=store, embedder=embedder, settings=settings, owner=owner, report=report,
                          progress=progress, sources=sources)
     try:
+        named = {root.resolve() for root in roots if not root.is_dir()}
         for path in files:
-            ingester.add(path)
+            ingester.add(path, named=path in named)
         ingester.flush()
     finally:
         ingester.close()
