@@ -124,6 +124,20 @@ def test_ingest_lists_skipped_files_with_reasons(tmp_path: Path) -> None:
     assert sorted(Path(s["path"]).name for s in report["skipped"]) == [".git", "data.csv"]
 
 
+def test_many_files_skipped_for_one_reason_are_said_once(tmp_path: Path) -> None:
+    docs = write_corpus(tmp_path / "docs")
+    (docs / "images").mkdir()
+    for n in range(30):
+        (docs / "images" / f"shot-{n:02}.png").write_bytes(b"\x89PNG")
+    ingested = _cli(tmp_path / "home", "ingest", str(docs))
+    assert ingested.returncode == 0, ingested.stderr
+    assert ingested.stderr.count("unsupported file type `.png`") == 1
+    assert re.search(r"skipped 30 files: unsupported file type `\.png` .*shot-00\.png, \S*shot-01\.png, …; "
+                     r"`--json` lists each", ingested.stderr)
+    report = json.loads(_cli(tmp_path / "home", "ingest", str(docs), "--json").stdout)
+    assert len(report["skipped"]) == 30
+
+
 def test_users_list_and_rm(tmp_path: Path) -> None:
     for name in ("alice", "bob"):
         assert _cli(tmp_path, "users", "add", name).returncode == 0

@@ -21,7 +21,7 @@ from citeline.app import Citeline
 from citeline.index.store import DocumentRecord, Passage
 
 if TYPE_CHECKING:
-    from citeline.index.ingest import IngestReport
+    from citeline.index.ingest import IngestReport, SkippedFile
 
 
 def _console(*, stderr: bool = False) -> Console:
@@ -95,15 +95,34 @@ def print_ingest_report(report: IngestReport, elapsed_s: float | None = None) ->
         console.print(
             f"{report.flagged} passage(s) address an AI or hide instructions; they are kept out of answers "
             "(see `citeline docs show DOCUMENT`)", highlight=False, soft_wrap=True)
-    if report.skipped:
-        errors.print(f"skipped {len(report.skipped)} file(s):", highlight=False)
-    for skipped in report.skipped:
-        errors.print(f"  skipped {escape(skipped.path)}: {escape(skipped.reason)}", highlight=False, soft_wrap=True)
+    _print_skipped(report.skipped)
     if report.failed:
         errors.print(f"[red]{len(report.failed)} file(s) could not be ingested:[/red]")
     for failure in report.failed:
         errors.print(f"  [red]failed[/red] {escape(failure.path)}: {escape(failure.error)}", highlight=False,
                      soft_wrap=True)
+
+
+# A documentation tree skips many files for one reason (its images, stylesheets, build scripts):
+# past this many, the reason is said once with a count and the first files, `--json` lists each.
+_SKIPPED_LISTED = 3
+
+
+def _print_skipped(skipped: list[SkippedFile]) -> None:
+    if not skipped:
+        return
+    errors.print(f"skipped {len(skipped)} file(s):", highlight=False)
+    by_reason: dict[str, list[str]] = {}
+    for entry in skipped:
+        by_reason.setdefault(entry.reason, []).append(entry.path)
+    for reason, paths in by_reason.items():
+        if len(paths) <= _SKIPPED_LISTED:
+            for path in paths:
+                errors.print(f"  skipped {escape(path)}: {escape(reason)}", highlight=False, soft_wrap=True)
+            continue
+        examples = ", ".join(escape(path) for path in paths[:2])
+        errors.print(f"  skipped {len(paths)} files: {escape(reason)} ({examples}, …; `--json` lists each)",
+                     highlight=False, soft_wrap=True)
 
 
 def print_document(record: DocumentRecord) -> None:
