@@ -57,6 +57,20 @@ def test_a_digit_inside_a_name_is_not_a_number() -> None:
     assert holds(expected_types("Which paper size is the default?"), "The default will most often be a4.")
 
 
+def test_a_version_counts_nothing() -> None:
+    how_many = expected_types("How many times will Click retry a prompt when the input fails validation?")
+    assert how_many == (AnswerType.COUNT,)
+    assert not holds(how_many, "In Click 1.0, you can only raise the UsageError but starting with Click 2.0 "
+                               "you can also raise the BadParameter.")
+    assert not holds(how_many, "Changed in version 8.0: the prompt is shown again.")
+    assert not holds(how_many, "uv 0.4.2 retries downloads.")
+    assert holds(how_many, "Since Click 2.0 it retries 3 times.")
+    assert holds(how_many, "About 1.5 million people live along it.")
+    # Asked for a version, a version is the value.
+    version = expected_types("Which version of Click added the BadParameter exception?")
+    assert holds(version, "starting with Click 2.0 you can also raise the BadParameter.")
+
+
 def test_which_of_two_sources_wins_asks_for_the_one_that_takes_precedence() -> None:
     for question in ("If the same setting is given both in a uv.toml file and in an environment variable, which one wins?",
                      "I have a pytest.ini and a pyproject.toml table. Which one does pytest read?",
@@ -103,7 +117,7 @@ def test_how_long_as_the_thing_to_change_asks_for_a_setting() -> None:
     assert asked == (AnswerType.NAME,)
     assert holds(asked, "`HARBOR_JOB_TIMEOUT` - Seconds a job may run before the worker cancels it.")
     assert not holds(asked, "A job may run for a while before it is cancelled.")
-    assert AnswerType.NUMBER not in expected_types("How can I limit how many connections are opened?")
+    assert not {AnswerType.NUMBER, AnswerType.COUNT} & set(expected_types("How can I limit how many connections are opened?"))
     # Asked for the duration itself, it is still a duration.
     assert AnswerType.DURATION in expected_types("How long may a job run before it is cancelled?")
 

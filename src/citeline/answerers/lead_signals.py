@@ -66,7 +66,7 @@ def lead_fitness(units: Sequence[Unit], answer_type: AnswerTypes, keys: Sequence
 
 def _asks_count(answer_type: AnswerTypes) -> bool:
     """Whether the question asks how many, how long or how far (a number, a duration or a measure)."""
-    return bool({AnswerType.NUMBER, AnswerType.DURATION, AnswerType.MEASURE} & set(answer_type))
+    return bool({AnswerType.NUMBER, AnswerType.COUNT, AnswerType.DURATION, AnswerType.MEASURE} & set(answer_type))
 
 
 def _counts(text: str, terms: set[str]) -> bool:

@@ -25,6 +25,7 @@ class AnswerType(Enum):
     DURATION = "duration"
     MEASURE = "measure"  # a length, width, height, depth, distance, area or size: a number with its unit
     NUMBER = "number"
+    COUNT = "count"  # "how many …": a number, and not a version ("Click 2.0" counts nothing)
     NAME = "name"  # an identifier, option, variable, command, file, directory or setting
     DEFAULT = "default"  # "what is the default ...": a stated default, whatever its shape
     PERSON = "person"
@@ -58,8 +59,9 @@ _QUESTION_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
         re.IGNORECASE)),
     # The kind word heads what is asked: "which port does …", "what version of …", not "which version
     # source plugin …" (a plugin) or "what command limits the checkout" (a verb).
+    (AnswerType.COUNT, re.compile(r"\bhow\s+many\b", re.IGNORECASE)),
     (AnswerType.NUMBER, re.compile(
-        r"\bhow\s+(?:many|much|big|large|old)\b|\b(?:what|which)\s+(?:\w+\s+)?(?:number|percentage|size|port|version|limit)s?\b"
+        r"\bhow\s+(?:much|big|large|old)\b|\b(?:what|which)\s+(?:\w+\s+)?(?:number|percentage|size|port|version|limit)s?\b"
         r"(?=\s+(?:is|are|was|were|be|does|do|did|can|could|will|would|should|shall|may|might|must|has|have|had|of|for|"
         r"in|on|at|to|by|from|that|which|i|you|we|they|it|first|last|\w+ly)\b|\s*[?,;:.)]|\s*$)"
         r"|\b(?:maximum|minimum|max|min)\b",
@@ -96,6 +98,10 @@ _MEASURE = re.compile(
 # a manual page cited after its name ("see git-repack(1)", "printf(3)").
 _NUMBER = re.compile(r"(?<![\w-]\()\b[^\W\d_]?\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|hundred|thousand|million|once|twice)\b",
                      re.IGNORECASE)
+# A version: three dotted parts ("1.4.2"), or a number after "version", "v" or a name mid-sentence
+# ("starting with Click 2.0", "Python 3.12"), unless a quantity word follows ("1.5 million").
+_VERSION = re.compile(r"\bv?\d+(?:\.\d+){2,}\b|(?:\b(?:[Vv]ersions?|[Rr]eleases?|v)\s?|(?<![.!?]\s)(?<!^)\b[A-Z][\w-]+\s)"
+                      r"\d+(?:\.\d+)+\b(?!\s*(?:%|percent|hundred|thousand|million|billion)\b)")
 # A dotted name has a word on each side ("request.client", "os.path"), so "e.g." and "3.14" are not names.
 # A word joined by underscores names an identifier in any case ("trim_blocks", "MAX_AGE"), with its
 # code markup or without it (prose converted from HTML often drops it).
@@ -121,6 +127,7 @@ _VALUE_BY_TYPE: dict[AnswerType, re.Pattern[str]] = {
     AnswerType.DURATION: _DURATION,
     AnswerType.MEASURE: _MEASURE,
     AnswerType.NUMBER: _NUMBER,
+    AnswerType.COUNT: _NUMBER,
     AnswerType.NAME: _NAME,
     AnswerType.DEFAULT: _DEFAULT,
     AnswerType.DATE: _DATE,
@@ -135,7 +142,7 @@ AnswerTypes = tuple[AnswerType, ...]
 
 
 _KIND_IN_WORDS: dict[AnswerType, str] = {
-    AnswerType.DURATION: "a duration", AnswerType.MEASURE: "a measure", AnswerType.NUMBER: "a number",
+    AnswerType.DURATION: "a duration", AnswerType.MEASURE: "a measure", AnswerType.NUMBER: "a number", AnswerType.COUNT: "a number",
     AnswerType.NAME: "a name", AnswerType.DEFAULT: "a default", AnswerType.PERSON: "a person",
     AnswerType.DATE: "a date", AnswerType.PLACE: "a place", AnswerType.PRECEDENCE: "an order of precedence",
 }
@@ -147,7 +154,7 @@ def kind_asked(answer_types: AnswerTypes) -> str:
     kinds = [_KIND_IN_WORDS[t] for t in answer_types if t is not AnswerType.DEFAULT and t in _KIND_IN_WORDS]
     if not kinds:
         kinds = [_KIND_IN_WORDS[t] for t in answer_types if t in _KIND_IN_WORDS]
-    return " or ".join(kinds[:2]) or "a value"
+    return " or ".join(list(dict.fromkeys(kinds))[:2]) or "a value"
 
 
 # "How do I change how long a job may run?" asks for the setting that decides the duration, not
@@ -197,7 +204,8 @@ def holds(answer_types: AnswerTypes, text: str) -> bool:
     wanted: list[AnswerType] = specific or [t for t in answer_types if t in _VALUE_BY_TYPE]
     if not wanted:
         return True
-    return any(_VALUE_BY_TYPE[answer_type].search(text) for answer_type in wanted)
+    return any(_VALUE_BY_TYPE[answer_type].search(_VERSION.sub(" ", text) if answer_type is AnswerType.COUNT else text)
+               for answer_type in wanted)
 
 
 # Words naming an extreme or the default of a value ("the *maximum* number of …", "the *largest* branch").
