@@ -503,3 +503,44 @@ def test_a_parameter_listed_with_only_its_type_is_left_out(tmp_path: Path) -> No
     # A field whose every parameter is undescribed goes with its name.
     overlay = doc.text[doc.text.index("Create a new overlay environment."):]
     assert "Parameters" not in overlay and "name (str)" not in overlay
+
+
+DOCBOOK = """<html><head><title>Configuration file reference</title></head><body>
+<div class="navheader"><table width="100%" summary="Navigation header"><tr><th colspan="3">Configuration file reference</th></tr>
+<tr><td><a accesskey="p" href="ch02s05s04.html"><img src="images/prev.gif" alt="Prev" /></a></td>
+<th>Chapter 2. aptitude reference guide</th><td><a accesskey="n" href="ch02s06.html"><img src="images/next.gif" alt="Next" /></a></td></tr></table><hr /></div>
+<div class="section"><div class="titlepage"><h2 class="title">Configuration file reference</h2></div>
+<div class="toc"><p><b>Table of Contents</b></p><dl class="toc"><dt><span class="section"><a href="ch02s05s01.html">Locations</a></span></dt>
+<dt><span class="section"><a href="ch02s05s02.html">Options</a></span></dt></dl></div>
+<div class="list-of-tables"><p><b>List of Tables</b></p><dl><dt>2.1. <a href="ch02s05s01.html#t">Option files</a></dt></dl></div>
+<p>The options below change how aptitude behaves.</p>
+<div class="segmentedlist"><div class="seglistitem"><a id="configCmdLine-Verbose"></a>
+<div class="seg"><strong><span class="segtitle">Option: </span></strong><code class="literal">Aptitude::CmdLine::Verbose</code></div>
+<div class="seg"><strong><span class="segtitle">Default: </span></strong><code class="literal">0</code></div>
+<div class="seg"><strong><span class="segtitle">Description: </span></strong>
+  This controls how verbose the command-line mode is.</div></div>
+<div class="seglistitem"><div class="seg"><strong><span class="segtitle">Option: </span></strong><code class="literal">Aptitude::UI::Minibuf-Prompts</code></div>
+<div class="seg"><strong><span class="segtitle">Default: </span></strong><code class="literal">false</code></div>
+<div class="seg"><strong><span class="segtitle">Description: </span></strong>
+  If this option is <code class="literal">true</code>, some prompts are shown at the bottom of the screen.</div></div></div>
+<p>Options are read at start-up.</p></div>
+<div class="navfooter"><hr /><table width="100%" summary="Navigation footer"><tr><td><a accesskey="p" href="a.html">Prev</a></td>
+<td><a accesskey="u" href="ch02.html">Up</a></td><td><a accesskey="n" href="b.html">Next</a></td></tr>
+<tr><td>Customizing keybindings </td><td><a accesskey="h" href="index.html">Home</a></td><td>Themes</td></tr></table></div>
+</body></html>"""
+
+
+def test_docbook_navigation_and_contents_are_dropped_and_a_segmented_list_reads_by_entry(tmp_path: Path) -> None:
+    doc = load(tmp_path, DOCBOOK)
+    for gone in ("Chapter 2. aptitude reference guide", "Table of Contents", "Locations", "List of Tables",
+                 "Customizing keybindings", "Themes"):
+        assert gone not in doc.text, gone
+    rows = [doc.text[b.start:b.end] for b in doc.blocks if b.kind == "table_row"]
+    # Each option's default stays with the option, in the entry's order.
+    assert rows == [
+        "Option: `Aptitude::CmdLine::Verbose`; Default: `0`; Description: This controls how verbose the "
+        "command-line mode is.",
+        "Option: `Aptitude::UI::Minibuf-Prompts`; Default: `false`; Description: If this option is `true`, some "
+        "prompts are shown at the bottom of the screen."]
+    assert doc.text.index("change how aptitude behaves") < doc.text.index("CmdLine::Verbose")
+    assert doc.text.index("Minibuf-Prompts") < doc.text.index("Options are read at start-up.")

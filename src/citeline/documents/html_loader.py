@@ -35,15 +35,15 @@ _OWN_FIELDS = frozenset(("default", "type", "returns", "return type", "value", "
 # Page chrome by ARIA role.
 _CHROME_ROLES = frozenset(("navigation", "banner", "contentinfo", "search", "complementary"))
 # Page chrome by class, as documentation generators and themes name it (Sphinx and its themes,
-# MkDocs Material, pydata). A plain `sidebar` class is left alone: it is docutils' sidebar
-# directive, which is content.
+# MkDocs Material, pydata, DocBook's navigation headers and footers, tables of contents and lists of
+# figures). A plain `sidebar` class is left alone: it is docutils' sidebar directive, which is content.
 _CHROME_CLASS = re.compile(
     r"^(?:.+sidebar.*|sidebar[-_].+|.*breadcrumbs?.*|.*banner.*|skip-?link|skip-to-content|md-skip|"
     r"headerlink|viewcode-(?:link|back)|related|relbar.*|md-header.*|md-footer.*|md-tabs.*|md-source-file|"
     r"md-content__button|md-clipboard|edit-?this-?page|prev-next.*|navbar.*|nav-?bar|toctree-wrapper|"
     r"bd-header.*|bd-footer.*|bd-toc.*|footer.*|header-?link|copybutton|linenos|lineno|announcement.*|"
     r"cookie.*|rst-footer-buttons|rst-versions|wy-nav-side|wy-nav-top|feedback.*|(?:main|sub|site|top|nav)?-?menu|"
-    r"tagline)$",
+    r"tagline|toc|list-of-(?:figures|tables|examples|equations|procedures)|nav(?:header|footer))$",
     re.IGNORECASE,
 )
 # Where the main content is, most specific first: Sphinx (basic themes, then Read the Docs), MkDocs
@@ -453,6 +453,8 @@ class _Walker:
                 stack.extend(reversed(box.contents))
         elif name == "blockquote":
             self._within(stack, None, "quote", list(tag.contents))
+        elif "segmentedlist" in classes:
+            self._segmented_list(tag, stack)
         elif self._admonition(tag, classes, stack) or self._tabs(tag, classes, stack):
             pass
         else:
@@ -615,6 +617,26 @@ class _Walker:
                 header = cells  # carried by every row's label and text, not stored alone
                 continue
             self.builder.block("table_row", "", cells=cells, label=" | ".join(header) or None, group=table)
+
+    def _segmented_list(self, tag: Any, stack: list[Any]) -> None:
+        """DocBook's segmented list: entries of titled segments ("Option: X", "Default: false",
+        "Description: …"), each read as a table row, its titles the header, so that an option's
+        default stays with the option instead of standing alone among every other option's."""
+        def entry(item: Any) -> _Action:
+            def read(_stack: list[Any]) -> None:
+                titles: list[str] = []
+                values: list[str] = []
+                for segment in item.find_all(class_="seg", recursive=False):
+                    title = segment.find(class_="segtitle")
+                    titles.append(" ".join(title.extract().get_text().split()).rstrip(":") if title else "")
+                    values.append(" ".join(self.inline(segment.contents).split()))
+                self.builder.block("table_row", "", cells=tuple(values), label=" | ".join(titles) or None, group=tag)
+            return _Action(read)
+
+        stack.append(_Action(lambda _stack: self.flush()))
+        for child in reversed(tag.contents):
+            is_entry = isinstance(child, self._tag) and "seglistitem" in _classes(child)
+            stack.append(entry(child) if is_entry else child)
 
     def _admonition(self, tag: Any, classes: set[str], stack: list[Any]) -> bool:
         title_tag = None
