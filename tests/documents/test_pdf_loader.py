@@ -320,6 +320,31 @@ def test_footnote_marks_go_and_inline_code_set_below_the_baseline_stays(tmp_path
     assert "unpacking. Either GNU or BSD tar will do." in text
 
 
+def test_a_footnote_at_the_foot_of_a_page_does_not_cut_the_sentence_running_on(tmp_path: Path) -> None:
+    # A sentence runs on to the next page past the footnotes at the foot of its page (camlidl's
+    # manual: "… can be used in other" / "¹http://caml.inria.fr/…" / "programs, either by …").
+    note = [("1", BODY_FONT, 5.0, 3.5), ("The component model is described at length elsewhere.", BODY_FONT, 8.0, 0.0)]
+    mark_alone = [("2", BODY_FONT, 5.0, 3.5)]
+    data = manual_pdf([
+        [Heading(1, "Overview"), Fill(bottom=170),
+         Para(["COM provides system support for packaging objects as executable components that",
+               "can be used in other"]),
+         Spans([note, mark_alone, [("Its interfaces are identified by IIDs.", BODY_FONT, 8.0, 0.0)]])],
+        [Para(["programs, either by dynamic linking or through interprocess communication."]),
+         Heading(2, "Interfaces"), Para(["Every interface has an identifier of its own."])],
+    ])
+    blocks = _blocks(load(tmp_path, data, name="com.pdf"))
+    texts = [text for _, text, *_ in blocks]
+    whole = ("COM provides system support for packaging objects as executable components that can be used in "
+             "other programs, either by dynamic linking or through interprocess communication.")
+    assert whole in texts
+    # Each footnote follows the sentence it interrupted, apart from it, without its mark.
+    at = texts.index(whole)
+    assert texts[at + 1:at + 4] == ["The component model is described at length elsewhere.",
+                                    "Its interfaces are identified by IIDs.", "Interfaces"]
+    assert [block[2:4] for block in blocks[at:at + 3]] == [(1, (1, 2)), (1, ()), (1, ())]
+
+
 def test_a_name_broken_at_an_underscore_is_joined(tmp_path: Path) -> None:
     data = manual_pdf([[Heading(1, "Libraries"),
                         Para(["Users can have libraries of their own, named by the environment variable R_",

@@ -6,7 +6,8 @@ paragraph unless something a reader sees says otherwise (a gap wider than the li
 first-line indent, a short last line ending a sentence, a change of font, a bullet). A word
 hyphenated at a line end is joined again when the document itself says it is one word; a
 sentence cut by a page break continues on the next page as the same block, which records both
-pages.
+pages. Footnotes at a page's foot are set apart from the text they interrupt: a sentence
+running on to the next page reads whole, its page's footnotes after it.
 """
 
 from __future__ import annotations
@@ -65,9 +66,33 @@ class _Style:
     right: dict[int, float]
     height: dict[int, float]
     text_bottom: float
+    body_end: dict[int, int]  # per page, the index of its first footnote line (its line count if none)
+    notes_top: dict[int, float]  # per page with footnotes, the top of the first
 
     def line_pitch(self, line: Line) -> float:
         return self.pitch.get((line.size, line.mono), line.size * 1.25)
+
+
+# Footnotes are set in smaller type than the text they annotate.
+_FOOTNOTE_SIZE_RATIO = 0.95
+_NOTE_MARK = re.compile(r"\(?[\d*\u2020\u2021\u00a7]{1,3}\)?")
+
+
+def _footnotes_at(page: PageLayout, body_size: float) -> int:
+    """Where the footnotes at the foot of `page` start among its lines (len(lines) if none): the
+    first of a run of lines in smaller type, in the page's lower half, that ends the page and
+    opens with a raised footnote mark, below some text of the body's size."""
+    lines = page.lines
+    start = len(lines)
+    for index in range(len(lines) - 1, 0, -1):
+        line = lines[index]
+        if line.size >= body_size * _FOOTNOTE_SIZE_RATIO or line.top < page.height * 0.5:
+            break
+        if line.marked:
+            start = index
+    if start < len(lines) and not any(line.size >= body_size * _FOOTNOTE_SIZE_RATIO for line in lines[:start]):
+        return len(lines)  # a page of small type: no body to set its footnotes apart from
+    return start
 
 
 def _titles_key(text: str) -> str:
@@ -101,8 +126,13 @@ def _style(pages: list[PageLayout]) -> _Style:
     levels = {size: index + 1 for index, size in enumerate(heading_sizes)}
     pitch = {key: statistics.median(values) for key, values in pitches.items()}
     height = {page.number: page.height for page in pages}
-    text_bottom = max((page.lines[-1].bottom for page in pages if page.lines), default=0.0)
-    return _Style(body_size, levels, pitch, left, right, height, text_bottom)
+    # How low the text goes, above footnotes, and where each page's footnotes start.
+    ends = {page.number: _footnotes_at(page, body_size) for page in pages}
+    text_bottom = max((page.lines[ends[page.number] - 1].bottom for page in pages if ends[page.number]),
+                      default=0.0)
+    notes_top = {page.number: page.lines[ends[page.number]].top for page in pages
+                 if ends[page.number] < len(page.lines)}
+    return _Style(body_size, levels, pitch, left, right, height, text_bottom, ends, notes_top)
 
 
 def _vocabulary(pages: list[PageLayout]) -> Counter[str]:
@@ -241,12 +271,14 @@ class _Flow:
             self.outline.setdefault(entry.page, []).append(entry)
         self.open: _Open | None = None
         self.previous: Line | None = None
+        self.notes: list[list[Line]] = []  # footnotes waiting for the block open at their page's end
         self.list_group: object | None = None
         self.table: tuple[object, int, list[str], int] | None = None  # group, columns, header, page
 
     def run(self) -> None:
         for page in self.pages:
-            elements: list[tuple[float, Line | TableGrid]] = [(line.top, line) for line in page.lines]
+            end = self.style.body_end.get(page.number, len(page.lines))
+            elements: list[tuple[float, Line | TableGrid]] = [(line.top, line) for line in page.lines[:end]]
             elements += [(table.top, table) for table in page.tables]
             elements.sort(key=lambda item: item[0])
             for position, (_, element) in enumerate(elements):
@@ -257,7 +289,31 @@ class _Flow:
                     self.previous = None
                 else:
                     self._line(element, following if isinstance(following, Line) else None)
+            notes: list[list[Line]] = []
+            marked = False
+            for line in page.lines[end:]:
+                if _NOTE_MARK.fullmatch(line.text):
+                    marked = True  # a mark raised onto a line of its own opens the next note
+                    continue
+                # A footnote opens with its mark, or (marks set level with the text) after a gap or
+                # a short line ending a sentence, as a paragraph does.
+                last = notes[-1][-1] if notes else None
+                if last is None or marked or line.marked or self._ends_short(last) \
+                        or line.top - last.top > self.style.line_pitch(last) * _GAP_RATIO:
+                    notes.append([line])
+                else:
+                    notes[-1].append(line)
+                marked = False
+            self.notes += notes
+            if self.open is None:
+                self._place_notes()
         self._flush()
+
+    def _place_notes(self) -> None:
+        """Emit the footnotes waiting since their page ended, once the block then open is out."""
+        notes, self.notes = self.notes, []
+        for lines in notes:
+            self.builder.block("paragraph", _prose(lines, self.vocabulary), page=lines[0].page)
 
     # -- tables ---------------------------------------------------------------------------
 
@@ -378,7 +434,9 @@ class _Flow:
         if line.page != previous.page + 1:
             return False
         height = self.style.height.get(previous.page, 0.0)
-        full = previous.bottom >= height * 0.6 and previous.bottom >= self.style.text_bottom - 3 * self.style.line_pitch(previous)
+        # Footnotes take the foot of a page: text reaching them fills it.
+        bottom = min(self.style.text_bottom, self.style.notes_top.get(previous.page, self.style.text_bottom))
+        full = previous.bottom >= height * 0.6 and previous.bottom >= bottom - 3 * self.style.line_pitch(previous)
         return full and (not _TERMINAL.search(previous.text.rstrip()) or line.text[:1].islower())
 
     def _ends_short(self, line: Line) -> bool:
@@ -415,6 +473,7 @@ class _Flow:
             self.builder.block("paragraph", _prose(current.lines, self.vocabulary), page=first_page, pages=pages)
             self.list_group = None
         self.table = None
+        self._place_notes()
 
 
 def build_blocks(pages: list[PageLayout], outline: list[OutlineEntry], builder: DocumentBuilder) -> None:

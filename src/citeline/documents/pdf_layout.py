@@ -65,6 +65,7 @@ class Line:
     mono: bool
     bold: bool
     text: str
+    marked: bool = False  # it began with a raised footnote mark ("¹ See …"), left out of its text
 
     @property
     def char_width(self) -> float:
@@ -382,7 +383,7 @@ def _make_line(chars: list[dict[str, Any]], page: int) -> tuple[Line | None, int
         page=page, words=cleaned, top=min(float(c["top"]) for c in chars),
         bottom=max(float(c["bottom"]) for c in chars), x0=cleaned[0].x0, x1=cleaned[-1].x1,
         size=round(statistics.mode(sizes) * 2) / 2, mono=mono, bold=bold,
-        text=" ".join(word.text for word in cleaned),
+        text=" ".join(word.text for word in cleaned), marked=start > 0,
     )
     return line, removed
 
