@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -544,3 +545,16 @@ def test_docbook_navigation_and_contents_are_dropped_and_a_segmented_list_reads_
         "prompts are shown at the bottom of the screen."]
     assert doc.text.index("change how aptitude behaves") < doc.text.index("CmdLine::Verbose")
     assert doc.text.index("Minibuf-Prompts") < doc.text.index("Options are read at start-up.")
+
+
+def test_xhtml_reads_as_html_without_a_warning(tmp_path: Path) -> None:
+    # git's manual pages are XHTML: a library user's console must not fill with bs4's advice.
+    markup = ('<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.1//EN" '
+              '"http://www.w3.org/TR/xhtml11/DTD/xhtml11.dtd">\n<html xmlns="http://www.w3.org/1999/xhtml">'
+              "<head><title>git-add(1)</title></head><body><h2>NAME</h2><p>git-add - Add file contents to the "
+              "index</p>" + "<p>This command updates the index using the current content found in the working tree.</p>"
+              * 100 + "</body></html>")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        doc = load(tmp_path, markup, name="git-add.xhtml")
+    assert "git-add - Add file contents to the index" in doc.text

@@ -16,6 +16,7 @@ with their title. bs4 over lxml keeps no source positions, so HTML blocks have n
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -687,11 +688,15 @@ class HtmlLoader:
 
     def load(self, path: Path, data: bytes) -> LoadedDocument:
         """Parse with lxml, drop chrome and hidden text, and lay the content out as blocks."""
-        from bs4 import BeautifulSoup
+        from bs4 import BeautifulSoup, XMLParsedAsHTMLWarning
 
         markup = decode_text(data, path)
         try:
-            soup = BeautifulSoup(markup, "lxml")
+            with warnings.catch_warnings():
+                # XHTML (git's manual pages start with `<?xml …?>`) is read as HTML on purpose: the
+                # HTML parser takes its markup as well, and forgives what an XML parser refuses.
+                warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)
+                soup = BeautifulSoup(markup, "lxml")
         except Exception as exc:  # lxml recovers from almost anything; this is a last resort
             raise IngestError(f"{path.name}: could not be parsed as HTML ({exc})",
                               hint="check the file") from exc
