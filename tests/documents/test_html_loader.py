@@ -558,3 +558,30 @@ def test_xhtml_reads_as_html_without_a_warning(tmp_path: Path) -> None:
         warnings.simplefilter("error")
         doc = load(tmp_path, markup, name="git-add.xhtml")
     assert "git-add - Add file contents to the index" in doc.text
+
+
+DOXYGEN = """<html><head><title>json-c: json_object.h File Reference</title></head><body>
+<div class="contents">
+<h2 class="groupheader">Function Documentation</h2>
+<a id="afabf61f932cd64a4122ca8092452eed5" name="afabf61f932cd64a4122ca8092452eed5"></a>
+<h2 class="memtitle"><span class="permalink"><a href="#afabf61f932cd64a4122ca8092452eed5">&#9670;&nbsp;</a></span>json_object_put()</h2>
+<div class="memitem"><div class="memproto"><table class="memname"><tr>
+<td class="memname"><a class="el" href="printbuf_8h.html#a2">JSON_EXPORT</a> int json_object_put </td><td>(</td>
+<td class="paramtype">struct <a class="el" href="json__types_8h.html#af2">json_object</a> *&#160;</td>
+<td class="paramname"><em>obj</em></td><td>)</td><td></td></tr></table></div>
+<div class="memdoc"><p>Decrement the reference count of json_object and free if it reaches zero.</p>
+<dl class="params"><dt>Parameters</dt><dd><table class="params"><tr><td class="paramname">obj</td><td>the json_object instance </td></tr></table></dd></dl>
+<dl class="section return"><dt>Returns</dt><dd>1 if the object was freed. </dd></dl>
+</div></div></div></body></html>"""
+
+
+def test_a_doxygen_entry_reads_as_its_signature_then_its_description(tmp_path: Path) -> None:
+    doc = load(tmp_path, DOXYGEN)
+    assert "\u25c6" not in doc.text  # the "◆" permalink before every entry's name
+    blocks = [(b.section, b.label, doc.text[b.start:b.end]) for b in doc.blocks if b.kind != "heading"]
+    signature = "JSON_EXPORT int json_object_put (struct json_object * obj)"
+    assert blocks[0] == ("json_object_put()", None, signature)
+    # The description is labelled with the signature, as a Sphinx entry's is.
+    assert blocks[1] == ("json_object_put()", signature,
+                         "Decrement the reference count of json_object and free if it reaches zero.")
+    assert "obj: the json_object instance" in doc.text and "Returns - 1 if the object was freed." in doc.text

@@ -37,14 +37,15 @@ _OWN_FIELDS = frozenset(("default", "type", "returns", "return type", "value", "
 _CHROME_ROLES = frozenset(("navigation", "banner", "contentinfo", "search", "complementary"))
 # Page chrome by class, as documentation generators and themes name it (Sphinx and its themes,
 # MkDocs Material, pydata, DocBook's navigation headers and footers, tables of contents and lists of
-# figures). A plain `sidebar` class is left alone: it is docutils' sidebar directive, which is content.
+# figures, Doxygen's "◆" permalinks). A plain `sidebar` class is left alone: it is docutils' sidebar
+# directive, which is content.
 _CHROME_CLASS = re.compile(
     r"^(?:.+sidebar.*|sidebar[-_].+|.*breadcrumbs?.*|.*banner.*|skip-?link|skip-to-content|md-skip|"
     r"headerlink|viewcode-(?:link|back)|related|relbar.*|md-header.*|md-footer.*|md-tabs.*|md-source-file|"
     r"md-content__button|md-clipboard|edit-?this-?page|prev-next.*|navbar.*|nav-?bar|toctree-wrapper|"
     r"bd-header.*|bd-footer.*|bd-toc.*|footer.*|header-?link|copybutton|linenos|lineno|announcement.*|"
     r"cookie.*|rst-footer-buttons|rst-versions|wy-nav-side|wy-nav-top|feedback.*|(?:main|sub|site|top|nav)?-?menu|"
-    r"tagline|toc|list-of-(?:figures|tables|examples|equations|procedures)|nav(?:header|footer))$",
+    r"tagline|toc|list-of-(?:figures|tables|examples|equations|procedures)|nav(?:header|footer)|permalink)$",
     re.IGNORECASE,
 )
 # Where the main content is, most specific first: Sphinx (basic themes, then Read the Docs), MkDocs
@@ -84,6 +85,9 @@ _DESCRIPTION_CLASSES = frozenset((
     "envvar", "option", "cmdoption", "confval", "type", "member", "var", "macro",
 ))
 _NAMED_ENTRIES = frozenset(("envvar", "confval", "option", "cmdoption", "globalvar"))
+# The spaces a prototype's table cells leave inside its brackets and before its commas.
+_SIGNATURE_OPEN = re.compile(r"\(\s+")
+_SIGNATURE_SPACES = re.compile(r"\s+([),])")
 _LANGUAGE_CLASS = re.compile(r"^(?:highlight-|language-|lang-)([\w+#.-]+)$")
 
 
@@ -456,6 +460,8 @@ class _Walker:
             self._within(stack, None, "quote", list(tag.contents))
         elif "segmentedlist" in classes:
             self._segmented_list(tag, stack)
+        elif "memitem" in classes and tag.find(class_="memproto") is not None:
+            self._member(tag, stack)
         elif self._admonition(tag, classes, stack) or self._tabs(tag, classes, stack):
             pass
         else:
@@ -618,6 +624,17 @@ class _Walker:
                 header = cells  # carried by every row's label and text, not stored alone
                 continue
             self.builder.block("table_row", "", cells=cells, label=" | ".join(header) or None, group=table)
+
+    def _member(self, tag: Any, stack: list[Any]) -> None:
+        """A Doxygen API entry: its prototype, laid out in a table's cells ("int json_object_put",
+        "(", "struct json_object *", "obj", ")"), as one signature line, then its documentation
+        labelled with it, as a Sphinx entry is read."""
+        prototype = tag.find(class_="memproto")
+        signature = " ".join(self.inline(prototype.contents, ticks=False).split())
+        signature = _SIGNATURE_SPACES.sub(r"\1", _SIGNATURE_OPEN.sub("(", signature))
+        self.builder.block("paragraph", signature)
+        documentation = tag.find(class_="memdoc")
+        self._within(stack, signature or None, None, list(documentation.contents) if documentation else [])
 
     def _segmented_list(self, tag: Any, stack: list[Any]) -> None:
         """DocBook's segmented list: entries of titled segments ("Option: X", "Default: false",
