@@ -271,6 +271,27 @@ def test_a_page_emptied_after_indexing_fails_and_keeps_its_old_text(tmp_path: Pa
     assert str(docs / "todo.md") in db_state(home)
 
 
+def test_a_sphinx_builds_copy_of_its_page_sources_is_skipped(tmp_path: Path, home: Path) -> None:
+    build = tmp_path / "html"
+    (build / "_sources").mkdir(parents=True)
+    (build / "index.html").write_text("<html><body><h1>Guide</h1><p>Use <code>get_text()</code> for the text."
+                                      "</p></body></html>", encoding="utf-8")
+    (build / "_sources" / "index.rst.txt").write_text("Guide\n=====\n\nUse ``get_text()`` for the text.\n",
+                                                      encoding="utf-8")
+    (build / "searchindex.js").write_text("Search.setIndex({})", encoding="utf-8")
+    code, report = ingest_json(str(build), home=home)
+    assert code == 0 and report["ingested"] == 1
+    assert {"path": str(build / "_sources"), "reason": "a Sphinx build's copy of its pages' sources (the built "
+            "pages beside it are read)"} in report["skipped"]
+    # Outside a Sphinx build a folder of that name is the user's own, and read; its `.rst.txt` as rst.
+    (build / "searchindex.js").unlink()
+    code, report = ingest_json(str(build), home=home)
+    assert code == 0 and report["ingested"] == 1 and report["unchanged"] == 1
+    stored = {row[0]: row[1] for row in sqlite3.connect(home / "index.sqlite3").execute(
+        "SELECT d.source, c.text FROM chunks c JOIN documents d ON d.id = c.document_id")}
+    assert stored[str(build / "_sources" / "index.rst.txt")] == "Guide\n\nUse `get_text()` for the text."
+
+
 # --- text aimed at an AI, text-model upgrades, `docs show` --------------------------------------
 
 PLANTED = """# Docker builds

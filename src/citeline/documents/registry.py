@@ -37,9 +37,16 @@ def register_loader(loader: Loader) -> None:
         _REGISTRY[suffix.lower()] = loader
 
 
+_MARKUP_AS_TEXT = frozenset((".rst", ".rest", ".md", ".markdown"))
+
+
 def loader_for(path: Path) -> Loader | None:
-    """The loader for a file's suffix, importing the plugin that provides it on first use."""
+    """The loader for a file's suffix, importing the plugin that provides it on first use. A
+    markup source saved as text (`index.rst.txt`, as Sphinx publishes page sources) is read as
+    its markup."""
     suffix = path.suffix.lower()
+    if suffix == ".txt" and (inner := Path(path.stem).suffix.lower()) in _MARKUP_AS_TEXT:
+        suffix = inner
     if suffix not in _REGISTRY:
         plugins.ensure("loader", suffix.lstrip("."))
     if suffix not in _REGISTRY:

@@ -91,6 +91,10 @@ def _matches(path: Path, patterns: Sequence[str]) -> bool:
     return any(fnmatch.fnmatch(path.name, p) or fnmatch.fnmatch(str(path), p) for p in patterns)
 
 
+# Files only a Sphinx HTML build leaves at its root.
+_SPHINX_BUILD_MARKS = frozenset(("searchindex.js", "objects.inv", ".buildinfo"))
+
+
 def discover(
     paths: Iterable[Path], include: Sequence[str] = (), exclude: Sequence[str] = (),
     skipped: list[SkippedFile] | None = None,
@@ -136,6 +140,12 @@ def discover(
             left_out.extend(SkippedFile(str(Path(dirpath) / d), "hidden folder") for d in sorted(dirnames)
                             if d.startswith("."))
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            if "_sources" in dirnames and _SPHINX_BUILD_MARKS & set(filenames):
+                # Every page again, as its source text: read, each answer would cite it twice,
+                # once with its markup.
+                left_out.append(SkippedFile(str(Path(dirpath) / "_sources"), "a Sphinx build's copy of its pages' "
+                                            "sources (the built pages beside it are read)"))
+                dirnames.remove("_sources")
             for filename in sorted(filenames):
                 candidate = Path(dirpath) / filename
                 if filename.startswith("."):
