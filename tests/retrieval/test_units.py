@@ -5,7 +5,8 @@ from __future__ import annotations
 from citeline.answerers.layout import unit_text
 from citeline.documents.models import ChunkBlock
 from citeline.index.store import Passage
-from citeline.retrieval.units import is_a_name, is_bare_link, listed_entry, passage_units
+from citeline.retrieval.evidence import vocabulary
+from citeline.retrieval.units import is_a_name, is_bare_link, listed_entry, passage_units, points_back_at
 
 
 def _passage(*blocks: tuple[str, str] | tuple[str, str, str]) -> Passage:
@@ -112,6 +113,16 @@ def test_a_bare_link_is_told_apart_from_a_sentence_holding_one() -> None:
     assert is_bare_link("- <https://example.org/guide>.")
     assert not is_bare_link("See https://example.org/guide for the full list.")
     assert not is_bare_link("`https://example.org` is the default base URL.")
+
+
+def test_a_pointer_to_what_the_question_names_is_told_apart_from_one_to_something_else() -> None:
+    asked = vocabulary("What does json_object_put do?")
+    assert points_back_at("See also - json_object_put()", asked)
+    assert points_back_at("See `json_object_put()`.", asked)
+    # A pointer elsewhere tells the reader where to look; a sentence starting "See" is no pointer.
+    assert not points_back_at("See also - json_object_get()", asked)
+    assert not points_back_at("Seeing json_object_put() twice frees the object.", asked)
+    assert not points_back_at("json_object_put() frees the object.", asked)
 
 
 def test_a_sentence_going_on_through_a_one_line_code_display_is_one_unit() -> None:

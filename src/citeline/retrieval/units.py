@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from citeline.documents.models import ChunkBlock
 from citeline.index.store import Passage
-from citeline.retrieval.evidence import english_word
+from citeline.retrieval.evidence import english_word, vocabulary
 from citeline.retrieval.names import titled_name
 from citeline.text import content_terms, segments
 
@@ -269,6 +269,17 @@ _BARE_LINK = re.compile(r"[\s*•-]*<?(?:https?://|www\.)\S+?>?[\s.]*")
 def is_bare_link(text: str) -> bool:
     """Whether a unit is nothing but a link (a "see also" list item): it points at an answer, it is none."""
     return bool(_BARE_LINK.fullmatch(text))
+
+
+# "See also - json_object_put()", "See `connect()`.", "Refer to the Timeouts section.": a pointer.
+_POINTER = re.compile(r"^\s*(?:see(?:\s+also)?|refer\s+to|cf\.)(?=[\s:–—-])[\s:–—-]*", re.IGNORECASE)
+
+
+def points_back_at(text: str, question_vocab: frozenset[str]) -> bool:
+    """Whether a unit only points at what the question names ("See also - json_object_put()" to
+    "What does json_object_put do?"): it sends the reader to the answer it should be."""
+    pointer = _POINTER.match(text)
+    return pointer is not None and vocabulary(text[pointer.end():]) <= question_vocab
 
 
 def is_a_name(title: str) -> bool:
