@@ -585,3 +585,16 @@ def test_a_doxygen_entry_reads_as_its_signature_then_its_description(tmp_path: P
     assert blocks[1] == ("json_object_put()", signature,
                          "Decrement the reference count of json_object and free if it reaches zero.")
     assert "obj: the json_object instance" in doc.text and "Returns - 1 if the object was freed." in doc.text
+
+
+def test_a_column_of_dashes_drawn_between_the_others_is_not_read(tmp_path: Path) -> None:
+    doc = load(tmp_path, "<html><body><h1>Flags</h1><table><tbody>"
+                         "<tr><td><code>i</code></td><td>-</td><td>the package will be installed.</td></tr>"
+                         "<tr><td><code>h</code></td><td>-</td><td>the package will be held back.</td></tr>"
+                         "</tbody></table><table><tr><th>Python</th><th>Wheels</th><th>Notes</th></tr>"
+                         "<tr><td>3.8</td><td>-</td><td>none built</td></tr><tr><td>3.12</td><td>yes</td>"
+                         "<td>-</td></tr></table></body></html>")
+    rows = [b.cells for b in doc.blocks if b.kind == "table_row"]
+    assert rows[:2] == [("`i`", "the package will be installed."), ("`h`", "the package will be held back.")]
+    # A dash that stands for "none" in some rows is a value: the column stays.
+    assert rows[2:] == [("3.8", "-", "none built"), ("3.12", "yes", "-")]

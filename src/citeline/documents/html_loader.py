@@ -85,6 +85,7 @@ _DESCRIPTION_CLASSES = frozenset((
     "envvar", "option", "cmdoption", "confval", "type", "member", "var", "macro",
 ))
 _NAMED_ENTRIES = frozenset(("envvar", "confval", "option", "cmdoption", "globalvar"))
+_DRAWN_CELLS = frozenset(("-", "\u2013", "\u2014", ":", "=", "->", "=>", "\u2192"))
 # The spaces a prototype's table cells leave inside its brackets and before its commas.
 _SIGNATURE_OPEN = re.compile(r"\(\s+")
 _SIGNATURE_SPACES = re.compile(r"\s+([),])")
@@ -308,6 +309,15 @@ def _box_cell(table: Any) -> Any:
 
 
 _SITE_SEPARATOR = r"\s*[—–|·:-]+\s*"  # "Page — Site", "Site | Page", "Page - Site"
+
+
+def _drawn_columns(rows: list[tuple[str, ...]]) -> set[int]:
+    """The columns holding the same dash or arrow in every row ("i | - | the package will be
+    installed."): drawn between the others, not written in the table."""
+    if len(rows) < 2:
+        return set()
+    return {column for column, cell in enumerate(rows[0])
+            if cell in _DRAWN_CELLS and all(column < len(row) and row[column] == cell for row in rows)}
 
 
 def _page_title(head: str, h1: str | None) -> str:
@@ -612,11 +622,14 @@ class _Walker:
     def _table(self, table: Any) -> None:
         for caption in table.find_all("caption", recursive=False):
             self.builder.block(self.context.kind("paragraph"), self.inline(caption.contents), label=self.context.label())
-        rows = _own_rows(table)
-        header: tuple[str, ...] = ()
-        for index, row in enumerate(rows):
+        read: list[tuple[Any, list[Any], tuple[str, ...]]] = []
+        for row in _own_rows(table):
             cells_tags = row.find_all(["td", "th"], recursive=False)
-            cells = tuple(" ".join(self.inline(cell.contents).split()) for cell in cells_tags)
+            read.append((row, cells_tags, tuple(" ".join(self.inline(cell.contents).split()) for cell in cells_tags)))
+        drawn = _drawn_columns([cells for _, _, cells in read])
+        header: tuple[str, ...] = ()
+        for index, (row, cells_tags, all_cells) in enumerate(read):
+            cells = tuple(cell for column, cell in enumerate(all_cells) if column not in drawn)
             if not any(cells):
                 continue
             if not header and (row.find_parent("thead") is not None
