@@ -28,6 +28,7 @@ from citeline.documents.models import TEXT_MODEL_VERSION
 from citeline.documents.registry import Loader, loader_for, supported_suffixes
 from citeline.documents.worker import ParsedFile, ParseRequest, ParseWorker, parse
 from citeline.errors import CitelineError, IngestError, NoTextOfItsOwn, StorageError
+from citeline.index.derived import DerivedPages
 from citeline.index.embedder import (
     Embedder,
     EmbedderIdentity,
@@ -91,10 +92,6 @@ def _matches(path: Path, patterns: Sequence[str]) -> bool:
     return any(fnmatch.fnmatch(path.name, p) or fnmatch.fnmatch(str(path), p) for p in patterns)
 
 
-# Files only a Sphinx HTML build leaves at its root.
-_SPHINX_BUILD_MARKS = frozenset(("searchindex.js", "objects.inv", ".buildinfo"))
-
-
 def discover(
     paths: Iterable[Path], include: Sequence[str] = (), exclude: Sequence[str] = (),
     skipped: list[SkippedFile] | None = None,
@@ -136,16 +133,14 @@ def discover(
         if not root.is_dir():  # a file given explicitly is taken whatever its suffix, and checked later
             found.append(root.resolve())
             continue
+        derived = DerivedPages()
         for dirpath, dirnames, filenames in os.walk(root):
             left_out.extend(SkippedFile(str(Path(dirpath) / d), "hidden folder") for d in sorted(dirnames)
                             if d.startswith("."))
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-            if "_sources" in dirnames and _SPHINX_BUILD_MARKS & set(filenames):
-                # Every page again, as its source text: read, each answer would cite it twice,
-                # once with its markup.
-                left_out.append(SkippedFile(str(Path(dirpath) / "_sources"), "a Sphinx build's copy of its pages' "
-                                            "sources (the built pages beside it are read)"))
-                dirnames.remove("_sources")
+            for name, reason in derived.left_out(Path(dirpath), dirnames, filenames):
+                left_out.append(SkippedFile(str(Path(dirpath) / name), reason))
+                (dirnames if name in dirnames else filenames).remove(name)
             for filename in sorted(filenames):
                 candidate = Path(dirpath) / filename
                 if filename.startswith("."):

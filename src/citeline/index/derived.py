@@ -1,0 +1,49 @@
+"""Pages a documentation generator derives from the pages it documents, found while walking a folder.
+
+A built documentation site holds, beside its pages, files made from them: Sphinx copies every page's
+source into `_sources/` (the page again, with its markup), and Javadoc writes "Uses of Class" pages,
+an index of every member, class trees and a page on how to read Javadoc. Read, they answer beside
+or instead of the page they were made from, so that an answer cites a page twice or quotes an
+index line. They are left out with the reason when the build that made them is recognised by the
+files only it leaves; the same names outside such a build are the user's own and read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# Files only a Sphinx HTML build leaves at its root.
+_SPHINX_MARKS = frozenset(("searchindex.js", "objects.inv", ".buildinfo"))
+# A Javadoc build's root holds its list of packages and an index or tree of every class.
+_JAVADOC_LISTS = frozenset(("element-list", "package-list"))
+_JAVADOC_INDEXES = frozenset(("index-all.html", "allclasses-index.html", "allclasses.html", "overview-tree.html"))
+_JAVADOC_FOLDERS = frozenset(("class-use", "index-files"))
+_JAVADOC_PAGES = frozenset((
+    "index-all.html", "overview-tree.html", "package-tree.html", "allclasses.html", "allclasses-index.html",
+    "allclasses-frame.html", "allclasses-noframe.html", "allpackages-index.html", "overview-frame.html",
+    "package-frame.html", "help-doc.html", "deprecated-list.html", "serialized-form.html", "search.html",
+))
+_SPHINX_SOURCES = "a Sphinx build's copy of its pages' sources (the built pages beside it are read)"
+_JAVADOC_DERIVED = "a Javadoc build's index, tree, usage or help page (the class pages it is made from are read)"
+
+
+@dataclass
+class DerivedPages:
+    """The documentation builds met so far in one top-down walk, and what of theirs to leave out."""
+
+    _javadoc_roots: list[Path] = field(default_factory=list)
+
+    def left_out(self, folder: Path, dirnames: list[str], filenames: list[str]) -> list[tuple[str, str]]:
+        """The names among `folder`'s subfolders and files that a recognised build derived from its
+        pages, each with the reason it is left out."""
+        names = set(filenames)
+        found: list[tuple[str, str]] = []
+        if "_sources" in dirnames and _SPHINX_MARKS & names:
+            found.append(("_sources", _SPHINX_SOURCES))
+        if _JAVADOC_LISTS & names and _JAVADOC_INDEXES & names:
+            self._javadoc_roots.append(folder)
+        if any(folder == root or folder.is_relative_to(root) for root in self._javadoc_roots):
+            found += [(name, _JAVADOC_DERIVED) for name in sorted(_JAVADOC_FOLDERS & set(dirnames))]
+            found += [(name, _JAVADOC_DERIVED) for name in sorted(_JAVADOC_PAGES & names)]
+        return found

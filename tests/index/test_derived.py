@@ -1,0 +1,50 @@
+"""Pages a documentation build derives from its pages are left out of a folder's ingest, with the reason."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from citeline.index.ingest import SkippedFile, discover
+
+
+def _write(root: Path, *names: str) -> None:
+    for name in names:
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("<html><body><p>text</p></body></html>" if name.endswith(".html") else "x", encoding="utf-8")
+
+
+def _walk(root: Path) -> tuple[list[str], dict[str, str]]:
+    skipped: list[SkippedFile] = []
+    found, problems = discover([root], skipped=skipped)
+    assert problems == []
+    return ([str(path.relative_to(root)) for path in found],
+            {str(Path(s.path).relative_to(root)): s.reason for s in skipped if "build" in s.reason})
+
+
+def test_a_javadoc_builds_usage_index_tree_and_help_pages_are_left_out(tmp_path: Path) -> None:
+    _write(tmp_path, "element-list", "index-all.html", "index.html", "help-doc.html", "constant-values.html",
+           "org/jsoup/Jsoup.html", "org/jsoup/package-summary.html", "org/jsoup/package-tree.html",
+           "org/jsoup/class-use/Jsoup.html")
+    found, left_out = _walk(tmp_path)
+    # The class, package and constant pages are the documentation.
+    assert sorted(found) == ["constant-values.html", "index.html", "org/jsoup/Jsoup.html",
+                             "org/jsoup/package-summary.html"]
+    reason = "a Javadoc build's index, tree, usage or help page (the class pages it is made from are read)"
+    assert left_out == {"help-doc.html": reason, "index-all.html": reason, "org/jsoup/class-use": reason,
+                        "org/jsoup/package-tree.html": reason}
+
+
+def test_a_sphinx_builds_sources_are_left_out(tmp_path: Path) -> None:
+    _write(tmp_path, "objects.inv", "index.html", "_sources/index.rst.txt")
+    found, left_out = _walk(tmp_path)
+    assert found == ["index.html"]
+    assert left_out == {"_sources": "a Sphinx build's copy of its pages' sources (the built pages beside it are read)"}
+
+
+def test_the_same_names_outside_a_build_are_the_users_own(tmp_path: Path) -> None:
+    # No package list beside the index, no Sphinx inventory: a folder of notes that happens to use the names.
+    _write(tmp_path, "index-all.html", "help-doc.html", "notes/class-use/intro.html", "_sources/intro.rst.txt")
+    found, left_out = _walk(tmp_path)
+    assert sorted(found) == ["_sources/intro.rst.txt", "help-doc.html", "index-all.html", "notes/class-use/intro.html"]
+    assert left_out == {}
