@@ -6,7 +6,7 @@ from citeline.answerers.layout import unit_text
 from citeline.documents.models import ChunkBlock
 from citeline.index.store import Passage
 from citeline.retrieval.evidence import vocabulary
-from citeline.retrieval.units import is_a_name, is_bare_link, listed_entry, passage_units, points_back_at
+from citeline.retrieval.units import is_a_name, is_bare_link, listed_entry, only_points, passage_units
 
 
 def _passage(*blocks: tuple[str, str] | tuple[str, str, str]) -> Passage:
@@ -115,14 +115,21 @@ def test_a_bare_link_is_told_apart_from_a_sentence_holding_one() -> None:
     assert not is_bare_link("`https://example.org` is the default base URL.")
 
 
-def test_a_pointer_to_what_the_question_names_is_told_apart_from_one_to_something_else() -> None:
+def test_a_pointer_is_told_apart_from_a_point() -> None:
     asked = vocabulary("What does json_object_put do?")
-    assert points_back_at("See also - json_object_put()", asked)
-    assert points_back_at("See `json_object_put()`.", asked)
-    # A pointer elsewhere tells the reader where to look; a sentence starting "See" is no pointer.
-    assert not points_back_at("See also - json_object_get()", asked)
-    assert not points_back_at("Seeing json_object_put() twice frees the object.", asked)
-    assert not points_back_at("json_object_put() frees the object.", asked)
+    assert only_points("See also - json_object_put()", asked)
+    assert only_points("See `json_object_put()`.", asked)
+    # A sentence starting "See" is no pointer, nor is a point that names the asked thing.
+    assert not only_points("Seeing json_object_put() twice frees the object.", asked)
+    assert not only_points("json_object_put() frees the object.", asked)
+    # A "See also" listing only names points elsewhere, whatever is asked; "See" with words is a
+    # sentence telling where to look.
+    assert only_points("See also - json_object_get()", asked)
+    assert not only_points("See the reference counting section before freeing objects.", asked)
+    assert only_points("See Also: `parse(String, String)`", asked)
+    assert only_points("See also `--test-args` and `--test-run-directory`.", asked)
+    assert only_points("See also: Element.text(), eachText()", asked)
+    assert not only_points("See also the Timeouts section for how to set them.", asked)
 
 
 def test_a_sentence_going_on_through_a_one_line_code_display_is_one_unit() -> None:

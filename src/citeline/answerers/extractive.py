@@ -83,7 +83,7 @@ from citeline.retrieval.units import (
     Unit,
     evidence_units,
     is_bare_link,
-    points_back_at,
+    only_points,
 )
 
 MAX_OPEN = 3
@@ -445,8 +445,8 @@ def _quotable_units(evidence: list[Passage], question: str, focus: str, how_to: 
     """The evidence's units that can be quoted to this question (code blocks always can).
 
     A bare link, a unit made only of the question's own words ("PREFERRED_URL_SCHEME" for "What
-    is the default PREFERRED_URL_SCHEME?") or pointing at them ("See also - json_object_put()" for
-    "What does json_object_put do?"), tells a reader nothing as a point; nor does "For example,
+    is the default PREFERRED_URL_SCHEME?") or only pointing elsewhere ("See Also: `parse(String,
+    String)`"), tells a reader nothing as a point; nor does "For example,
     to set headers on every request:" or "… simply run:" when no example is shown (not a how-to);
     nor "Signature: `send_push_promise(path)`" when no value is asked ("What happens if …", "do I
     need to install anything?"); nor a unit under a tab for another platform than the one named."""
@@ -456,7 +456,7 @@ def _quotable_units(evidence: list[Passage], question: str, focus: str, how_to: 
     elsewhere = outside_named_tabs(question, units, evidence)
     return [u for i, u in enumerate(units) if i not in elsewhere and (u.is_code or not (
         is_instruction(u.text) or is_bare_link(u.text) or vocabulary(u.text) <= question_vocab
-        or points_back_at(u.text, question_vocab)
+        or only_points(u.text, question_vocab)
         or (not how_to and (only_hands_over(u.words) or needs_its_example(u.text, question)))
         or (asks_no_value and only_labels_code(u.text))))]
 

@@ -275,11 +275,20 @@ def is_bare_link(text: str) -> bool:
 _POINTER = re.compile(r"^\s*(?:see(?:\s+also)?|refer\s+to|cf\.)(?=[\s:–—-])[\s:–—-]*", re.IGNORECASE)
 
 
-def points_back_at(text: str, question_vocab: frozenset[str]) -> bool:
-    """Whether a unit only points at what the question names ("See also - json_object_put()" to
-    "What does json_object_put do?"): it sends the reader to the answer it should be."""
+# What a "See also" lists: names in code, calls, dotted or joined identifiers, and their separators.
+_LISTED_NAME = re.compile(r"`[^`]*`|[\w.#:$-]+\([^()]*\)|\b\w+(?:[_.#:]\w+)+\b|\b(?:and|or)\b|[\s,;.]")
+
+
+def only_points(text: str, question_vocab: frozenset[str]) -> bool:
+    """Whether a unit only points elsewhere: a "See also" listing names ("See Also:
+    `parse(String, String)`"), or any pointer at what the question names ("See also -
+    json_object_put()" to "What does json_object_put do?"). It sends the reader to an answer."""
     pointer = _POINTER.match(text)
-    return pointer is not None and vocabulary(text[pointer.end():]) <= question_vocab
+    if pointer is None:
+        return False
+    rest = text[pointer.end():]
+    listed = re.match(r"\s*see\s+also", text, re.IGNORECASE) is not None and not _LISTED_NAME.sub("", rest)
+    return listed or vocabulary(rest) <= question_vocab
 
 
 def is_a_name(title: str) -> bool:
