@@ -130,6 +130,10 @@ def test_a_pointer_is_told_apart_from_a_point() -> None:
     assert only_points("See also `--test-args` and `--test-run-directory`.", asked)
     assert only_points("See also: Element.text(), eachText()", asked)
     assert not only_points("See also the Timeouts section for how to set them.", asked)
+    # Javadoc's pointers to where a member is declared.
+    assert only_points("Specified by: `timeout` in interface `Connection`", asked)
+    assert only_points("Overrides: `toString` in class `Object`", asked)
+    assert not only_points("Overrides the timeout given to `Connection` for this request only.", asked)
 
 
 def test_a_sentence_going_on_through_a_one_line_code_display_is_one_unit() -> None:

@@ -279,10 +279,19 @@ _POINTER = re.compile(r"^\s*(?:see(?:\s+also)?|refer\s+to|cf\.)(?=[\s:–—-])[
 _LISTED_NAME = re.compile(r"`[^`]*`|[\w.#:$-]+\([^()]*\)|\b\w+(?:[_.#:]\w+)+\b|\b(?:and|or)\b|[\s,;.]")
 
 
+# Javadoc's note that a member is declared or overridden elsewhere: "Specified by: `timeout` in
+# interface `Connection`".
+_INHERITED = re.compile(r"^\s*(?:specified\s+by|overrides)\s*:?\s*`[^`]+`\s+in\s+(?:interface|class)\s+`[^`]+`\s*$",
+                        re.IGNORECASE)
+
+
 def only_points(text: str, question_vocab: frozenset[str]) -> bool:
     """Whether a unit only points elsewhere: a "See also" listing names ("See Also:
-    `parse(String, String)`"), or any pointer at what the question names ("See also -
-    json_object_put()" to "What does json_object_put do?"). It sends the reader to an answer."""
+    `parse(String, String)`"), where a member is declared ("Specified by: `timeout` in interface
+    `Connection`"), or any pointer at what the question names ("See also - json_object_put()" to
+    "What does json_object_put do?"). It sends the reader to an answer."""
+    if _INHERITED.match(text):
+        return True
     pointer = _POINTER.match(text)
     if pointer is None:
         return False
