@@ -289,25 +289,29 @@ class _Flow:
                     self.previous = None
                 else:
                     self._line(element, following if isinstance(following, Line) else None)
-            notes: list[list[Line]] = []
-            marked = False
-            for line in page.lines[end:]:
-                if _NOTE_MARK.fullmatch(line.text):
-                    marked = True  # a mark raised onto a line of its own opens the next note
-                    continue
-                # A footnote opens with its mark, or (marks set level with the text) after a gap or
-                # a short line ending a sentence, as a paragraph does.
-                last = notes[-1][-1] if notes else None
-                if last is None or marked or line.marked or self._ends_short(last) \
-                        or line.top - last.top > self.style.line_pitch(last) * _GAP_RATIO:
-                    notes.append([line])
-                else:
-                    notes[-1].append(line)
-                marked = False
-            self.notes += notes
+            self.notes += self._footnotes(page.lines[end:])
             if self.open is None:
                 self._place_notes()
         self._flush()
+
+    def _footnotes(self, lines: list[Line]) -> list[list[Line]]:
+        """The footnotes at a page's foot, each its lines. A footnote opens with its mark (raised
+        before its text, or onto a line of its own), or, its mark set level with the text, after a
+        gap or a short line ending a sentence, as a paragraph does."""
+        notes: list[list[Line]] = []
+        marked = False
+        for line in lines:
+            if _NOTE_MARK.fullmatch(line.text):
+                marked = True
+                continue
+            last = notes[-1][-1] if notes else None
+            if last is None or marked or line.marked or self._ends_short(last) \
+                    or line.top - last.top > self.style.line_pitch(last) * _GAP_RATIO:
+                notes.append([line])
+            else:
+                notes[-1].append(line)
+            marked = False
+        return notes
 
     def _place_notes(self) -> None:
         """Emit the footnotes waiting since their page ended, once the block then open is out."""
