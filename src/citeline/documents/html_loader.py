@@ -8,9 +8,9 @@ inline style: see `documents.hidden`) and comments are dropped too — text a pe
 smuggle instructions to a model — and reported when they carry such instructions.
 
 What stays becomes blocks: headings (sections), paragraphs, list items, `<pre>` code (with the
-language Sphinx or a highlighter names), table rows with their header, definition lists (Sphinx
-API entries: the signature, then its description labelled with it) and admonitions labelled
-with their title. bs4 over lxml keeps no source positions, so HTML blocks have no source offsets.
+language Sphinx or a highlighter names), table rows with their header (DocBook's segmented lists
+too), definition lists (Sphinx API entries: the signature, then its description labelled with it;
+Doxygen's entries alike) and admonitions labelled with their title. bs4 over lxml keeps no source positions, so HTML blocks have no source offsets.
 """
 
 from __future__ import annotations
@@ -85,6 +85,7 @@ _DESCRIPTION_CLASSES = frozenset((
     "envvar", "option", "cmdoption", "confval", "type", "member", "var", "macro",
 ))
 _NAMED_ENTRIES = frozenset(("envvar", "confval", "option", "cmdoption", "globalvar"))
+# What a table draws between its columns rather than writes in them (see `_drawn_columns`).
 _DRAWN_CELLS = frozenset(("-", "\u2013", "\u2014", ":", "=", "->", "=>", "\u2192"))
 # The spaces a prototype's table cells leave inside its brackets and before its commas.
 _SIGNATURE_OPEN = re.compile(r"\(\s+")
