@@ -446,8 +446,8 @@ def _quotable_units(evidence: list[Passage], question: str, focus: str, how_to: 
 
     A bare link, a unit made only of the question's own words ("PREFERRED_URL_SCHEME" for "What
     is the default PREFERRED_URL_SCHEME?") or only pointing elsewhere ("See Also: `parse(String,
-    String)`"), tells a reader nothing as a point; nor does "For example,
-    to set headers on every request:" or "… simply run:" when no example is shown (not a how-to);
+    String)`"), tells a reader nothing as a point; nor does "For example, to set headers on every
+    request:" or "… simply run:" when no example is shown (not a how-to);
     nor "Signature: `send_push_promise(path)`" when no value is asked ("What happens if …", "do I
     need to install anything?"); nor a unit under a tab for another platform than the one named."""
     question_vocab = vocabulary(question)

@@ -275,6 +275,7 @@ def is_bare_link(text: str) -> bool:
 _POINTER = re.compile(r"^\s*(?:see(?:\s+also)?|refer\s+to|cf\.)(?=[\s:–—-])[\s:–—-]*", re.IGNORECASE)
 
 
+_SEE_ALSO = re.compile(r"^\s*see\s+also\b", re.IGNORECASE)
 # What a "See also" lists: names in code, calls, dotted or joined identifiers, and their separators.
 _LISTED_NAME = re.compile(r"`[^`]*`|[\w.#:$-]+\([^()]*\)|\b\w+(?:[_.#:]\w+)+\b|\b(?:and|or)\b|[\s,;.]")
 
@@ -296,7 +297,7 @@ def only_points(text: str, question_vocab: frozenset[str]) -> bool:
     if pointer is None:
         return False
     rest = text[pointer.end():]
-    listed = re.match(r"\s*see\s+also", text, re.IGNORECASE) is not None and not _LISTED_NAME.sub("", rest)
+    listed = _SEE_ALSO.match(text) is not None and not _LISTED_NAME.sub("", rest)
     return listed or vocabulary(rest) <= question_vocab
 
 
