@@ -598,3 +598,23 @@ def test_a_column_of_dashes_drawn_between_the_others_is_not_read(tmp_path: Path)
     assert rows[:2] == [("`i`", "the package will be installed."), ("`h`", "the package will be held back.")]
     # A dash that stands for "none" in some rows is a value: the column stays.
     assert rows[2:] == [("3.8", "-", "none built"), ("3.12", "yes", "-")]
+
+
+RDOC = """<html><head><title>class Asciidoctor::Block</title></head><body><main role="main">
+<h1 class="class">class Asciidoctor::Block</h1>
+<section class="description"><p>Public: Methods for managing AsciiDoc content blocks.</p></section>
+<div id="method-i-content" class="method-detail"><div class="method-heading">
+<span class="method-name">content</span><span class="method-args">()</span>
+<span class="method-click-advice">click to toggle source</span></div>
+<div class="method-description"><p>Public: Get the converted result of the child blocks.</p>
+<div class="method-source-code" id="content-source"><pre><span class="ruby-comment"># File lib/asciidoctor/block.rb, line 97</span>
+<span class="ruby-keyword">def</span> <span class="ruby-identifier ruby-title">content</span>
+  <span class="ruby-comment"># FIXME feels funky</span>
+<span class="ruby-keyword">end</span></pre></div></div></div></main></body></html>"""
+
+
+def test_an_rdoc_methods_folded_source_and_its_toggle_are_not_read(tmp_path: Path) -> None:
+    doc = load(tmp_path, RDOC)
+    assert "Public: Get the converted result of the child blocks." in doc.text
+    for gone in ("click to toggle source", "FIXME", "File lib/asciidoctor/block.rb", "def content"):
+        assert gone not in doc.text, gone

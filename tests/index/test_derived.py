@@ -35,16 +35,27 @@ def test_a_javadoc_builds_usage_index_tree_and_help_pages_are_left_out(tmp_path:
                         "org/jsoup/package-tree.html": reason}
 
 
-def test_a_sphinx_builds_sources_are_left_out(tmp_path: Path) -> None:
-    _write(tmp_path, "objects.inv", "index.html", "_sources/index.rst.txt")
+def test_a_sphinx_builds_sources_and_module_sources_are_left_out(tmp_path: Path) -> None:
+    _write(tmp_path, "objects.inv", "index.html", "_sources/index.rst.txt", "_modules/httpx/_client.html")
     found, left_out = _walk(tmp_path)
     assert found == ["index.html"]
-    assert left_out == {"_sources": "a Sphinx build's copy of its pages' sources (the built pages beside it are read)"}
+    assert left_out == {"_sources": "a Sphinx build's copy of its pages' sources (the built pages beside it are read)",
+                        "_modules": "a Sphinx build's highlighted module sources (the documentation pages are read)"}
+
+
+def test_an_rdoc_builds_table_of_contents_is_left_out(tmp_path: Path) -> None:
+    _write(tmp_path, "js/darkfish.js", "index.html", "table_of_contents.html", "Asciidoctor/Block.html")
+    found, left_out = _walk(tmp_path)
+    assert sorted(found) == ["Asciidoctor/Block.html", "index.html"]  # the script is no document either
+    assert left_out == {"table_of_contents.html": "an RDoc build's table of contents (the class pages it lists "
+                                                  "are read)"}
 
 
 def test_the_same_names_outside_a_build_are_the_users_own(tmp_path: Path) -> None:
     # No package list beside the index, no Sphinx inventory: a folder of notes that happens to use the names.
-    _write(tmp_path, "index-all.html", "help-doc.html", "notes/class-use/intro.html", "_sources/intro.rst.txt")
+    _write(tmp_path, "index-all.html", "help-doc.html", "notes/class-use/intro.html", "_sources/intro.rst.txt",
+           "_modules/intro.html", "table_of_contents.html")
     found, left_out = _walk(tmp_path)
-    assert sorted(found) == ["_sources/intro.rst.txt", "help-doc.html", "index-all.html", "notes/class-use/intro.html"]
+    assert sorted(found) == ["_modules/intro.html", "_sources/intro.rst.txt", "help-doc.html", "index-all.html",
+                             "notes/class-use/intro.html", "table_of_contents.html"]
     assert left_out == {}

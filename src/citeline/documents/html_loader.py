@@ -37,15 +37,17 @@ _OWN_FIELDS = frozenset(("default", "type", "returns", "return type", "value", "
 _CHROME_ROLES = frozenset(("navigation", "banner", "contentinfo", "search", "complementary"))
 # Page chrome by class, as documentation generators and themes name it (Sphinx and its themes,
 # MkDocs Material, pydata, DocBook's navigation headers and footers, tables of contents and lists of
-# figures, Doxygen's "◆" permalinks). A plain `sidebar` class is left alone: it is docutils' sidebar
-# directive, which is content.
+# figures, Doxygen's "◆" permalinks, RDoc's "click to toggle source" and the method source it
+# unfolds, which the page keeps folded: an implementation, not its documentation). A plain `sidebar`
+# class is left alone: it is docutils' sidebar directive, which is content.
 _CHROME_CLASS = re.compile(
     r"^(?:.+sidebar.*|sidebar[-_].+|.*breadcrumbs?.*|.*banner.*|skip-?link|skip-to-content|md-skip|"
     r"headerlink|viewcode-(?:link|back)|related|relbar.*|md-header.*|md-footer.*|md-tabs.*|md-source-file|"
     r"md-content__button|md-clipboard|edit-?this-?page|prev-next.*|navbar.*|nav-?bar|toctree-wrapper|"
     r"bd-header.*|bd-footer.*|bd-toc.*|footer.*|header-?link|copybutton|linenos|lineno|announcement.*|"
     r"cookie.*|rst-footer-buttons|rst-versions|wy-nav-side|wy-nav-top|feedback.*|(?:main|sub|site|top|nav)?-?menu|"
-    r"tagline|toc|list-of-(?:figures|tables|examples|equations|procedures)|nav(?:header|footer)|permalink)$",
+    r"tagline|toc|list-of-(?:figures|tables|examples|equations|procedures)|nav(?:header|footer)|permalink|"
+    r"method-click-advice|method-source-code)$",
     re.IGNORECASE,
 )
 # Where the main content is, most specific first: Sphinx (basic themes, then Read the Docs), MkDocs

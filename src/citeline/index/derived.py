@@ -1,8 +1,9 @@
 """Pages a documentation generator derives from the pages it documents, found while walking a folder.
 
 A built documentation site holds, beside its pages, files made from them: Sphinx copies every page's
-source into `_sources/` (the page again, with its markup), and Javadoc writes "Uses of Class" pages,
-an index of every member, class trees and a page on how to read Javadoc. Read, they answer beside
+source into `_sources/` (the page again, with its markup) and, with viewcode, every documented
+module's source into `_modules/`; Javadoc writes "Uses of Class" pages, an index of every member,
+class trees and a page on how to read Javadoc; RDoc a table of contents of every class and method. Read, they answer beside
 or instead of the page they were made from, so that an answer cites a page twice or quotes an
 index line. They are left out with the reason when the build that made them is recognised by the
 files only it leaves; the same names outside such a build are the user's own and read.
@@ -25,6 +26,11 @@ _JAVADOC_PAGES = frozenset((
     "package-frame.html", "help-doc.html", "deprecated-list.html", "serialized-form.html", "search.html",
 ))
 _SPHINX_SOURCES = "a Sphinx build's copy of its pages' sources (the built pages beside it are read)"
+_SPHINX_MODULES = "a Sphinx build's highlighted module sources (the documentation pages are read)"
+# RDoc's Darkfish output: its script beside the pages, and a table of contents of every class and method.
+_RDOC_SCRIPT = Path("js") / "darkfish.js"
+_RDOC_CONTENTS = "table_of_contents.html"
+_RDOC_DERIVED = "an RDoc build's table of contents (the class pages it lists are read)"
 _JAVADOC_DERIVED = "a Javadoc build's index, tree, usage or help page (the class pages it is made from are read)"
 
 
@@ -39,8 +45,11 @@ class DerivedPages:
         pages, each with the reason it is left out."""
         names = set(filenames)
         found: list[tuple[str, str]] = []
-        if "_sources" in dirnames and _SPHINX_MARKS & names:
-            found.append(("_sources", _SPHINX_SOURCES))
+        if _SPHINX_MARKS & names:
+            found += [(name, reason) for name, reason in (("_sources", _SPHINX_SOURCES), ("_modules", _SPHINX_MODULES))
+                      if name in dirnames]
+        if _RDOC_CONTENTS in names and (folder / _RDOC_SCRIPT).is_file():
+            found.append((_RDOC_CONTENTS, _RDOC_DERIVED))
         if _JAVADOC_LISTS & names and _JAVADOC_INDEXES & names:
             self._javadoc_roots.append(folder)
         if any(folder == root or folder.is_relative_to(root) for root in self._javadoc_roots):
