@@ -613,8 +613,11 @@ RDOC = """<html><head><title>class Asciidoctor::Block</title></head><body><main 
 <span class="ruby-keyword">end</span></pre></div></div></div></main></body></html>"""
 
 
-def test_an_rdoc_methods_folded_source_and_its_toggle_are_not_read(tmp_path: Path) -> None:
+def test_an_rdoc_method_reads_as_its_signature_then_its_description_without_its_folded_source(
+        tmp_path: Path) -> None:
     doc = load(tmp_path, RDOC)
-    assert "Public: Get the converted result of the child blocks." in doc.text
+    blocks = [(b.label, doc.text[b.start:b.end]) for b in doc.blocks if b.kind != "heading"]
+    assert blocks[1:] == [(None, "content()"),
+                          ("content()", "Public: Get the converted result of the child blocks.")]
     for gone in ("click to toggle source", "FIXME", "File lib/asciidoctor/block.rb", "def content"):
         assert gone not in doc.text, gone

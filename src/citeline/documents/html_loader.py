@@ -89,6 +89,9 @@ _DESCRIPTION_CLASSES = frozenset((
 _NAMED_ENTRIES = frozenset(("envvar", "confval", "option", "cmdoption", "globalvar"))
 # What a table draws between its columns rather than writes in them (see `_drawn_columns`).
 _DRAWN_CELLS = frozenset(("-", "\u2013", "\u2014", ":", "=", "->", "=>", "\u2192"))
+# API entries laid out as a prototype, then its documentation: Doxygen's and RDoc's (entry class:
+# prototype class, documentation class).
+_MEMBER_PARTS = {"memitem": ("memproto", "memdoc"), "method-detail": ("method-heading", "method-description")}
 # The spaces a prototype's table cells leave inside its brackets and before its commas.
 _SIGNATURE_OPEN = re.compile(r"\(\s+")
 _SIGNATURE_SPACES = re.compile(r"\s+([),])")
@@ -473,9 +476,8 @@ class _Walker:
             self._within(stack, None, "quote", list(tag.contents))
         elif "segmentedlist" in classes:
             self._segmented_list(tag, stack)
-        elif "memitem" in classes and tag.find(class_="memproto") is not None:
-            self._member(tag, stack)
-        elif self._admonition(tag, classes, stack) or self._tabs(tag, classes, stack):
+        elif self._member(tag, classes, stack) or self._admonition(tag, classes, stack) \
+                or self._tabs(tag, classes, stack):
             pass
         else:
             stack.append(_Action(lambda _stack: self.flush()))
@@ -641,16 +643,20 @@ class _Walker:
                 continue
             self.builder.block("table_row", "", cells=cells, label=" | ".join(header) or None, group=table)
 
-    def _member(self, tag: Any, stack: list[Any]) -> None:
-        """A Doxygen API entry: its prototype, laid out in a table's cells ("int json_object_put",
-        "(", "struct json_object *", "obj", ")"), as one signature line, then its documentation
-        labelled with it, as a Sphinx entry is read."""
-        prototype = tag.find(class_="memproto")
+    def _member(self, tag: Any, classes: set[str], stack: list[Any]) -> bool:
+        """A Doxygen or RDoc API entry: its prototype as one signature line (Doxygen lays it out in
+        a table's cells: "int json_object_put", "(", "struct json_object *", "obj", ")"), then its
+        documentation labelled with it, as a Sphinx entry is read. False for any other element."""
+        parts = next((_MEMBER_PARTS[name] for name in classes if name in _MEMBER_PARTS), None)
+        prototype = tag.find(class_=parts[0]) if parts else None
+        if parts is None or prototype is None:
+            return False
         signature = " ".join(self.inline(prototype.contents, ticks=False).split())
         signature = _SIGNATURE_SPACES.sub(r"\1", _SIGNATURE_OPEN.sub("(", signature))
         self.builder.block("paragraph", signature)
-        documentation = tag.find(class_="memdoc")
+        documentation = tag.find(class_=parts[1])
         self._within(stack, signature or None, None, list(documentation.contents) if documentation else [])
+        return True
 
     def _segmented_list(self, tag: Any, stack: list[Any]) -> None:
         """DocBook's segmented list: entries of titled segments ("Option: X", "Default: false",
