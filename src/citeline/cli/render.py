@@ -109,6 +109,7 @@ _SKIPPED_LISTED = 3
 
 
 def _print_skipped(skipped: list[SkippedFile]) -> None:
+    """The files left out on purpose, grouped by reason."""
     if not skipped:
         return
     errors.print(f"skipped {len(skipped)} file(s):", highlight=False)

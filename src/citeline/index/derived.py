@@ -1,12 +1,13 @@
 """Pages a documentation generator derives from the pages it documents, found while walking a folder.
 
-A built documentation site holds, beside its pages, files made from them: Sphinx copies every page's
-source into `_sources/` (the page again, with its markup) and, with viewcode, every documented
-module's source into `_modules/`; Javadoc writes "Uses of Class" pages, an index of every member,
-class trees and a page on how to read Javadoc; RDoc a table of contents of every class and method. Read, they answer beside
-or instead of the page they were made from, so that an answer cites a page twice or quotes an
-index line. They are left out with the reason when the build that made them is recognised by the
-files only it leaves; the same names outside such a build are the user's own and read.
+A built documentation site holds, beside its pages, files made from them: Sphinx copies every
+page's source into `_sources/` (the page again, with its markup) and, with viewcode, every
+documented module's source into `_modules/`; Javadoc writes "Uses of Class" pages, an index of every
+member, class trees and a page on how to read Javadoc; RDoc a table of contents of every class and
+method. Read, they answer beside or instead of the page they were made from, so that an answer
+cites a page twice or quotes an index line. They are left out with the reason when the build that
+made them is recognised by the files only it leaves; the same names outside such a build are the
+user's own and read.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from pathlib import Path
 
 # Files only a Sphinx HTML build leaves at its root.
 _SPHINX_MARKS = frozenset(("searchindex.js", "objects.inv", ".buildinfo"))
+_SPHINX_SOURCES = "a Sphinx build's copy of its pages' sources (the built pages beside it are read)"
+_SPHINX_MODULES = "a Sphinx build's highlighted module sources (the documentation pages are read)"
 # A Javadoc build's root holds its list of packages and an index or tree of every class.
 _JAVADOC_LISTS = frozenset(("element-list", "package-list"))
 _JAVADOC_INDEXES = frozenset(("index-all.html", "allclasses-index.html", "allclasses.html", "overview-tree.html"))
@@ -25,13 +28,11 @@ _JAVADOC_PAGES = frozenset((
     "allclasses-frame.html", "allclasses-noframe.html", "allpackages-index.html", "overview-frame.html",
     "package-frame.html", "help-doc.html", "deprecated-list.html", "serialized-form.html", "search.html",
 ))
-_SPHINX_SOURCES = "a Sphinx build's copy of its pages' sources (the built pages beside it are read)"
-_SPHINX_MODULES = "a Sphinx build's highlighted module sources (the documentation pages are read)"
+_JAVADOC_DERIVED = "a Javadoc build's index, tree, usage or help page (the class pages it is made from are read)"
 # RDoc's Darkfish output: its script beside the pages, and a table of contents of every class and method.
 _RDOC_SCRIPT = Path("js") / "darkfish.js"
 _RDOC_CONTENTS = "table_of_contents.html"
 _RDOC_DERIVED = "an RDoc build's table of contents (the class pages it lists are read)"
-_JAVADOC_DERIVED = "a Javadoc build's index, tree, usage or help page (the class pages it is made from are read)"
 
 
 @dataclass
