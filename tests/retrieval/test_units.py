@@ -130,6 +130,9 @@ def test_a_pointer_is_told_apart_from_a_point() -> None:
     assert only_points("See also `--test-args` and `--test-run-directory`.", asked)
     assert only_points("See also: Element.text(), eachText()", asked)
     assert not only_points("See also the Timeouts section for how to set them.", asked)
+    # A bare link is a pointer too; a sentence holding one is not.
+    assert only_points("- <https://example.org/guide>.", asked)
+    assert not only_points("See https://example.org/guide for the full list.", asked)
     # Javadoc's pointers to where a member is declared.
     assert only_points("Specified by: `timeout` in interface `Connection`", asked)
     assert only_points("Overrides: `toString` in class `Object`", asked)

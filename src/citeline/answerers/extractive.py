@@ -82,7 +82,6 @@ from citeline.retrieval.opposites import opposed
 from citeline.retrieval.units import (
     Unit,
     evidence_units,
-    is_bare_link,
     only_points,
 )
 
@@ -444,19 +443,18 @@ def _example_shown(units: list[Unit], evidence: list[Passage], overall: np.ndarr
 def _quotable_units(evidence: list[Passage], question: str, focus: str, how_to: bool) -> list[Unit]:
     """The evidence's units that can be quoted to this question (code blocks always can).
 
-    A bare link, a unit made only of the question's own words ("PREFERRED_URL_SCHEME" for "What
-    is the default PREFERRED_URL_SCHEME?") or only pointing elsewhere ("See Also: `parse(String,
-    String)`"), tells a reader nothing as a point; nor does "For example, to set headers on every
-    request:" or "… simply run:" when no example is shown (not a how-to);
-    nor "Signature: `send_push_promise(path)`" when no value is asked ("What happens if …", "do I
-    need to install anything?"); nor a unit under a tab for another platform than the one named."""
+    A unit only pointing elsewhere (a bare link, "See Also: `parse(String, String)`") or made only
+    of the question's own words ("PREFERRED_URL_SCHEME" for "What is the default
+    PREFERRED_URL_SCHEME?") tells a reader nothing as a point; nor does "For example, to set headers
+    on every request:" or "… simply run:" when no example is shown (not a how-to); nor "Signature:
+    `send_push_promise(path)`" when no value is asked ("What happens if …", "do I need to install
+    anything?"); nor a unit under a tab for another platform than the one named."""
     question_vocab = vocabulary(question)
     asks_no_value = not how_to and not expected_types(focus)
     units = evidence_units(evidence)
     elsewhere = outside_named_tabs(question, units, evidence)
     return [u for i, u in enumerate(units) if i not in elsewhere and (u.is_code or not (
-        is_instruction(u.text) or is_bare_link(u.text) or vocabulary(u.text) <= question_vocab
-        or only_points(u.text, question_vocab)
+        is_instruction(u.text) or only_points(u.text, question_vocab) or vocabulary(u.text) <= question_vocab
         or (not how_to and (only_hands_over(u.words) or needs_its_example(u.text, question)))
         or (asks_no_value and only_labels_code(u.text))))]
 

@@ -36,7 +36,7 @@ def refuse_only_includes(name: str, document: LoadedDocument, included: list[str
     bare "no text" would send them looking for an encoding or extraction fault."""
     if included and all(block.kind == "heading" for block in document.blocks):
         raise NoTextOfItsOwn(f"{name}: only includes other files ({', '.join(dict.fromkeys(included))}), "
-                          "which are not followed", hint="ingest the included files themselves")
+                             "which are not followed", hint="ingest the included files themselves")
 
 
 # Signatures of binary formats people commonly misname: the error can then say what the file is.

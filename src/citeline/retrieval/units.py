@@ -287,11 +287,11 @@ _INHERITED = re.compile(r"^\s*(?:specified\s+by|overrides)\s*:?\s*`[^`]+`\s+in\s
 
 
 def only_points(text: str, question_vocab: frozenset[str]) -> bool:
-    """Whether a unit only points elsewhere: a "See also" listing names ("See Also:
+    """Whether a unit only points elsewhere: a bare link, a "See also" listing names ("See Also:
     `parse(String, String)`"), where a member is declared ("Specified by: `timeout` in interface
     `Connection`"), or any pointer at what the question names ("See also - json_object_put()" to
     "What does json_object_put do?"). It sends the reader to an answer."""
-    if _INHERITED.match(text):
+    if is_bare_link(text) or _INHERITED.match(text):
         return True
     pointer = _POINTER.match(text)
     if pointer is None:
