@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from citeline.documents.registry import loader_for
-from citeline.errors import IngestError
+from citeline.errors import IngestError, NoTextOfItsOwn
 
 PAGE = """<!doctype html><html lang="en"><head><title>Widget  Manual</title>
 <meta name="description" content="All about widgets"><style>body{color:red}</style></head>
@@ -306,6 +306,58 @@ def test_texinfo_navigation_contents_and_index_are_not_the_document(tmp_path: Pa
     assert "See Files for reading them, and the online guide." in doc.text
     assert "Text files hold one record per line." in doc.text
     assert "Binary files need a reader of their own." in doc.text
+
+
+TEXI2HTML = """<html><body>
+<table cellpadding="1" cellspacing="1" border="0">
+<tr><td valign="middle" align="left">[<a href="m_8.html#SEC62" title="Beginning of this chapter"> &lt;&lt; </a>]</td>
+<td valign="middle" align="left">[<a href="m_10.html#SEC172" title="Next chapter"> &gt;&gt; </a>]</td>
+<td valign="middle" align="left"> &nbsp; </td><td valign="middle" align="left"> &nbsp; </td>
+<td valign="middle" align="left">[<a href="m_toc.html#SEC_Top" title="Cover (top) of document">Top</a>]</td>
+<td valign="middle" align="left">[<a href="m_toc.html#SEC_Contents" title="Table of contents">Contents</a>]</td>
+<td valign="middle" align="left">[<a href="m_21.html#SEC387" title="Index">Index</a>]</td>
+<td valign="middle" align="left">[<a href="m_abt.html#SEC_About" title="About (help)"> ? </a>]</td>
+</tr></table>
+<h1 class="chapter">Option Index</h1>
+<table><tr><th valign="top">Jump to: &nbsp; </th><td><a href="#SEC388_0" class="summary-letter"><b>-</b></a></td></tr></table>
+<table border="0" class="index-op">
+<tr><td></td><th align="left">Index Entry</th><th align="left"> Section</th></tr>
+<tr><th><a name="SEC388_0">-</a></th><td></td><td></td></tr>
+<tr><td></td><td valign="top"><a href="m_9.html#IDX1"><code>--add-location</code>, <code>msgattrib</code> option</a></td>
+<td valign="top"><a href="m_9.html#SEC90">9.10 Invoking the <code>msgattrib</code> Program</a></td></tr>
+</table>
+<h2>Concept index</h2>
+<div class="printindex cp-printindex">
+<table class="cp-letters-header-printindex"><tr><th>Jump to: &nbsp; </th><td>
+<a class="summary-letter-printindex" href="#t_cp_letter-F"><b>F</b></a></td></tr></table>
+<table class="cp-entries-printindex" border="0">
+<tr><td></td><td class="printindex-index-entry"><a href="m_3.html#index-fuzzy">fuzzy flag</a></td>
+<td class="printindex-index-section"><a href="m_3.html#PO-Files">The Format of PO Files</a></td></tr>
+</table></div>
+<p>[<a href="m_11.html">Next steps</a>]</p>
+<p><a href="m_2.html">1</a></p>
+</body></html>"""
+
+
+def test_texinfo_indexes_and_navigation_without_link_types_are_not_the_document(tmp_path: Path) -> None:
+    doc = load(tmp_path, TEXI2HTML)
+    # texi2html's buttons, a printed index linking to other pages and its "Jump to:" letters are gone
+    for gone in ("<<", "Contents", "Jump to", "Index Entry", "--add-location", "fuzzy flag", "9.10 Invoking"):
+        assert gone not in doc.text, gone
+    assert [doc.text[b.start:b.end] for b in doc.blocks if b.kind == "heading"] == ["Option Index", "Concept index"]
+    # a link saying more than where it leads, or only a number, is not a navigation button
+    assert "[Next steps]" in doc.text and "\n1" in doc.text
+
+
+def test_a_frameset_page_has_no_text_of_its_own(tmp_path: Path) -> None:
+    frameset = ('<html><head><title>API</title></head><frameset cols="20%,80%">'
+                '<frame src="allclasses-frame.html" name="packageFrame"><frame src="overview-summary.html">'
+                '<noframes><h2>Frame Alert</h2><p>This document is designed to be viewed using frames.</p></noframes>'
+                '</frameset></html>')
+    with pytest.raises(NoTextOfItsOwn, match=r"only frames other files \(allclasses-frame.html, "
+                                             r"overview-summary.html\), which are not followed") as raised:
+        load(tmp_path, frameset)
+    assert raised.value.hint == "ingest the framed files themselves"
 
 
 CARTOUCHE = """<html><body><div class="section"><h2>Using packages</h2>

@@ -29,14 +29,16 @@ def sanitize(text: str) -> tuple[str, int]:
     return cleaned, count
 
 
-def refuse_only_includes(name: str, document: LoadedDocument, included: list[str]) -> None:
+def refuse_only_includes(name: str, document: LoadedDocument, included: list[str], *,
+                          how: tuple[str, str] = ("includes", "included")) -> None:
     """Refuse a page made only of includes of other files (a heading at most): the site generator
     fills it in when the site is built, and citeline does not follow includes (one may name any file
     on the machine), so it holds no text of its own. The user is told what it includes, where a
-    bare "no text" would send them looking for an encoding or extraction fault."""
+    bare "no text" would send them looking for an encoding or extraction fault. `how` says how the
+    page brings the others in, as a verb and its participle (an HTML frameset "frames" them)."""
     if included and all(block.kind == "heading" for block in document.blocks):
-        raise NoTextOfItsOwn(f"{name}: only includes other files ({', '.join(dict.fromkeys(included))}), "
-                             "which are not followed", hint="ingest the included files themselves")
+        raise NoTextOfItsOwn(f"{name}: only {how[0]} other files ({', '.join(dict.fromkeys(included))}), "
+                             "which are not followed", hint=f"ingest the {how[1]} files themselves")
 
 
 # Signatures of binary formats people commonly misname: the error can then say what the file is.
