@@ -138,6 +138,20 @@ def test_many_files_skipped_for_one_reason_are_said_once(tmp_path: Path) -> None
     assert len(report["skipped"]) == 30
 
 
+def test_files_skipped_for_one_reason_group_whatever_their_particulars(tmp_path: Path) -> None:
+    docs = write_corpus(tmp_path / "docs")
+    for n in range(5):  # each redirect names its own target, in parentheses
+        (docs / f"old-{n}.html").write_text(f'<html><head><meta http-equiv="refresh" content="0;URL=new-{n}.html">'
+                                            f"</head><body><p>Redirecting to new-{n}.html...</p></body></html>")
+    ingested = _cli(tmp_path / "home", "ingest", str(docs))
+    assert ingested.returncode == 0, ingested.stderr
+    assert re.search(r"skipped 5 files: only redirects to another page: ingest the page it redirects to "
+                     r"\(\S*old-0\.html, \S*old-1\.html, …; `--json` lists each\)", ingested.stderr)
+    report = json.loads(_cli(tmp_path / "home", "ingest", str(docs), "--json").stdout)
+    assert sorted(s["reason"] for s in report["skipped"])[0] == ("only redirects to another page (new-0.html): "
+                                                                 "ingest the page it redirects to")
+
+
 def test_users_list_and_rm(tmp_path: Path) -> None:
     for name in ("alice", "bob"):
         assert _cli(tmp_path, "users", "add", name).returncode == 0

@@ -360,6 +360,80 @@ def test_a_frameset_page_has_no_text_of_its_own(tmp_path: Path) -> None:
     assert raised.value.hint == "ingest the framed files themselves"
 
 
+RUSTDOC = """<html><head><meta name="generator" content="rustdoc"></head><body class="rustdoc struct">
+<main><section id="main-content" class="content"><div class="main-heading"><h1 class="fqn">Struct syn::LitStr</h1>
+<span class="out-of-band"><a class="srclink" href="../src/syn/lit.rs.html#51-56">source</a> \u00b7
+<a id="toggle-all-docs" href="javascript:void(0)">[<span class="inner">&#x2212;</span>]</a></span></div>
+<div class="docblock item-decl"><pre class="rust struct"><code>pub enum Lit {<details class="rustdoc-toggle type-contents-toggle">
+<summary class="hideme"><span>Show 2 variants</span></summary>    Str(LitStr),
+    Int(LitInt),
+</details>}</code></pre></div>
+<details class="rustdoc-toggle top-doc" open><summary class="hideme"><span>Expand description</span></summary>
+<div class="docblock"><p>A UTF-8 string literal.</p></div></details>
+<h2 id="implementations">Implementations</h2><div id="implementations-list">
+<details class="rustdoc-toggle implementors-toggle" open><summary><section id="impl" class="impl has-srclink">
+<span class="rightside"><a class="srclink" href="#">source</a></span><h3 class="code-header in-band">impl LitStr</h3></section></summary>
+<div class="impl-items"><section id="method.value" class="method has-srclink"><span class="rightside"><a class="srclink" href="#">source</a></span>
+<h4 class="code-header">pub fn value(&amp;self) -&gt; String</h4></section>
+<details class="rustdoc-toggle method-toggle" open><summary><section id="method.parse" class="method has-srclink">
+<span class="rightside"><a class="srclink" href="#">source</a></span><h4 class="code-header">pub fn parse&lt;T: Parse&gt;(&amp;self) -&gt; Result&lt;T&gt;</h4></section></summary>
+<div class="docblock"><p>Parse a syntax tree node from the content of this string literal.</p></div></details>
+</div></details></div>
+<h2 id="trait-implementations">Trait Implementations</h2><div id="trait-implementations-list">
+<details class="rustdoc-toggle implementors-toggle" open><summary><section id="impl-Clone" class="impl has-srclink">
+<h3 class="code-header in-band">impl Clone for LitStr</h3></section></summary><div class="impl-items">
+<details class="rustdoc-toggle method-toggle" open><summary><section id="method.clone" class="method trait-impl has-srclink">
+<h4 class="code-header">fn clone(&amp;self) -&gt; LitStr</h4></section></summary>
+<div class="docblock"><p>Returns a copy of the value. <a href="#">Read more</a></p></div></details></div></details></div>
+<h2 id="synthetic-implementations">Auto Trait Implementations</h2><div id="synthetic-implementations-list">
+<section id="impl-Send" class="impl"><h3 class="code-header in-band">impl !Send for LitStr</h3></section></div>
+<h2 id="blanket-implementations">Blanket Implementations</h2><div id="blanket-implementations-list">
+<details class="rustdoc-toggle implementors-toggle"><summary><section class="impl"><h3 class="code-header">impl&lt;T&gt; From&lt;T&gt; for T</h3></section></summary>
+<div class="impl-items"><section id="method.from" class="method trait-impl"><h4 class="code-header">fn from(t: T) -&gt; T</h4></section>
+<div class="docblock"><p>Returns the argument unchanged.</p></div></div></details></div>
+</section></main></body></html>"""
+
+
+def test_rustdoc_items_read_under_their_signatures_without_toggles_or_boilerplate(tmp_path: Path) -> None:
+    doc = load(tmp_path, RUSTDOC)
+    # the toggles, "source" links and every type's blanket and auto trait implementations are gone
+    for gone in ("source", "\u2212", "Expand description", "Show 2 variants", "Auto Trait", "Blanket", "From<T>",
+                 "Returns the argument unchanged.", "Returns a copy", "Read more", "fn clone"):
+        assert gone not in doc.text, gone
+    # a documented method is a heading of its signature over its docs, not a note titled with it
+    assert [doc.text[b.start:b.end] for b in doc.blocks if b.kind == "heading"] == [
+        "Struct syn::LitStr", "Implementations", "impl LitStr", "pub fn value(&self) -> String",
+        "pub fn parse<T: Parse>(&self) -> Result<T>", "Trait Implementations", "impl Clone for LitStr"]
+    described = next(b for b in doc.blocks if doc.text[b.start:b.end].startswith("Parse a syntax tree"))
+    assert described.kind == "paragraph"
+    assert described.section.endswith("> pub fn parse<T: Parse>(&self) -> Result<T>")
+    assert "pub enum Lit {    Str(LitStr)," in doc.text.replace("\n", "")
+
+
+def test_rustdoc_item_tables_read_each_summary_with_its_name(tmp_path: Path) -> None:
+    doc = load(tmp_path, '<html><body><h2 id="functions">Functions</h2><div class="item-table">'
+                         '<div class="item-row"><div class="item-left module-item"><a class="fn" href="fn.parse.html">'
+                         'parse</a></div><div class="item-right docblock-short"><p>Parse tokens of source code.</p>'
+                         '</div></div></div><h2 id="macros">Macros</h2><ul class="item-table"><li><div class="item-name">'
+                         '<a class="macro" href="macro.braced.html">braced</a></div><div class="desc docblock-short">'
+                         'Parse a set of curly braces.</div></li></ul></body></html>')
+    assert [(b.kind, doc.text[b.start:b.end], b.label) for b in doc.blocks if b.kind != "heading"] == [
+        ("list_item", "parse - Parse tokens of source code.", "parse"),
+        ("list_item", "braced - Parse a set of curly braces.", "braced")]
+
+
+def test_a_redirect_page_has_no_text_of_its_own(tmp_path: Path) -> None:
+    redirect = ('<html><head><meta http-equiv="refresh" content="0;URL=../../syn/struct.ExprArray.html">'
+                '<title>Redirection</title></head><body><p>Redirecting to <a href="../../syn/struct.ExprArray.html">'
+                '../../syn/struct.ExprArray.html</a>...</p></body></html>')
+    with pytest.raises(NoTextOfItsOwn, match=r"only redirects to another page \(../../syn/struct.ExprArray.html\): "
+                                             r"ingest the page it redirects to$"):
+        load(tmp_path, redirect)
+    # a page that says more than where it went is read, its refresh notwithstanding
+    moved = redirect.replace("...</p>", "...</p><p>" + "The expression types moved to the crate root. " * 5 + "</p>")
+    assert "moved to the crate root" in load(tmp_path, moved).text
+
+
 CARTOUCHE = """<html><body><div class="section"><h2>Using packages</h2>
 <p>The installed packages are listed like this:</p>
 <blockquote><table summary="" class="cartouche" border="1"><tr><td>

@@ -51,11 +51,23 @@ def test_an_rdoc_builds_table_of_contents_is_left_out(tmp_path: Path) -> None:
                                                   "are read)"}
 
 
+def test_a_rustdoc_builds_sources_item_lists_settings_and_help_are_left_out(tmp_path: Path) -> None:
+    _write(tmp_path, "crates.js", "search-index.js", "settings.html", "help.html", "src/syn/lib.rs.html",
+           "syn/index.html", "syn/all.html", "syn/struct.LitStr.html", "syn/parse/index.html", "syn/parse/all.html")
+    found, left_out = _walk(tmp_path)
+    assert sorted(found) == ["syn/index.html", "syn/parse/index.html", "syn/struct.LitStr.html"]
+    derived = "a rustdoc build's list of all items, settings or help page (the item pages are read)"
+    assert left_out == {"src": "a rustdoc build's highlighted copy of the crates' sources (the documentation "
+                               "pages are read)", "settings.html": derived, "help.html": derived,
+                        "syn/all.html": derived, "syn/parse/all.html": derived}
+
+
 def test_the_same_names_outside_a_build_are_the_users_own(tmp_path: Path) -> None:
     # No package list beside the index, no Sphinx inventory: a folder of notes that happens to use the names.
     _write(tmp_path, "index-all.html", "help-doc.html", "notes/class-use/intro.html", "_sources/intro.rst.txt",
-           "_modules/intro.html", "table_of_contents.html")
+           "_modules/intro.html", "table_of_contents.html", "settings.html", "all.html", "src/intro.html")
     found, left_out = _walk(tmp_path)
-    assert sorted(found) == ["_modules/intro.html", "_sources/intro.rst.txt", "help-doc.html", "index-all.html",
-                             "notes/class-use/intro.html", "table_of_contents.html"]
+    assert sorted(found) == ["_modules/intro.html", "_sources/intro.rst.txt", "all.html", "help-doc.html",
+                             "index-all.html", "notes/class-use/intro.html", "settings.html", "src/intro.html",
+                             "table_of_contents.html"]
     assert left_out == {}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -105,24 +106,27 @@ def print_ingest_report(report: IngestReport, elapsed_s: float | None = None) ->
 
 # A documentation tree skips many files for one reason (its images, stylesheets, build scripts):
 # past this many, the reason is said once with a count and the first files, `--json` lists each.
+_PARTICULARS = re.compile(r" \([^()]*\)")
 _SKIPPED_LISTED = 3
 
 
 def _print_skipped(skipped: list[SkippedFile]) -> None:
-    """The files left out on purpose, grouped by reason."""
+    """The files left out on purpose, grouped by reason; a reason's particulars in parentheses (the
+    page a redirect goes to, the files a page includes) do not split a group."""
     if not skipped:
         return
     errors.print(f"skipped {len(skipped)} file(s):", highlight=False)
-    by_reason: dict[str, list[str]] = {}
+    by_reason: dict[str, list[SkippedFile]] = {}
     for entry in skipped:
-        by_reason.setdefault(entry.reason, []).append(entry.path)
-    for reason, paths in by_reason.items():
-        if len(paths) <= _SKIPPED_LISTED:
-            for path in paths:
-                errors.print(f"  skipped {escape(path)}: {escape(reason)}", highlight=False, soft_wrap=True)
+        by_reason.setdefault(_PARTICULARS.sub("", entry.reason), []).append(entry)
+    for reason, entries in by_reason.items():
+        if len(entries) <= _SKIPPED_LISTED:
+            for entry in entries:
+                errors.print(f"  skipped {escape(entry.path)}: {escape(entry.reason)}", highlight=False,
+                             soft_wrap=True)
             continue
-        examples = ", ".join(escape(path) for path in paths[:2])
-        errors.print(f"  skipped {len(paths)} files: {escape(reason)} ({examples}, …; `--json` lists each)",
+        examples = ", ".join(escape(entry.path) for entry in entries[:2])
+        errors.print(f"  skipped {len(entries)} files: {escape(reason)} ({examples}, …; `--json` lists each)",
                      highlight=False, soft_wrap=True)
 
 

@@ -26,7 +26,7 @@ from citeline.documents.hidden import hidden_element
 from citeline.documents.loaders import decode_text, refuse_only_includes, sanitize
 from citeline.documents.models import ADMONITION_KINDS, BlockKind, LoadedDocument
 from citeline.documents.registry import register_loader
-from citeline.errors import IngestError
+from citeline.errors import IngestError, NoTextOfItsOwn
 
 # Never content: code, styling, embedded objects, the document head.
 _DROP = ("script", "style", "noscript", "noframes", "template", "iframe", "svg", "canvas", "object", "embed", "head",
@@ -38,7 +38,8 @@ _CHROME_ROLES = frozenset(("navigation", "banner", "contentinfo", "search", "com
 # Page chrome by class, as documentation generators and themes name it (Sphinx and its themes,
 # MkDocs Material, pydata, DocBook's navigation headers and footers, tables of contents and lists of
 # figures, Doxygen's "◆" permalinks, RDoc's "click to toggle source" and the method source it
-# unfolds, which the page keeps folded: an implementation, not its documentation). A plain `sidebar`
+# unfolds, which the page keeps folded: an implementation, not its documentation; rustdoc's "source"
+# and "[−]" links and its "Expand description" toggles). A plain `sidebar`
 # class is left alone: it is docutils' sidebar directive, which is content.
 _CHROME_CLASS = re.compile(
     r"^(?:.+sidebar.*|sidebar[-_].+|.*breadcrumbs?.*|.*banner.*|skip-?link|skip-to-content|md-skip|"
@@ -47,9 +48,16 @@ _CHROME_CLASS = re.compile(
     r"bd-header.*|bd-footer.*|bd-toc.*|footer.*|header-?link|copybutton|linenos|lineno|announcement.*|"
     r"cookie.*|rst-footer-buttons|rst-versions|wy-nav-side|wy-nav-top|feedback.*|(?:main|sub|site|top|nav)?-?menu|"
     r"tagline|toc|list-of-(?:figures|tables|examples|equations|procedures)|nav(?:header|footer)|permalink|"
-    r"method-click-advice|method-source-code)$",
+    r"method-click-advice|method-source-code|out-of-band|rightside|hideme)$",
     re.IGNORECASE,
 )
+# rustdoc's trait implementations every type has (`impl<T> From<T> for T`: "Returns the argument
+# unchanged."), by the ids of their lists and headings. Of a trait implemented for a type only the
+# `impl Trait for Type` line is read: the methods under it (`.trait-impl`) repeat the trait's docs.
+_ITEM_NAME = frozenset(("item-left", "item-name"))
+_ITEM_SUMMARY = frozenset(("item-right", "desc", "docblock-short"))
+_RUSTDOC_BOILERPLATE = frozenset(("synthetic-implementations", "synthetic-implementations-list",
+                                  "blanket-implementations", "blanket-implementations-list"))
 # Where the main content is, most specific first: Sphinx (basic themes, then Read the Docs), MkDocs
 # Material, then the HTML5 and ARIA landmarks; one `<article>` if nothing else names it.
 _MAIN_RULES: tuple[tuple[str | None, str | None, tuple[str, str] | None], ...] = (  # (tag, class, attribute)
@@ -71,6 +79,9 @@ _GENERATOR_CREDIT = re.compile(r"(?:this (?:document|page|file|manual) was )?(?:
                                r"(?:by|on|using|with)\b", re.IGNORECASE)
 _CREDIT_CHARS = 200
 _EXTERNAL_LINK = re.compile(r"^https?://")
+_REFRESH = re.compile(r"^\s*refresh\s*$", re.IGNORECASE)
+_REDIRECT_TARGET = re.compile(r"url\s*=\s*['\"]?([^'\"]+)", re.IGNORECASE)
+_REDIRECT_WORDS = 30  # "Redirecting to macro.parse_quote.html..." and a link or two: no page of its own
 _FOOTNOTE_MARK = re.compile(r"\[?(?:\d{1,3}|[*†‡])\]?")
 # Links and labels of a navigation bar (HTML's link types for a page's place in a sequence).
 _NAVIGATION_RELS = frozenset(("next", "prev", "previous", "up", "contents", "index", "start", "first", "last", "top"))
@@ -156,11 +167,22 @@ def _chrome(tag: Any) -> bool:
         return True
     if (name == "table" and _index_table(tag)) or (name == "p" and _generator_credit(tag)):
         return True
+    if tag.get("id") in _RUSTDOC_BOILERPLATE or ("impl-items" in _classes(tag)
+                                                 and tag.find(class_="trait-impl") is not None):
+        return True
     if name == "a":
         text = tag.get_text().strip()
         return (text in _PERMALINK_TEXT or bool(_SKIP_LINK.match(text)) or text == "[source]"
                 or _footnote_reference(tag, text))
     return _navigation_bar(tag) or _link_list(tag)
+
+
+def _redirect_target(soup: Any) -> str | None:
+    """Where a `<meta http-equiv="refresh">` sends the browser: a page that holds only that and a
+    line saying so (rustdoc's, Sphinx's and MkDocs' redirects from old addresses) is no page."""
+    refresh = soup.find("meta", attrs={"http-equiv": _REFRESH})
+    target = _REDIRECT_TARGET.search(str(refresh.get("content", ""))) if refresh is not None else None
+    return target.group(1).strip() if target else None
 
 
 def _index_table(table: Any) -> bool:
@@ -291,6 +313,8 @@ def _prepare(soup: Any, builder: DocumentBuilder) -> Any:
             builder.hidden(node.get_text(" "), "hidden element")
             node.decompose()
             continue
+        if node.name in ("div", "ul") and "item-table" in _classes(node):
+            _item_table_as_definitions(node)
         rank = _main_rule(node)
         if rank is not None:
             candidates.setdefault(rank, []).append(node)
@@ -304,6 +328,21 @@ def _prepare(soup: Any, builder: DocumentBuilder) -> Any:
     if len(articles) == 1 and articles[0].get_text().strip():
         return articles[0]
     return soup.body or soup
+
+
+def _item_table_as_definitions(table: Any) -> None:
+    """rustdoc lists a module's items as rows of a name and its one-line summary (`div.item-row` of
+    `div.item-left` and `div.item-right`, later `li` of `div.item-name` and `div.desc`): made the
+    definition list newer rustdoc writes (`dl.item-table`), so each summary reads with its name."""
+    table.name = "dl"
+    for row in table.find_all(recursive=False):
+        for cell in row.find_all(recursive=False):
+            classes = set(_classes(cell))
+            if classes & _ITEM_NAME:
+                cell.name = "dt"
+            elif classes & _ITEM_SUMMARY:
+                cell.name = "dd"
+        row.unwrap()
 
 
 def _drop_chrome(root: Any) -> None:
@@ -722,6 +761,13 @@ class _Walker:
             title_tag = tag.find(class_="admonition-title", recursive=False)
         elif tag.name == "details":
             title_tag = tag.find("summary", recursive=False)
+            if title_tag is None or title_tag.find(class_="code-header") is not None:
+                # Not a note: rustdoc folds an item's documentation under its signature (a
+                # `.code-header` heading), or a page's under a toggle left out as chrome.
+                stack.append(_Action(lambda _stack: self.flush()))
+                stack.extend(reversed((title_tag.contents if title_tag else [])
+                                      + [child for child in tag.contents if child is not title_tag]))
+                return True
         elif classes & _VERSION_CLASSES:
             modified = tag.find(class_="versionmodified")
             title = modified.get_text().strip().rstrip(":").strip() if modified is not None else ""
@@ -780,6 +826,8 @@ class HtmlLoader:
         builder = DocumentBuilder()
         head_title = soup.title.get_text(" ", strip=True) if soup.title else ""
         metadata = self._metadata(soup)
+        redirect = _redirect_target(soup)
+        framed = [str(frame["src"]) for frame in soup.find_all("frame", src=True)]
         root = _prepare(soup, builder)
         _drop_chrome(root)
 
@@ -789,8 +837,10 @@ class HtmlLoader:
         title = _page_title(" ".join(title_clean.split()), walker.first_h1) or path.stem
         document = builder.build(title=title, metadata=metadata, sanitized_chars=walker.removed + title_removed)
         # A frameset page (old Javadoc's and C# doc's index.html) shows other pages and has no text.
-        framed = [str(frame["src"]) for frame in soup.find_all("frame", src=True)]
         refuse_only_includes(path.name, document, framed, how=("frames", "framed"))
+        if redirect and len(document.text.split()) <= _REDIRECT_WORDS:
+            raise NoTextOfItsOwn(f"{path.name}: only redirects to another page ({redirect})",
+                                 hint="ingest the page it redirects to")
         return document
 
     @staticmethod

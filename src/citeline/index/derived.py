@@ -4,7 +4,8 @@ A built documentation site holds, beside its pages, files made from them: Sphinx
 page's source into `_sources/` (the page again, with its markup) and, with viewcode, every
 documented module's source into `_modules/`; Javadoc writes "Uses of Class" pages, an index of every
 member, class trees and a page on how to read Javadoc; RDoc a table of contents of every class and
-method. Read, they answer beside or instead of the page they were made from, so that an answer
+method; rustdoc a highlighted copy of every source file (`src/`), a list of every item of a crate
+and its settings and help pages. Read, they answer beside or instead of the page they were made from, so that an answer
 cites a page twice or quotes an index line. They are left out with the reason when the build that
 made them is recognised by the files only it leaves; the same names outside such a build are the
 user's own and read.
@@ -33,6 +34,12 @@ _JAVADOC_DERIVED = "a Javadoc build's index, tree, usage or help page (the class
 _RDOC_SCRIPT = Path("js") / "darkfish.js"
 _RDOC_CONTENTS = "table_of_contents.html"
 _RDOC_DERIVED = "an RDoc build's table of contents (the class pages it lists are read)"
+# rustdoc's output root: its crate list or source-file list, beside its search index or settings.
+_RUSTDOC_LISTS = frozenset(("crates.js", "source-files.js", "src-files.js"))
+_RUSTDOC_MARKS = frozenset(("search-index.js", "settings.html"))
+_RUSTDOC_ROOT_PAGES = frozenset(("settings.html", "help.html"))
+_RUSTDOC_SOURCES = "a rustdoc build's highlighted copy of the crates' sources (the documentation pages are read)"
+_RUSTDOC_DERIVED = "a rustdoc build's list of all items, settings or help page (the item pages are read)"
 
 
 @dataclass
@@ -40,6 +47,7 @@ class DerivedPages:
     """The documentation builds met so far in one top-down walk, and what of theirs to leave out."""
 
     _javadoc_roots: list[Path] = field(default_factory=list)
+    _rustdoc_roots: list[Path] = field(default_factory=list)
 
     def left_out(self, folder: Path, dirnames: list[str], filenames: list[str]) -> list[tuple[str, str]]:
         """The names among `folder`'s subfolders and files that a recognised build derived from its
@@ -53,7 +61,17 @@ class DerivedPages:
             found.append((_RDOC_CONTENTS, _RDOC_DERIVED))
         if _JAVADOC_LISTS & names and _JAVADOC_INDEXES & names:
             self._javadoc_roots.append(folder)
-        if any(folder == root or folder.is_relative_to(root) for root in self._javadoc_roots):
+        if _within(folder, self._javadoc_roots):
             found += [(name, _JAVADOC_DERIVED) for name in sorted(_JAVADOC_FOLDERS & set(dirnames))]
             found += [(name, _JAVADOC_DERIVED) for name in sorted(_JAVADOC_PAGES & names)]
+        if _RUSTDOC_LISTS & names and _RUSTDOC_MARKS & names:
+            self._rustdoc_roots.append(folder)
+            found += [("src", _RUSTDOC_SOURCES)] if "src" in dirnames else []
+            found += [(name, _RUSTDOC_DERIVED) for name in sorted(_RUSTDOC_ROOT_PAGES & names)]
+        if "all.html" in names and _within(folder, self._rustdoc_roots):
+            found.append(("all.html", _RUSTDOC_DERIVED))
         return found
+
+
+def _within(folder: Path, roots: list[Path]) -> bool:
+    return any(folder == root or folder.is_relative_to(root) for root in roots)
