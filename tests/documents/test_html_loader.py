@@ -434,6 +434,38 @@ def test_a_redirect_page_has_no_text_of_its_own(tmp_path: Path) -> None:
     assert "moved to the crate root" in load(tmp_path, moved).text
 
 
+GROFF = """<!-- Creator     : groff version 1.22.4 -->
+<html><head><meta name="generator" content="groff -Thtml, see www.gnu.org"><title>MSGMERGE</title></head><body>
+<h1 align="center">MSGMERGE</h1>
+<a href="#NAME">NAME</a><br>
+<a href="#DESCRIPTION">DESCRIPTION</a><br>
+<hr>
+<h2>NAME<a name="NAME"></a></h2>
+<p style="margin-left:11%; margin-top: 1em">msgmerge - merge message catalog and template</p>
+<h2>DESCRIPTION<a name="DESCRIPTION"></a></h2>
+<p style="margin-left:11%; margin-top: 1em">Merges two Uniforum style .po files together.</p>
+<p style="margin-left:11%;"><b>-C</b>, <b>--compendium</b>=<i>FILE</i></p>
+<p style="margin-left:22%;">additional library of message translations, may be specified more than once</p>
+<p style="margin-left:22%;">Each compendium is searched in turn.</p>
+<p style="margin-left:11%;"><b>--suffix</b>=<i>SUFFIX</i></p>
+<p style="margin-left:22%;">override the usual backup suffix</p>
+<p style="margin-left:11%; margin-top: 1em">The version control method may be selected via the <b>--backup</b> option.</p>
+</body></html>"""
+
+
+def test_a_groff_manual_page_reads_each_option_with_its_description(tmp_path: Path) -> None:
+    doc = load(tmp_path, GROFF)
+    # the page's list of links to its own sections is not read
+    assert doc.text.startswith("MSGMERGE\n\nNAME\n\nmsgmerge - merge message catalog and template")
+    assert [(b.kind, doc.text[b.start:b.end]) for b in doc.blocks if b.kind in ("list_item", "paragraph")] == [
+        ("paragraph", "msgmerge - merge message catalog and template"),
+        ("paragraph", "Merges two Uniforum style .po files together."),
+        ("list_item", "-C, --compendium=FILE - additional library of message translations, may be specified more "
+                      "than once Each compendium is searched in turn."),
+        ("list_item", "--suffix=SUFFIX - override the usual backup suffix"),
+        ("paragraph", "The version control method may be selected via the --backup option.")]
+
+
 CARTOUCHE = """<html><body><div class="section"><h2>Using packages</h2>
 <p>The installed packages are listed like this:</p>
 <blockquote><table summary="" class="cartouche" border="1"><tr><td>

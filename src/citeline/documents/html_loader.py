@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +82,9 @@ _EXTERNAL_LINK = re.compile(r"^https?://")
 _REFRESH = re.compile(r"^\s*refresh\s*$", re.IGNORECASE)
 _REDIRECT_TARGET = re.compile(r"url\s*=\s*['\"]?([^'\"]+)", re.IGNORECASE)
 _REDIRECT_WORDS = 30  # "Redirecting to macro.parse_quote.html..." and a link or two: no page of its own
+_GROFF = re.compile(r"^\s*groff\b", re.IGNORECASE)
+_MARGIN = re.compile(r"margin-left:\s*(\d+(?:\.\d+)?)%")
+_TERM_WORDS = 12  # an option and its argument, not a paragraph followed by an indented one
 _FOOTNOTE_MARK = re.compile(r"\[?(?:\d{1,3}|[*†‡])\]?")
 # Links and labels of a navigation bar (HTML's link types for a page's place in a sequence).
 _NAVIGATION_RELS = frozenset(("next", "prev", "previous", "up", "contents", "index", "start", "first", "last", "top"))
@@ -343,6 +346,44 @@ def _item_table_as_definitions(table: Any) -> None:
             elif classes & _ITEM_SUMMARY:
                 cell.name = "dd"
         row.unwrap()
+
+
+def _read_man_page(soup: Any, root: Any) -> None:
+    """A manual page as groff writes it in HTML: its list of links to its own sections (`<a
+    href="#NAME">NAME</a><br>` ...) is not read, and a tagged paragraph (an option, then its
+    description in paragraphs indented further: `<p style="margin-left:11%">` then `22%`) is made a
+    definition, so the description reads with its option rather than apart from it."""
+    for link in root.find_all("a", href=True, recursive=False):
+        if str(link["href"]).startswith("#"):
+            following = link.next_sibling
+            if following is not None and getattr(following, "name", None) == "br":
+                following.decompose()
+            link.decompose()
+    for term in root.find_all("p"):
+        margin = _margin(term)
+        described = [] if margin is None else list(_indented_after(term, margin))
+        if not described or len(term.get_text().split()) > _TERM_WORDS:
+            continue
+        entry, description = soup.new_tag("dl"), soup.new_tag("dd")
+        term.insert_before(entry)
+        term.name = "dt"
+        entry.append(term.extract())
+        entry.append(description)
+        for paragraph in described:
+            description.append(paragraph.extract())
+
+
+def _margin(tag: Any) -> float | None:
+    match = _MARGIN.search(str(tag.get("style", "")))
+    return float(match.group(1)) if match else None
+
+
+def _indented_after(term: Any, margin: float) -> Iterator[Any]:
+    """The paragraphs right after `term` that are indented further than it."""
+    node = term.find_next_sibling()
+    while node is not None and node.name == "p" and (_margin(node) or 0.0) > margin:
+        yield node
+        node = node.find_next_sibling()
 
 
 def _drop_chrome(root: Any) -> None:
@@ -828,8 +869,12 @@ class HtmlLoader:
         metadata = self._metadata(soup)
         redirect = _redirect_target(soup)
         framed = [str(frame["src"]) for frame in soup.find_all("frame", src=True)]
+        generator = soup.find("meta", attrs={"name": "generator"})
+        groff = generator is not None and _GROFF.match(str(generator.get("content", "")))
         root = _prepare(soup, builder)
         _drop_chrome(root)
+        if groff:
+            _read_man_page(soup, root)
 
         walker = _Walker(builder)
         walker.walk(root)
