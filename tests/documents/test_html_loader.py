@@ -466,6 +466,58 @@ def test_a_groff_manual_page_reads_each_option_with_its_description(tmp_path: Pa
         ("paragraph", "The version control method may be selected via the --backup option.")]
 
 
+GTKDOC = """<html><head><meta name="generator" content="DocBook XSL Stylesheets Vsnapshot">
+<meta name="generator" content="GTK-Doc V1.33.1 (XML mode)"></head><body>
+<table class="navigation" id="top"><tr><td class="shortcuts"><a href="#" class="shortcut">Top</a>
+<span class="dim">|</span> <a href="#d" class="shortcut">Description</a></td>
+<td><a accesskey="h" href="index.html"><img src="home.png" alt="Home"></a></td></tr></table>
+<div class="refentry"><div class="refnamediv"><table width="100%"><tr><td valign="top">
+<h2><span class="refentrytitle">Hash Tables</span></h2><p>Hash Tables — associations between keys and values</p>
+</td><td class="gallery_image" valign="top" align="right"></td></tr></table></div>
+<div class="refsect1"><a name="glib-Hash-Tables.functions"></a><h2>Functions</h2>
+<div class="informaltable"><table class="informaltable"><colgroup><col class="functions_proto_type"></colgroup>
+<tr><td class="function_type">gboolean</td><td class="function_name"><a href="#g-hash-table-insert">g_hash_table_insert</a> ()</td></tr>
+</table></div></div>
+<div class="refsect1"><a name="glib-Hash-Tables.functions_details"></a><h2>Functions</h2>
+<div class="refsect2"><a name="g-hash-table-insert"></a><h3>g_hash_table_insert ()</h3>
+<pre class="programlisting">gboolean
+g_hash_table_insert (GHashTable *hash_table, gpointer key);</pre>
+<p>Inserts a new key and value into a GHashTable.</p>
+<div class="informalexample"><table class="listing_frame"><tbody><tr><td class="listing_lines"><pre>1
+2</pre></td><td class="listing_code"><pre class="programlisting">// insert, then look up
+g_hash_table_insert (table, key, value);</pre></td></tr></tbody></table></div>
+<div class="refsect3"><a name="g-hash-table-insert.parameters"></a><h4>Parameters</h4>
+<div class="informaltable"><table class="informaltable"><tbody>
+<tr><td class="parameter_name"><p>hash_table</p></td><td class="parameter_description"><p>a GHashTable</p></td>
+<td class="parameter_annotations"> </td></tr>
+<tr><td class="parameter_name"><p>key</p></td><td class="parameter_description"><p>a key to insert</p></td>
+<td class="parameter_annotations"><span class="annotation">[transfer full]</span></td></tr>
+</tbody></table></div></div>
+<div class="refsect3"><a name="g-hash-table-insert.returns"></a><h4>Returns</h4>
+<p> <code class="literal">TRUE</code> if the key did not exist yet</p></div>
+<p class="since">Since: 2.40</p>
+</div></div></div></body></html>"""
+
+
+def test_a_gtkdoc_entry_reads_whole_with_its_parameters_return_value_and_since(tmp_path: Path) -> None:
+    doc = load(tmp_path, GTKDOC)
+    # no navigation, no summary table, the title out of its layout table, no line numbers
+    assert [doc.text[b.start:b.end] for b in doc.blocks if b.kind == "heading"] == [
+        "Hash Tables", "Functions", "g_hash_table_insert ()"]
+    assert "Description" not in doc.text and "gboolean: g_hash_table_insert" not in doc.text
+    assert [doc.text[b.start:b.end] for b in doc.blocks if b.kind == "code"][1] == (
+        "// insert, then look up\ng_hash_table_insert (table, key, value);")
+    # each field reads with its name inside the entry, and the "Since:" line stays with the entry too
+    entry = [(b.kind, doc.text[b.start:b.end]) for b in doc.blocks
+             if (b.section or "").endswith("g_hash_table_insert ()") and b.kind in ("list_item", "paragraph")]
+    assert entry == [("paragraph", "Inserts a new key and value into a GHashTable."),
+                     ("list_item", "hash_table - a GHashTable"), ("list_item", "key - a key to insert [transfer full]"),
+                     ("paragraph", "Returns: `TRUE` if the key did not exist yet"), ("paragraph", "Since: 2.40")]
+    # the same markup from another generator is read as it stands
+    other = load(tmp_path, GTKDOC.replace("GTK-Doc V1.33.1", "Another 1.0"))
+    assert "Parameters" in [other.text[b.start:b.end] for b in other.blocks if b.kind == "heading"]
+
+
 CARTOUCHE = """<html><body><div class="section"><h2>Using packages</h2>
 <p>The installed packages are listed like this:</p>
 <blockquote><table summary="" class="cartouche" border="1"><tr><td>

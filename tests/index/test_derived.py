@@ -62,12 +62,22 @@ def test_a_rustdoc_builds_sources_item_lists_settings_and_help_are_left_out(tmp_
                         "syn/all.html": derived, "syn/parse/all.html": derived}
 
 
+def test_a_gtkdoc_builds_symbol_indexes_are_left_out(tmp_path: Path) -> None:
+    _write(tmp_path, "glib.devhelp2", "index.html", "glib-Hash-Tables.html", "api-index-full.html",
+           "api-index-deprecated.html", "annotation-glossary.html")
+    found, left_out = _walk(tmp_path)
+    assert sorted(found) == ["annotation-glossary.html", "glib-Hash-Tables.html", "index.html"]
+    reason = "a gtk-doc build's index of every symbol (the reference pages it lists are read)"
+    assert left_out == {"api-index-full.html": reason, "api-index-deprecated.html": reason}
+
+
 def test_the_same_names_outside_a_build_are_the_users_own(tmp_path: Path) -> None:
     # No package list beside the index, no Sphinx inventory: a folder of notes that happens to use the names.
     _write(tmp_path, "index-all.html", "help-doc.html", "notes/class-use/intro.html", "_sources/intro.rst.txt",
-           "_modules/intro.html", "table_of_contents.html", "settings.html", "all.html", "src/intro.html")
+           "_modules/intro.html", "table_of_contents.html", "settings.html", "all.html", "src/intro.html",
+           "api-index-full.html")
     found, left_out = _walk(tmp_path)
-    assert sorted(found) == ["_modules/intro.html", "_sources/intro.rst.txt", "all.html", "help-doc.html",
-                             "index-all.html", "notes/class-use/intro.html", "settings.html", "src/intro.html",
+    assert sorted(found) == ["_modules/intro.html", "_sources/intro.rst.txt", "all.html", "api-index-full.html",
+                             "help-doc.html", "index-all.html", "notes/class-use/intro.html", "settings.html", "src/intro.html",
                              "table_of_contents.html"]
     assert left_out == {}

@@ -85,6 +85,12 @@ _REDIRECT_WORDS = 30  # "Redirecting to macro.parse_quote.html..." and a link or
 _GROFF = re.compile(r"^\s*groff\b", re.IGNORECASE)
 _MARGIN = re.compile(r"margin-left:\s*(\d+(?:\.\d+)?)%")
 _TERM_WORDS = 12  # an option and its argument, not a paragraph followed by an indented one
+_GTKDOC = re.compile(r"^\s*GTK-Doc\b", re.IGNORECASE)
+# gtk-doc's summary sections (the table of every function, type, property or signal, the details
+# of which follow in sections named "….functions_details" and so on), and an entry's fields.
+_GTKDOC_SUMMARY = re.compile(r"\.(?:functions|other|properties|signals|child-properties|style-properties)$")
+_GTKDOC_FIELD = re.compile(r"\.(?:parameters|returns|members)$")
+_GTKDOC_NAME_CELLS = frozenset(("parameter_name", "struct_member_name", "enum_member_name", "union_member_name"))
 _FOOTNOTE_MARK = re.compile(r"\[?(?:\d{1,3}|[*†‡])\]?")
 # Links and labels of a navigation bar (HTML's link types for a page's place in a sequence).
 _NAVIGATION_RELS = frozenset(("next", "prev", "previous", "up", "contents", "index", "start", "first", "last", "top"))
@@ -373,6 +379,56 @@ def _read_man_page(soup: Any, root: Any) -> None:
             description.append(paragraph.extract())
 
 
+def _read_gtkdoc(soup: Any, root: Any) -> None:
+    """A gtk-doc reference page (GLib's, GTK's, ...) as a person reads it: no navigation bar, no
+    summary tables repeating the entries below, the page's title out of its layout table, code
+    listings without their column of line numbers, and an entry's parameters, members and return
+    value read inside the entry (as "name - description" and "Returns: …") rather than as headings
+    of their own, which cut the entry into passages that never name it and left its "Since:" line
+    under the last of them."""
+    for tag in root.find_all(["table", "td", "div"], class_=("navigation", "listing_lines", "refsect1", "refnamediv")):
+        classes = set(_classes(tag))
+        if classes & {"navigation", "listing_lines"}:
+            tag.decompose()
+        elif "refnamediv" in classes and (layout := tag.find("table")) is not None:
+            layout.replace_with(*(layout.find("td") or layout).contents)
+        elif "refsect1" in classes and _anchor_named(tag, _GTKDOC_SUMMARY):
+            tag.decompose()
+    for field in root.find_all("div", class_="refsect3"):
+        heading = field.find("h4", recursive=False)
+        if heading is None or not (anchor := _anchor_named(field, _GTKDOC_FIELD)):
+            continue
+        heading.decompose()
+        if anchor.endswith(".returns") and (value := field.find("p", recursive=False)) is not None:
+            value.insert(0, "Returns: ")
+        for table in field.find_all("table"):
+            _fields_as_definitions(soup, table)
+
+
+def _anchor_named(section: Any, pattern: re.Pattern[str]) -> str | None:
+    """The name of the anchor a gtk-doc section opens with, when it matches `pattern`."""
+    anchor = section.find("a", attrs={"name": True}, recursive=False)
+    name = str(anchor["name"]) if anchor is not None else ""
+    return name if pattern.search(name) else None
+
+
+def _fields_as_definitions(soup: Any, table: Any) -> None:
+    """A table of parameters or members (name | description | annotations) made a definition list,
+    so each description reads with its name ("key - a key to insert") and its annotations."""
+    entries = soup.new_tag("dl")
+    for row in table.find_all("tr"):
+        cells = row.find_all("td", recursive=False)
+        if not cells or not set(_classes(cells[0])) & _GTKDOC_NAME_CELLS:
+            continue
+        term, description = soup.new_tag("dt"), soup.new_tag("dd")
+        term.extend(list(cells[0].contents))
+        for cell in cells[1:]:
+            description.extend([" ", *list(cell.contents)])
+        entries.extend([term, description])
+    if entries.contents:
+        table.replace_with(entries)
+
+
 def _margin(tag: Any) -> float | None:
     match = _MARGIN.search(str(tag.get("style", "")))
     return float(match.group(1)) if match else None
@@ -384,6 +440,12 @@ def _indented_after(term: Any, margin: float) -> Iterator[Any]:
     while node is not None and node.name == "p" and (_margin(node) or 0.0) > margin:
         yield node
         node = node.find_next_sibling()
+
+
+# Readers of what one generator alone writes, chosen by the page's `<meta name="generator">`.
+_GENERATOR_READERS: tuple[tuple[re.Pattern[str], Callable[[Any, Any], None]], ...] = (
+    (_GROFF, _read_man_page), (_GTKDOC, _read_gtkdoc),
+)
 
 
 def _drop_chrome(root: Any) -> None:
@@ -869,12 +931,12 @@ class HtmlLoader:
         metadata = self._metadata(soup)
         redirect = _redirect_target(soup)
         framed = [str(frame["src"]) for frame in soup.find_all("frame", src=True)]
-        generator = soup.find("meta", attrs={"name": "generator"})
-        groff = generator is not None and _GROFF.match(str(generator.get("content", "")))
+        generators = [str(meta.get("content", "")) for meta in soup.find_all("meta", attrs={"name": "generator"})]
         root = _prepare(soup, builder)
         _drop_chrome(root)
-        if groff:
-            _read_man_page(soup, root)
+        for generator, read in _GENERATOR_READERS:
+            if any(generator.match(name) for name in generators):
+                read(soup, root)
 
         walker = _Walker(builder)
         walker.walk(root)

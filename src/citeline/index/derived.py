@@ -5,7 +5,7 @@ page's source into `_sources/` (the page again, with its markup) and, with viewc
 documented module's source into `_modules/`; Javadoc writes "Uses of Class" pages, an index of every
 member, class trees and a page on how to read Javadoc; RDoc a table of contents of every class and
 method; rustdoc a highlighted copy of every source file (`src/`), a list of every item of a crate
-and its settings and help pages. Read, they answer beside or instead of the page they were made from, so that an answer
+and its settings and help pages; gtk-doc an index of every symbol. Read, they answer beside or instead of the page they were made from, so that an answer
 cites a page twice or quotes an index line. They are left out with the reason when the build that
 made them is recognised by the files only it leaves; the same names outside such a build are the
 user's own and read.
@@ -40,6 +40,10 @@ _RUSTDOC_MARKS = frozenset(("search-index.js", "settings.html"))
 _RUSTDOC_ROOT_PAGES = frozenset(("settings.html", "help.html"))
 _RUSTDOC_SOURCES = "a rustdoc build's highlighted copy of the crates' sources (the documentation pages are read)"
 _RUSTDOC_DERIVED = "a rustdoc build's list of all items, settings or help page (the item pages are read)"
+# gtk-doc's book for Devhelp beside its pages, and its indexes of every symbol (all, deprecated, by version).
+_GTKDOC_BOOK = ".devhelp2"
+_GTKDOC_INDEX = "api-index-"
+_GTKDOC_DERIVED = "a gtk-doc build's index of every symbol (the reference pages it lists are read)"
 
 
 @dataclass
@@ -68,6 +72,8 @@ class DerivedPages:
             self._rustdoc_roots.append(folder)
             found += [("src", _RUSTDOC_SOURCES)] if "src" in dirnames else []
             found += [(name, _RUSTDOC_DERIVED) for name in sorted(_RUSTDOC_ROOT_PAGES & names)]
+        if any(name.endswith(_GTKDOC_BOOK) for name in names):
+            found += [(name, _GTKDOC_DERIVED) for name in sorted(names) if name.startswith(_GTKDOC_INDEX)]
         if "all.html" in names and _within(folder, self._rustdoc_roots):
             found.append(("all.html", _RUSTDOC_DERIVED))
         return found
