@@ -518,6 +518,34 @@ def test_a_gtkdoc_entry_reads_whole_with_its_parameters_return_value_and_since(t
     assert "Parameters" in [other.text[b.start:b.end] for b in other.blocks if b.kind == "heading"]
 
 
+NIMDOC = """<html><body><div class="document" id="documentId"><div class="container">
+<h1 class="title">std/strutils</h1><div class="row"><div class="three columns">
+<div class="theme-switch-wrapper"><label class="theme-switch" for="checkbox"></label><em>Dark Mode</em></div>
+<div id="global-links"><ul class="simple-boot"><li><a href="manual.html">Manual</a></li></ul></div>
+<div id="searchInputDiv">Search: <input type="text" id="searchInput"></div>
+<ul class="simple simple-toc" id="toc-list"><li><a class="reference" href="#12">Procs</a></li></ul></div>
+<div class="nine columns" id="content"><p class="module-desc">Procedures for working with strings.</p>
+<div class="section" id="12"><h1><a class="toc-backref" href="#12">Procs</a></h1><dl class="item">
+<div id="align,string,Natural,char"><dt><pre><span class="Keyword">func</span> <a href="#align"><span class="Identifier">align</span></a>(s: string; count: Natural): string {.<span class="Other pragmadots">...</span><span class="pragmawrap">gcsafe, raises: []</span>.}</pre></dt>
+<dd><p>Aligns a string <tt>s</tt> with padding, so that it is of length <tt>count</tt>.</p>
+<a href="https://github.com/nim-lang/Nim/tree/lib/pure/strutils.nim#L1718" class="link-seesrc" target="_blank">Source</a>
+<a href="https://github.com/nim-lang/Nim/edit/devel/lib/pure/strutils.nim#L1718" class="link-seesrc" target="_blank">Edit</a>
+</dd></div></dl></div></div></div></div></div></body></html>"""
+
+
+def test_definitions_grouped_in_divs_read_and_a_code_term_is_an_entrys_signature(tmp_path: Path) -> None:
+    doc = load(tmp_path, NIMDOC)
+    # HTML lets a <div> group a definition list's terms and definitions: every entry is read
+    assert [(b.kind, doc.text[b.start:b.end], b.label) for b in doc.blocks if b.kind != "heading"] == [
+        ("paragraph", "Procedures for working with strings.", None),
+        ("paragraph", "func align(s: string; count: Natural): string {..}", None),
+        ("paragraph", "Aligns a string `s` with padding, so that it is of length `count`.",
+         "func align(s: string; count: Natural): string {..}")]
+    # Nim's theme switch, links to other manuals, search box, table of contents and source links are chrome
+    for gone in ("Dark Mode", "Manual", "Search", "Source", "Edit", "gcsafe"):
+        assert gone not in doc.text, gone
+
+
 CARTOUCHE = """<html><body><div class="section"><h2>Using packages</h2>
 <p>The installed packages are listed like this:</p>
 <blockquote><table summary="" class="cartouche" border="1"><tr><td>

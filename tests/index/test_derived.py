@@ -71,13 +71,21 @@ def test_a_gtkdoc_builds_symbol_indexes_are_left_out(tmp_path: Path) -> None:
     assert left_out == {"api-index-full.html": reason, "api-index-deprecated.html": reason}
 
 
+def test_a_nim_builds_symbol_index_is_left_out(tmp_path: Path) -> None:
+    _write(tmp_path, "dochack.js", "strutils.html", "theindex.html", "manual.html")
+    found, left_out = _walk(tmp_path)
+    assert sorted(found) == ["manual.html", "strutils.html"]
+    assert left_out == {"theindex.html": "a Nim documentation build's index of every symbol (the module pages it "
+                                         "lists are read)"}
+
+
 def test_the_same_names_outside_a_build_are_the_users_own(tmp_path: Path) -> None:
     # No package list beside the index, no Sphinx inventory: a folder of notes that happens to use the names.
     _write(tmp_path, "index-all.html", "help-doc.html", "notes/class-use/intro.html", "_sources/intro.rst.txt",
            "_modules/intro.html", "table_of_contents.html", "settings.html", "all.html", "src/intro.html",
-           "api-index-full.html")
+           "api-index-full.html", "theindex.html")
     found, left_out = _walk(tmp_path)
     assert sorted(found) == ["_modules/intro.html", "_sources/intro.rst.txt", "all.html", "api-index-full.html",
                              "help-doc.html", "index-all.html", "notes/class-use/intro.html", "settings.html", "src/intro.html",
-                             "table_of_contents.html"]
+                             "table_of_contents.html", "theindex.html"]
     assert left_out == {}

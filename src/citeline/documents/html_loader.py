@@ -39,7 +39,8 @@ _CHROME_ROLES = frozenset(("navigation", "banner", "contentinfo", "search", "com
 # MkDocs Material, pydata, DocBook's navigation headers and footers, tables of contents and lists of
 # figures, Doxygen's "◆" permalinks, RDoc's "click to toggle source" and the method source it
 # unfolds, which the page keeps folded: an implementation, not its documentation; rustdoc's "source"
-# and "[−]" links and its "Expand description" toggles). A plain `sidebar`
+# and "[−]" links and its "Expand description" toggles; Nim's "Source Edit" links, folded pragmas and
+# theme switch). A plain `sidebar`
 # class is left alone: it is docutils' sidebar directive, which is content.
 _CHROME_CLASS = re.compile(
     r"^(?:.+sidebar.*|sidebar[-_].+|.*breadcrumbs?.*|.*banner.*|skip-?link|skip-to-content|md-skip|"
@@ -48,7 +49,8 @@ _CHROME_CLASS = re.compile(
     r"bd-header.*|bd-footer.*|bd-toc.*|footer.*|header-?link|copybutton|linenos|lineno|announcement.*|"
     r"cookie.*|rst-footer-buttons|rst-versions|wy-nav-side|wy-nav-top|feedback.*|(?:main|sub|site|top|nav)?-?menu|"
     r"tagline|toc|list-of-(?:figures|tables|examples|equations|procedures)|nav(?:header|footer)|permalink|"
-    r"method-click-advice|method-source-code|out-of-band|rightside|hideme)$",
+    r"method-click-advice|method-source-code|out-of-band|rightside|hideme|link-seesrc|pragmawrap|pragmadots|"
+    r"theme-switch-wrapper|simple-toc)$",
     re.IGNORECASE,
 )
 # rustdoc's trait implementations every type has (`impl<T> From<T> for T`: "Returns the argument
@@ -56,8 +58,9 @@ _CHROME_CLASS = re.compile(
 # `impl Trait for Type` line is read: the methods under it (`.trait-impl`) repeat the trait's docs.
 _ITEM_NAME = frozenset(("item-left", "item-name"))
 _ITEM_SUMMARY = frozenset(("item-right", "desc", "docblock-short"))
-_RUSTDOC_BOILERPLATE = frozenset(("synthetic-implementations", "synthetic-implementations-list",
-                                  "blanket-implementations", "blanket-implementations-list"))
+# Nim's links to the other manuals and its search box are chrome by id alike.
+_CHROME_IDS = frozenset(("synthetic-implementations", "synthetic-implementations-list", "blanket-implementations",
+                         "blanket-implementations-list", "global-links", "searchInputDiv"))
 # Where the main content is, most specific first: Sphinx (basic themes, then Read the Docs), MkDocs
 # Material, then the HTML5 and ARIA landmarks; one `<article>` if nothing else names it.
 _MAIN_RULES: tuple[tuple[str | None, str | None, tuple[str, str] | None], ...] = (  # (tag, class, attribute)
@@ -176,7 +179,7 @@ def _chrome(tag: Any) -> bool:
         return True
     if (name == "table" and _index_table(tag)) or (name == "p" and _generator_credit(tag)):
         return True
-    if tag.get("id") in _RUSTDOC_BOILERPLATE or ("impl-items" in _classes(tag)
+    if tag.get("id") in _CHROME_IDS or ("impl-items" in _classes(tag)
                                                  and tag.find(class_="trait-impl") is not None):
         return True
     if name == "a":
@@ -475,6 +478,15 @@ def _language(pre: Any) -> str | None:
     return None
 
 
+def _terms_and_definitions(entries: Any) -> list[Any]:
+    """A definition list's `<dt>` and `<dd>` elements in order, those HTML lets a `<div>` group
+    (Nim's documentation wraps each entry so) included."""
+    found: list[Any] = []
+    for child in entries.find_all(["dt", "dd", "div"], recursive=False):
+        found.extend(child.find_all(["dt", "dd"], recursive=False) if child.name == "div" else [child])
+    return found
+
+
 def _own_rows(table: Any) -> list[Any]:
     """The rows of `table` itself, not of the tables nested in its cells."""
     return [row for row in table.find_all("tr") if row.find_parent("table") is table]
@@ -752,12 +764,15 @@ class _Walker:
         # definition ("`addopts` - Add the specified OPTS …"), so a quoted description keeps its name.
         description = bool(classes & _DESCRIPTION_CLASSES) and not classes & {"field-list", "simple", "footnote",
                                                                                "glossary", *_NAMED_ENTRIES}
+        items = _terms_and_definitions(tag)
+        # A term displayed as code (Nim's `<dt><pre>func align(s: string…`) is an entry's signature too.
+        description = description or any(item.name == "dt" and item.find("pre", recursive=False) for item in items)
         entries: list[Any] = []
         # Several terms before one definition share it (a manual page's "-k", "--keep-index",
         # "--no-keep-index"): one entry named by all of them, not bare names and one described.
         terms: list[Any] = []
         last: tuple[list[Any], Any] | None = None  # the last definition's terms and its body
-        for child in tag.find_all(["dt", "dd"], recursive=False):
+        for child in items:
             if child.name == "dt":
                 terms.append(child)
             elif "field-list" in classes and _undescribed(child):

@@ -5,7 +5,7 @@ page's source into `_sources/` (the page again, with its markup) and, with viewc
 documented module's source into `_modules/`; Javadoc writes "Uses of Class" pages, an index of every
 member, class trees and a page on how to read Javadoc; RDoc a table of contents of every class and
 method; rustdoc a highlighted copy of every source file (`src/`), a list of every item of a crate
-and its settings and help pages; gtk-doc an index of every symbol. Read, they answer beside or instead of the page they were made from, so that an answer
+and its settings and help pages; gtk-doc and Nim an index of every symbol. Read, they answer beside or instead of the page they were made from, so that an answer
 cites a page twice or quotes an index line. They are left out with the reason when the build that
 made them is recognised by the files only it leaves; the same names outside such a build are the
 user's own and read.
@@ -44,6 +44,10 @@ _RUSTDOC_DERIVED = "a rustdoc build's list of all items, settings or help page (
 _GTKDOC_BOOK = ".devhelp2"
 _GTKDOC_INDEX = "api-index-"
 _GTKDOC_DERIVED = "a gtk-doc build's index of every symbol (the reference pages it lists are read)"
+# Nim's documentation generator leaves its script beside the pages, and an index of every symbol.
+_NIM_SCRIPT = "dochack.js"
+_NIM_INDEX = "theindex.html"
+_NIM_DERIVED = "a Nim documentation build's index of every symbol (the module pages it lists are read)"
 
 
 @dataclass
@@ -74,6 +78,8 @@ class DerivedPages:
             found += [(name, _RUSTDOC_DERIVED) for name in sorted(_RUSTDOC_ROOT_PAGES & names)]
         if any(name.endswith(_GTKDOC_BOOK) for name in names):
             found += [(name, _GTKDOC_DERIVED) for name in sorted(names) if name.startswith(_GTKDOC_INDEX)]
+        if _NIM_SCRIPT in names and _NIM_INDEX in names:
+            found.append((_NIM_INDEX, _NIM_DERIVED))
         if "all.html" in names and _within(folder, self._rustdoc_roots):
             found.append(("all.html", _RUSTDOC_DERIVED))
         return found
