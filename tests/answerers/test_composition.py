@@ -1111,6 +1111,41 @@ def test_a_signature_still_answers_a_question_asking_for_a_value(requests: Citel
     assert "max_files=1000" in result.answer
 
 
+MANPAGE = {"msgmerge.md": """# MSGMERGE
+
+## NAME
+
+msgmerge - merge message catalog and template
+
+## DESCRIPTION
+
+Merges two Uniforum style .po files together, keeping the translations that still match.
+
+## SEE ALSO
+
+The full documentation for msgmerge is maintained as a Texinfo manual. If the info and msgmerge
+programs are properly installed at your site, the command
+
+```
+info msgmerge
+```
+
+should give you access to the complete manual.
+"""}
+
+
+@pytest.fixture(scope="module")
+def manpage(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
+    yield from _corpus(tmp_path_factory, "manpage", MANPAGE)
+
+
+def test_nothing_in_a_see_also_section_is_a_point(manpage: Citeline) -> None:
+    result = manpage.ask("What does msgmerge do?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert "info msgmerge" not in result.answer and "Texinfo" not in result.answer
+    assert "merge" in first_sentence(result.answer).lower()
+
+
 LIMITS = {
     "attach.md": """# Attached databases
 

@@ -6,7 +6,14 @@ from citeline.answerers.layout import unit_text
 from citeline.documents.models import ChunkBlock
 from citeline.index.store import Passage
 from citeline.retrieval.evidence import vocabulary
-from citeline.retrieval.units import is_a_name, is_bare_link, listed_entry, only_points, passage_units
+from citeline.retrieval.units import (
+    is_a_name,
+    is_bare_link,
+    listed_entry,
+    only_points,
+    passage_units,
+    under_see_also,
+)
 
 
 def _passage(*blocks: tuple[str, str] | tuple[str, str, str]) -> Passage:
@@ -137,6 +144,13 @@ def test_a_pointer_is_told_apart_from_a_point() -> None:
     assert only_points("Specified by: `timeout` in interface `Connection`", asked)
     assert only_points("Overrides: `toString` in class `Object`", asked)
     assert not only_points("Overrides the timeout given to `Connection` for this request only.", asked)
+
+
+def test_a_see_also_section_is_told_by_its_own_heading() -> None:
+    assert under_see_also("MSGMERGE > SEE ALSO") and under_see_also("Guide > See also:")
+    # a section under it, or one whose title goes on, says something of its own
+    assert not under_see_also("SEE ALSO > Related tools") and not under_see_also("Guide > See also the FAQ")
+    assert not under_see_also(None) and not under_see_also("Seeing also")
 
 
 def test_a_sentence_going_on_through_a_one_line_code_display_is_one_unit() -> None:

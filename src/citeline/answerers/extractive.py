@@ -83,6 +83,7 @@ from citeline.retrieval.units import (
     Unit,
     evidence_units,
     only_points,
+    under_see_also,
 )
 
 MAX_OPEN = 3
@@ -448,11 +449,13 @@ def _quotable_units(evidence: list[Passage], question: str, focus: str, how_to: 
     PREFERRED_URL_SCHEME?") tells a reader nothing as a point; nor does "For example, to set headers
     on every request:" or "… simply run:" when no example is shown (not a how-to); nor "Signature:
     `send_push_promise(path)`" when no value is asked ("What happens if …", "do I need to install
-    anything?"); nor a unit under a tab for another platform than the one named."""
+    anything?"); nor a unit under a tab for another platform than the one named, nor anything in a
+    "See also" section, a command to run included ("info msgmerge")."""
     question_vocab = vocabulary(question)
     asks_no_value = not how_to and not expected_types(focus)
     units = evidence_units(evidence)
     elsewhere = outside_named_tabs(question, units, evidence)
+    elsewhere |= {i for i, u in enumerate(units) if under_see_also(evidence[u.number - 1].section)}
     return [u for i, u in enumerate(units) if i not in elsewhere and (u.is_code or not (
         is_instruction(u.text) or only_points(u.text, question_vocab) or vocabulary(u.text) <= question_vocab
         or (not how_to and (only_hands_over(u.words) or needs_its_example(u.text, question)))

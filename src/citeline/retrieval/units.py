@@ -276,6 +276,7 @@ _POINTER = re.compile(r"^\s*(?:see(?:\s+also)?|refer\s+to|cf\.)(?=[\s:–—-])[
 
 
 _SEE_ALSO = re.compile(r"^\s*see\s+also\b", re.IGNORECASE)
+_SEE_ALSO_SECTION = re.compile(r"^\s*see\s+also\s*:?\s*$", re.IGNORECASE)
 # What a "See also" lists: names in code, calls, dotted or joined identifiers, and their separators.
 _LISTED_NAME = re.compile(r"`[^`]*`|[\w.#:$-]+\([^()]*\)|\b\w+(?:[_.#:]\w+)+\b|\b(?:and|or)\b|[\s,;.]")
 
@@ -299,6 +300,14 @@ def only_points(text: str, question_vocab: frozenset[str]) -> bool:
     rest = text[pointer.end():]
     listed = _SEE_ALSO.match(text) is not None and not _LISTED_NAME.sub("", rest)
     return listed or vocabulary(rest) <= question_vocab
+
+
+def under_see_also(section: str | None) -> bool:
+    """Whether a passage is a "See also" section (a manual page's SEE ALSO: "info msgmerge", "The
+    full documentation for msgmerge is maintained as a Texinfo manual."): everything in it points
+    elsewhere, a command to run or a page to read included. Chunks never straddle sections, so the
+    passage's section is every unit's."""
+    return _SEE_ALSO_SECTION.match((section or "").rsplit(" > ", 1)[-1]) is not None
 
 
 def is_a_name(title: str) -> bool:
