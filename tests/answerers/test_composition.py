@@ -1131,6 +1131,20 @@ info msgmerge
 ```
 
 should give you access to the complete manual.
+""", "msgfmt.md": """# MSGFMT
+
+The msgfmt program generates a binary message catalog from a textual translation description.
+
+!!! note "See also"
+    The msgfmt chapter of the Texinfo manual describes what msgfmt does in full.
+
+## msgfmt --check
+
+Checks the format strings and the header entry of the catalog before writing it.
+
+See also:
+
+- msgfmt --check-format for what checking the format strings of msgfmt means
 """}
 
 
@@ -1144,6 +1158,14 @@ def test_nothing_in_a_see_also_section_is_a_point(manpage: Citeline) -> None:
     assert result.exit_reason == ExitReason.COMPLETED
     assert "info msgmerge" not in result.answer and "Texinfo" not in result.answer
     assert "merge" in first_sentence(result.answer).lower()
+    # a "See also" note alike
+    result = manpage.ask("What does msgfmt do?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert "Texinfo" not in result.answer and "binary message catalog" in first_sentence(result.answer)
+    # and a "See also:" list
+    result = manpage.ask("What does msgfmt --check check?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert "--check-format" not in result.answer and "format strings and the header" in result.answer
 
 
 LIMITS = {

@@ -82,6 +82,7 @@ from citeline.retrieval.opposites import opposed
 from citeline.retrieval.units import (
     Unit,
     evidence_units,
+    listed_under_see_also,
     only_points,
     under_see_also,
 )
@@ -450,12 +451,13 @@ def _quotable_units(evidence: list[Passage], question: str, focus: str, how_to: 
     on every request:" or "… simply run:" when no example is shown (not a how-to); nor "Signature:
     `send_push_promise(path)`" when no value is asked ("What happens if …", "do I need to install
     anything?"); nor a unit under a tab for another platform than the one named, nor anything in a
-    "See also" section, a command to run included ("info msgmerge")."""
+    "See also" section, note or list, a command to run included ("info msgmerge")."""
     question_vocab = vocabulary(question)
     asks_no_value = not how_to and not expected_types(focus)
     units = evidence_units(evidence)
     elsewhere = outside_named_tabs(question, units, evidence)
-    elsewhere |= {i for i, u in enumerate(units) if under_see_also(evidence[u.number - 1].section)}
+    elsewhere |= {i for i, unit in enumerate(units) if under_see_also(evidence[unit.number - 1].section)
+                  or under_see_also(unit.label) or listed_under_see_also(evidence[unit.number - 1], unit)}
     return [u for i, u in enumerate(units) if i not in elsewhere and (u.is_code or not (
         is_instruction(u.text) or only_points(u.text, question_vocab) or vocabulary(u.text) <= question_vocab
         or (not how_to and (only_hands_over(u.words) or needs_its_example(u.text, question)))

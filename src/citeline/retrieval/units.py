@@ -302,12 +302,27 @@ def only_points(text: str, question_vocab: frozenset[str]) -> bool:
     return listed or vocabulary(rest) <= question_vocab
 
 
-def under_see_also(section: str | None) -> bool:
-    """Whether a passage is a "See also" section (a manual page's SEE ALSO: "info msgmerge", "The
-    full documentation for msgmerge is maintained as a Texinfo manual."): everything in it points
-    elsewhere, a command to run or a page to read included. Chunks never straddle sections, so the
+def under_see_also(title: str | None) -> bool:
+    """Whether a section (its path's last title) or a note is a "See also" (a manual page's SEE
+    ALSO: "info msgmerge", "The full documentation for msgmerge is maintained as a Texinfo manual.";
+    Sphinx's `seealso` note: "The `pythonpath` configuration variable."): everything under it points
+    elsewhere, a command to run or a page to read included. Chunks never straddle sections, so a
     passage's section is every unit's."""
-    return _SEE_ALSO_SECTION.match((section or "").rsplit(" > ", 1)[-1]) is not None
+    return _SEE_ALSO_SECTION.match((title or "").rsplit(" > ", 1)[-1]) is not None
+
+
+def listed_under_see_also(passage: Passage, unit: Unit) -> bool:
+    """Whether a list item sits in a list that a "See also:" line introduces (Nim's entries: "See
+    also:" over "alignLeft func for left alignment", ...): such a list points elsewhere."""
+    if unit.kind != "list_item":
+        return False
+    block = unit.block - 1
+    while block >= 0 and passage.blocks[block].kind == "list_item":
+        block -= 1
+    if block < 0:
+        return False
+    intro = passage.blocks[block]
+    return under_see_also(passage.text[intro.start : intro.end])
 
 
 def is_a_name(title: str) -> bool:
