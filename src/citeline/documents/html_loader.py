@@ -117,6 +117,20 @@ _DRAWN_CELLS = frozenset(("-", "\u2013", "\u2014", ":", "=", "->", "=>", "\u2192
 # API entries laid out as a prototype, then its documentation: Doxygen's and RDoc's (entry class:
 # prototype class, documentation class).
 _MEMBER_PARTS = {"memitem": ("memproto", "memdoc"), "method-detail": ("method-heading", "method-description")}
+# A Haddock page: its package header holds the page's menu (Source, Contents, Index).
+_HADDOCK_PAGE = "div#package-header ul#page-menu"
+# What of a Haddock page is not its document: the package's name and menu, the module's metadata table
+# (copyright, licence, maintainer, stability: much the same on every module) with its name again, its
+# table of contents, the "Description" caption over its description, the synopsis (every signature
+# again, bare), the "Source" link after every signature, the labels its toggles show only where scripts
+# do not run ("Expand", "Instances details"), the "Produced by Haddock" footer, and the body of every
+# instance (`i:id:`, `i:ic:`, `i:if:`), folded on the page: where the instance is defined and its
+# methods' signatures, which are the class's again. The instance's head stays: "Functor Maybe".
+_HADDOCK_CHROME = ", ".join((
+    "div#package-header", "div#module-header", "div#table-of-contents", "div#description > p.caption",
+    "div#synopsis", ".src a.link", "summary.hide-when-js-enabled", "div#footer",
+    '[id^="i:id:"]', '[id^="i:ic:"]', '[id^="i:if:"]',
+))
 # The spaces a prototype's table cells leave inside its brackets and before its commas.
 _SIGNATURE_OPEN = re.compile(r"\(\s+")
 _SIGNATURE_SPACES = re.compile(r"\s+([),])")
@@ -371,6 +385,12 @@ def _read_man_page(soup: Any, root: Any) -> None:
         entry.append(description)
         for paragraph in described:
             description.append(paragraph.extract())
+
+
+def _read_haddock(root: Any) -> None:
+    """A Haddock page as a person reads it: its chrome and instance bodies dropped (`_HADDOCK_CHROME`)."""
+    for tag in root.select(_HADDOCK_CHROME):
+        tag.extract()  # not decomposed: an element inside one already dropped is only detached from it
 
 
 def _margin(tag: Any) -> float | None:
@@ -871,7 +891,10 @@ class HtmlLoader:
         framed = [str(frame["src"]) for frame in soup.find_all("frame", src=True)]
         generator = soup.find("meta", attrs={"name": "generator"})
         groff = generator is not None and _GROFF.match(str(generator.get("content", "")))
+        haddock = soup.select_one(_HADDOCK_PAGE) is not None
         root = _prepare(soup, builder)
+        if haddock:
+            _read_haddock(root)
         _drop_chrome(root)
         if groff:
             _read_man_page(soup, root)
