@@ -836,3 +836,46 @@ def test_a_haddock_instance_reads_as_its_head_without_its_folded_body(tmp_path: 
     assert [b.cells for b in doc.blocks if b.kind == "table_row"] == [
         ("Nothing", ""), ("Functor Maybe", "Since: base-2.1")]
 
+
+def test_a_haddock_entry_reads_as_its_signature_then_its_documentation_examples_and_instances(
+        tmp_path: Path) -> None:
+    doc = load(tmp_path, HADDOCK)
+    # "Examples" over an entry's folded examples and "Instances" over its instances are inside the
+    # entry: they start no section, which would run on over the entries after them.
+    assert [s.heading for s in doc.sections] == [None, "Maybe values"]
+    from_maybe, list_to_maybe = "fromMaybe :: a -> Maybe a -> a", "listToMaybe :: [a] -> Maybe a"
+    blocks = [(b.label, doc.text[b.start:b.end]) for b in doc.blocks if b.kind in ("paragraph", "code")]
+    assert blocks[1:] == [
+        (None, "data Maybe a"), ("data Maybe a", "The `Maybe` type encapsulates an optional value."),
+        ("data Maybe a", "Constructors"), ("data Maybe a", "Instances"),
+        (None, from_maybe), (from_maybe, "If the `Maybe` is `Nothing`, it returns the default value."),
+        (from_maybe, "Examples"), (from_maybe, "Basic usage:"), (None, '>>> fromMaybe "" Nothing\n""'),
+        (None, list_to_maybe),
+        (list_to_maybe, "The `listToMaybe` function returns `Nothing` on an empty list.")]
+    assert "Expand" not in doc.text  # the examples' toggle, labelled so only where scripts do not run
+
+
+HADDOCK_CLASS = """<html><body><div id="package-header"><ul class="links" id="page-menu"><li><a href="index.html">Contents</a></li></ul></div>
+<div id="content"><div id="interface"><h1>Functors</h1>
+<div class="top"><p class="src"><span class="keyword">class</span> <a id="t:Functor" class="def">Functor</a> f <span class="keyword">where</span> <a href="src/GHC-Base.html#Functor" class="link">Source</a> <a href="#t:Functor" class="selflink">#</a></p>
+<div class="doc"><p>A type <code>f</code> is a Functor if it provides a function <code>fmap</code>.</p></div>
+<div class="subs minimal"><p class="caption">Minimal complete definition</p><p class="src"><a href="Prelude.html#v:fmap">fmap</a></p></div>
+<div class="subs methods"><p class="caption">Methods</p>
+<p class="src"><a id="v:fmap" class="def">fmap</a> :: (a -&gt; b) -&gt; f a -&gt; f b <a href="src/GHC-Base.html#fmap" class="link">Source</a> <a href="#v:fmap" class="selflink">#</a></p>
+<div class="doc"><p>Apply a function inside the functor.</p></div>
+<p class="src"><a id="v:-60--36-" class="def">(&lt;$)</a> :: a -&gt; f b -&gt; f a <span class="fixity">infixl 4</span><span class="rightedge"></span> <a href="src/GHC-Base.html#%3C%24" class="link">Source</a> <a href="#v:-60--36-" class="selflink">#</a></p>
+<div class="doc"><p>Replace all locations in the input with the same value.</p></div></div></div>
+<div class="top"><p class="src"><a id="v:void" class="def">void</a> :: Functor f =&gt; f a -&gt; f () <a href="src/Data-Functor.html#void" class="link">Source</a> <a href="#v:void" class="selflink">#</a></p>
+<div class="doc"><p>Discard the result of evaluation.</p></div></div></div></div></body></html>"""
+
+
+def test_a_haddock_class_reads_each_method_under_its_own_signature(tmp_path: Path) -> None:
+    doc = load(tmp_path, HADDOCK_CLASS)
+    functor, fmap = "class Functor f where", "fmap :: (a -> b) -> f a -> f b"
+    replace, void = "(<$) :: a -> f b -> f a infixl 4", "void :: Functor f => f a -> f ()"
+    assert [(b.label, doc.text[b.start:b.end]) for b in doc.blocks if b.kind != "heading"] == [
+        (None, functor), (functor, "A type `f` is a Functor if it provides a function `fmap`."),
+        (functor, "Minimal complete definition"), (functor, "fmap"), (functor, "Methods"),
+        (None, fmap), (fmap, "Apply a function inside the functor."),
+        (None, replace), (replace, "Replace all locations in the input with the same value."),
+        (None, void), (void, "Discard the result of evaluation.")]
