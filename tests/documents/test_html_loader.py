@@ -859,3 +859,103 @@ def test_an_rdoc_method_reads_as_its_signature_then_its_description_without_its_
                           ("content()", "Public: Get the converted result of the child blocks.")]
     for gone in ("click to toggle source", "FIXME", "File lib/asciidoctor/block.rb", "def content"):
         assert gone not in doc.text, gone
+
+
+HADDOCK = """<html><head><title>Data.Maybe</title></head><body><div id="package-header">
+<span class="caption">base-4.15.1.0: Basic libraries</span><ul class="links" id="page-menu">
+<li><a href="src/Data-Maybe.html">Source</a></li><li><a href="index.html">Contents</a></li><li><a href="doc-index.html">Index</a></li></ul></div>
+<div id="content"><div id="module-header"><table class="info"><tr><th valign="top">Copyright</th><td>(c) The University of Glasgow 2001</td></tr>
+<tr><th>Stability</th><td>stable</td></tr></table><p class="caption">Data.Maybe</p></div>
+<div id="table-of-contents"><div id="contents-list"><p class="caption" onclick="window.scrollTo(0,0)">Contents</p>
+<ul><li><a href="#g:1">Maybe values</a></li></ul></div></div>
+<div id="description"><p class="caption">Description</p><div class="doc"><p>The Maybe type, and associated operations.</p></div></div>
+<div id="synopsis"><details id="syn"><summary>Synopsis</summary><ul class="details-toggle" data-details-id="syn">
+<li class="src short"><a href="#v:fromMaybe">fromMaybe</a> :: a -&gt; Maybe a -&gt; a</li></ul></details></div>
+<div id="interface"><a href="#g:1" id="g:1"><h1>Maybe values</h1></a>
+<div class="top"><p class="src"><span class="keyword">data</span> <a id="t:Maybe" class="def">Maybe</a> a <a href="src/GHC-Maybe.html#Maybe" class="link">Source</a> <a href="#t:Maybe" class="selflink">#</a></p>
+<div class="doc"><p>The <code>Maybe</code> type encapsulates an optional value.</p></div>
+<div class="subs constructors"><p class="caption">Constructors</p><table><tr><td class="src"><a id="v:Nothing" class="def">Nothing</a></td><td class="doc empty">&nbsp;</td></tr></table></div>
+<div class="subs instances"><h4 class="instances details-toggle-control details-toggle" data-details-id="i:Maybe">Instances</h4>
+<details id="i:Maybe" open="open"><summary class="hide-when-js-enabled">Instances details</summary><table>
+<tr><td class="src clearfix"><span class="inst-left"><span class="instance details-toggle-control details-toggle" data-details-id="i:id:Maybe:Functor:1"></span>
+<a href="Data-Functor.html#t:Functor">Functor</a> <a href="Data-Maybe.html#t:Maybe">Maybe</a></span> <a href="#t:Functor" class="selflink">#</a></td>
+<td class="doc"><p><em>Since: base-2.1</em></p></td></tr>
+<tr><td colspan="2"><details id="i:id:Maybe:Functor:1"><summary class="hide-when-js-enabled">Instance details</summary>
+<p>Defined in <a href="GHC-Base.html">GHC.Base</a></p> <div class="subs methods"><p class="caption">Methods</p>
+<p class="src"><a href="#v:fmap">fmap</a> :: (a -&gt; b) -&gt; Maybe a -&gt; Maybe b <a href="src/GHC-Base.html#fmap" class="link">Source</a> <a href="#v:fmap" class="selflink">#</a></p>
+</div></details></td></tr></table></details></div></div>
+<div class="top"><p class="src"><a id="v:fromMaybe" class="def">fromMaybe</a> :: a -&gt; Maybe a -&gt; a <a href="src/Data-Maybe.html#fromMaybe" class="link">Source</a> <a href="#v:fromMaybe" class="selflink">#</a></p>
+<div class="doc"><p>If the <code>Maybe</code> is <code>Nothing</code>, it returns the default value.</p>
+<h4 class="subheading details-toggle-control details-toggle" data-details-id="ch:fromMaybe0">Examples</h4>
+<details id="ch:fromMaybe0"><summary class="hide-when-js-enabled">Expand</summary><p>Basic usage:</p>
+<pre class="screen"><code class="prompt">&gt;&gt;&gt; </code><strong class="userinput"><code>fromMaybe "" Nothing
+</code></strong>""
+</pre></details></div></div>
+<div class="top"><p class="src"><a id="v:listToMaybe" class="def">listToMaybe</a> :: [a] -&gt; Maybe a <a href="src/Data-Maybe.html#listToMaybe" class="link">Source</a> <a href="#v:listToMaybe" class="selflink">#</a></p>
+<div class="doc"><p>The <code>listToMaybe</code> function returns <code>Nothing</code> on an empty list.</p></div></div>
+</div></div><div id="footer"><p>Produced by <a href="http://www.haskell.org/haddock/">Haddock</a> version 2.25.1</p></div></body></html>"""
+
+
+def test_a_haddock_pages_menus_metadata_synopsis_and_source_links_are_not_read(tmp_path: Path) -> None:
+    doc = load(tmp_path, HADDOCK)
+    # The package header and menu, the module's metadata and its name again, the table of contents and
+    # the captions, the synopsis of every signature, the "Source" links and the generator's footer.
+    for gone in ("base-4.15.1.0", "Copyright", "Stability", "Contents", "Description", "Synopsis", "Source",
+                 "Produced by", "Haddock"):
+        assert gone not in doc.text, gone
+    assert doc.text.count("fromMaybe :: a -> Maybe a -> a") == 1  # the entry's, not the synopsis's too
+    assert doc.text.startswith("The Maybe type, and associated operations.")
+
+
+def test_a_haddock_instance_reads_as_its_head_without_its_folded_body(tmp_path: Path) -> None:
+    doc = load(tmp_path, HADDOCK)
+    # Where the instance is defined and the class's methods again, folded under it, are not read;
+    # nor are the labels the toggles show where scripts do not run.
+    for gone in ("Instance details", "Instances details", "Defined in", "GHC.Base", "fmap"):
+        assert gone not in doc.text, gone
+    assert [b.cells for b in doc.blocks if b.kind == "table_row"] == [
+        ("Nothing", ""), ("Functor Maybe", "Since: base-2.1")]
+
+
+def test_a_haddock_entry_reads_as_its_signature_then_its_documentation_examples_and_instances(
+        tmp_path: Path) -> None:
+    doc = load(tmp_path, HADDOCK)
+    # "Examples" over an entry's folded examples and "Instances" over its instances are inside the
+    # entry: they start no section, which would run on over the entries after them.
+    assert [s.heading for s in doc.sections] == [None, "Maybe values"]
+    from_maybe, list_to_maybe = "fromMaybe :: a -> Maybe a -> a", "listToMaybe :: [a] -> Maybe a"
+    blocks = [(b.label, doc.text[b.start:b.end]) for b in doc.blocks if b.kind in ("paragraph", "code")]
+    assert blocks[1:] == [
+        (None, "data Maybe a"), ("data Maybe a", "The `Maybe` type encapsulates an optional value."),
+        ("data Maybe a", "Constructors"), ("data Maybe a", "Instances"),
+        (None, from_maybe), (from_maybe, "If the `Maybe` is `Nothing`, it returns the default value."),
+        (from_maybe, "Examples"), (from_maybe, "Basic usage:"), (None, '>>> fromMaybe "" Nothing\n""'),
+        (None, list_to_maybe),
+        (list_to_maybe, "The `listToMaybe` function returns `Nothing` on an empty list.")]
+    assert "Expand" not in doc.text  # the examples' toggle, labelled so only where scripts do not run
+
+
+HADDOCK_CLASS = """<html><body><div id="package-header"><ul class="links" id="page-menu"><li><a href="index.html">Contents</a></li></ul></div>
+<div id="content"><div id="interface"><h1>Functors</h1>
+<div class="top"><p class="src"><span class="keyword">class</span> <a id="t:Functor" class="def">Functor</a> f <span class="keyword">where</span> <a href="src/GHC-Base.html#Functor" class="link">Source</a> <a href="#t:Functor" class="selflink">#</a></p>
+<div class="doc"><p>A type <code>f</code> is a Functor if it provides a function <code>fmap</code>.</p></div>
+<div class="subs minimal"><p class="caption">Minimal complete definition</p><p class="src"><a href="Prelude.html#v:fmap">fmap</a></p></div>
+<div class="subs methods"><p class="caption">Methods</p>
+<p class="src"><a id="v:fmap" class="def">fmap</a> :: (a -&gt; b) -&gt; f a -&gt; f b <a href="src/GHC-Base.html#fmap" class="link">Source</a> <a href="#v:fmap" class="selflink">#</a></p>
+<div class="doc"><p>Apply a function inside the functor.</p></div>
+<p class="src"><a id="v:-60--36-" class="def">(&lt;$)</a> :: a -&gt; f b -&gt; f a <span class="fixity">infixl 4</span><span class="rightedge"></span> <a href="src/GHC-Base.html#%3C%24" class="link">Source</a> <a href="#v:-60--36-" class="selflink">#</a></p>
+<div class="doc"><p>Replace all locations in the input with the same value.</p></div></div></div>
+<div class="top"><p class="src"><a id="v:void" class="def">void</a> :: Functor f =&gt; f a -&gt; f () <a href="src/Data-Functor.html#void" class="link">Source</a> <a href="#v:void" class="selflink">#</a></p>
+<div class="doc"><p>Discard the result of evaluation.</p></div></div></div></div></body></html>"""
+
+
+def test_a_haddock_class_reads_each_method_under_its_own_signature(tmp_path: Path) -> None:
+    doc = load(tmp_path, HADDOCK_CLASS)
+    functor, fmap = "class Functor f where", "fmap :: (a -> b) -> f a -> f b"
+    replace, void = "(<$) :: a -> f b -> f a infixl 4", "void :: Functor f => f a -> f ()"
+    assert [(b.label, doc.text[b.start:b.end]) for b in doc.blocks if b.kind != "heading"] == [
+        (None, functor), (functor, "A type `f` is a Functor if it provides a function `fmap`."),
+        (functor, "Minimal complete definition"), (functor, "fmap"), (functor, "Methods"),
+        (None, fmap), (fmap, "Apply a function inside the functor."),
+        (None, replace), (replace, "Replace all locations in the input with the same value."),
+        (None, void), (void, "Discard the result of evaluation.")]

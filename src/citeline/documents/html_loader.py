@@ -10,7 +10,7 @@ smuggle instructions to a model — and reported when they carry such instructio
 What stays becomes blocks: headings (sections), paragraphs, list items, `<pre>` code (with the
 language Sphinx or a highlighter names), table rows with their header (DocBook's segmented lists
 too), definition lists (Sphinx API entries: the signature, then its description labelled with it;
-Doxygen's entries alike) and admonitions labelled with their title. bs4 over lxml keeps no source positions, so HTML blocks have no source offsets.
+Doxygen's, RDoc's and Haddock's entries alike) and admonitions labelled with their title. bs4 over lxml keeps no source positions, so HTML blocks have no source offsets.
 """
 
 from __future__ import annotations
@@ -124,8 +124,28 @@ _NAMED_ENTRIES = frozenset(("envvar", "confval", "option", "cmdoption", "globalv
 # What a table draws between its columns rather than writes in them (see `_drawn_columns`).
 _DRAWN_CELLS = frozenset(("-", "\u2013", "\u2014", ":", "=", "->", "=>", "\u2192"))
 # API entries laid out as a prototype, then its documentation: Doxygen's and RDoc's (entry class:
-# prototype class, documentation class).
-_MEMBER_PARTS = {"memitem": ("memproto", "memdoc"), "method-detail": ("method-heading", "method-description")}
+# prototype class, documentation class; None: all the entry holds besides its prototype).
+_MEMBER_PARTS: dict[str, tuple[str, str | None]] = {
+    "memitem": ("memproto", "memdoc"), "method-detail": ("method-heading", "method-description"),
+}
+# Haddock's entry (`div.top`) holds its signature (`p.src`), then its documentation (`div.doc`) and the
+# constructors, fields, methods and instances it declares (`div.subs`): all read under the signature.
+# Its class names are plain words other pages use, so they are read so on a Haddock page only.
+_HADDOCK_MEMBER_PARTS = {**_MEMBER_PARTS, "top": ("src", None)}
+# A Haddock page: its package header holds the page's menu (Source, Contents, Index).
+_HADDOCK_PAGE = "div#package-header ul#page-menu"
+# What of a Haddock page is not its document: the package's name and menu, the module's metadata table
+# (copyright, licence, maintainer, stability: much the same on every module) with its name again, its
+# table of contents, the "Description" caption over its description, the synopsis (every signature
+# again, bare), the "Source" link after every signature, the labels its toggles show only where scripts
+# do not run ("Expand", "Instances details"), the "Produced by Haddock" footer, and the body of every
+# instance (`i:id:`, `i:ic:`, `i:if:`), folded on the page: where the instance is defined and its
+# methods' signatures, which are the class's again. The instance's head stays: "Functor Maybe".
+_HADDOCK_CHROME = ", ".join((
+    "div#package-header", "div#module-header", "div#table-of-contents", "div#description > p.caption",
+    "div#synopsis", ".src a.link", "summary.hide-when-js-enabled", "div#footer",
+    '[id^="i:id:"]', '[id^="i:ic:"]', '[id^="i:if:"]',
+))
 # The spaces a prototype's table cells leave inside its brackets and before its commas.
 _SIGNATURE_OPEN = re.compile(r"\(\s+")
 _SIGNATURE_SPACES = re.compile(r"\s+([),])")
@@ -432,6 +452,29 @@ def _fields_as_definitions(soup: Any, table: Any) -> None:
         table.replace_with(entries)
 
 
+def _read_haddock(soup: Any, root: Any) -> None:
+    """A Haddock page as a person reads it: its chrome and instance bodies dropped (`_HADDOCK_CHROME`);
+    the headings inside an entry ("Examples" over its folded examples, "Instances" over its instance
+    list) and Haddock's other folding subheadings made paragraphs, so that they do not start a section
+    that runs on over the entries after them; and each method or associated type a class declares (a
+    `p.src` defining a name, then its `div.doc`, one after another in the class's `div.subs`) made an
+    entry of its own, so that its documentation reads under its signature, not the class's."""
+    for tag in root.select(_HADDOCK_CHROME):
+        tag.extract()  # not decomposed: an element inside one already dropped is only detached from it
+    for heading in root.find_all(list(_HEADINGS)):
+        if "subheading" in _classes(heading) or heading.find_parent("div", class_="top") is not None:
+            heading.name = "p"
+    for signature in root.select("p.src"):
+        if "top" in _classes(signature.parent) or signature.find("a", class_="def") is None:
+            continue  # an entry's own signature, or a class's minimal complete definition
+        documentation = signature.find_next_sibling()
+        entry = soup.new_tag("div", attrs={"class": "top"})
+        signature.replace_with(entry)
+        entry.append(signature)
+        if documentation is not None and documentation.name == "div" and "doc" in _classes(documentation):
+            entry.append(documentation.extract())
+
+
 def _margin(tag: Any) -> float | None:
     match = _MARGIN.search(str(tag.get("style", "")))
     return float(match.group(1)) if match else None
@@ -541,10 +584,12 @@ class _Walker:
     """Walks the main content in reading order into a builder, without recursion (deeply nested
     markup must not hit the interpreter's recursion limit)."""
 
-    def __init__(self, builder: DocumentBuilder) -> None:
+    def __init__(self, builder: DocumentBuilder,
+                 members: dict[str, tuple[str, str | None]] = _MEMBER_PARTS) -> None:
         from bs4.element import NavigableString, PreformattedString, Tag
 
         self.builder = builder
+        self.members = members  # the API entries read as a signature, then its documentation (`_member`)
         self.removed = 0
         self.parts: list[str] = []  # inline text of the paragraph being read
         self.context = Containers()
@@ -839,18 +884,22 @@ class _Walker:
             self.builder.block("table_row", "", cells=cells, label=" | ".join(header) or None, group=table)
 
     def _member(self, tag: Any, classes: set[str], stack: list[Any]) -> bool:
-        """A Doxygen or RDoc API entry: its prototype as one signature line (Doxygen lays it out in
-        a table's cells: "int json_object_put", "(", "struct json_object *", "obj", ")"), then its
-        documentation labelled with it, as a Sphinx entry is read. False for any other element."""
-        parts = next((_MEMBER_PARTS[name] for name in classes if name in _MEMBER_PARTS), None)
+        """A Doxygen, RDoc or Haddock API entry: its prototype as one signature line (Doxygen lays it
+        out in a table's cells: "int json_object_put", "(", "struct json_object *", "obj", ")"), then
+        its documentation labelled with it, as a Sphinx entry is read. False for any other element."""
+        parts = next((self.members[name] for name in classes if name in self.members), None)
         prototype = tag.find(class_=parts[0]) if parts else None
         if parts is None or prototype is None:
             return False
         signature = " ".join(self.inline(prototype.contents, ticks=False).split())
         signature = _SIGNATURE_SPACES.sub(r"\1", _SIGNATURE_OPEN.sub("(", signature))
         self.builder.block("paragraph", signature)
-        documentation = tag.find(class_=parts[1])
-        self._within(stack, signature or None, None, list(documentation.contents) if documentation else [])
+        if parts[1] is None:
+            documentation = [child for child in tag.contents if child is not prototype]
+        else:
+            found = tag.find(class_=parts[1])
+            documentation = list(found.contents) if found else []
+        self._within(stack, signature or None, None, documentation)
         return True
 
     def _segmented_list(self, tag: Any, stack: list[Any]) -> None:
@@ -947,13 +996,16 @@ class HtmlLoader:
         redirect = _redirect_target(soup)
         framed = [str(frame["src"]) for frame in soup.find_all("frame", src=True)]
         generators = [str(meta.get("content", "")) for meta in soup.find_all("meta", attrs={"name": "generator"})]
+        haddock = soup.select_one(_HADDOCK_PAGE) is not None
         root = _prepare(soup, builder)
+        if haddock:
+            _read_haddock(soup, root)
         _drop_chrome(root)
         for generator, read in _GENERATOR_READERS:
             if any(generator.match(name) for name in generators):
                 read(soup, root)
 
-        walker = _Walker(builder)
+        walker = _Walker(builder, _HADDOCK_MEMBER_PARTS if haddock else _MEMBER_PARTS)
         walker.walk(root)
         title_clean, title_removed = sanitize(head_title)
         title = _page_title(" ".join(title_clean.split()), walker.first_h1) or path.stem
