@@ -5,14 +5,18 @@ page's source into `_sources/` (the page again, with its markup) and, with viewc
 documented module's source into `_modules/`; Javadoc writes "Uses of Class" pages, an index of every
 member, class trees and a page on how to read Javadoc; RDoc a table of contents of every class and
 method; rustdoc a highlighted copy of every source file (`src/`), a list of every item of a crate
-and its settings and help pages. Read, they answer beside or instead of the page they were made from, so that an answer
-cites a page twice or quotes an index line. They are left out with the reason when the build that
+and its settings and help pages; pydoctor a list of every object field by field, indexes of its
+names, classes and modules, a list of the undocumented ones, a help page and, where it cannot link
+one to the other, its root package's page twice (`index.html` and `twisted.html`). Read, they
+answer beside or instead of the page they were made from, so that an answer cites a page twice or
+quotes an index line. They are left out with the reason when the build that
 made them is recognised by the files only it leaves; the same names outside such a build are the
 user's own and read.
 """
 
 from __future__ import annotations
 
+import filecmp
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,6 +44,17 @@ _RUSTDOC_MARKS = frozenset(("search-index.js", "settings.html"))
 _RUSTDOC_ROOT_PAGES = frozenset(("settings.html", "help.html"))
 _RUSTDOC_SOURCES = "a rustdoc build's highlighted copy of the crates' sources (the documentation pages are read)"
 _RUSTDOC_DERIVED = "a rustdoc build's list of all items, settings or help page (the item pages are read)"
+
+# pydoctor's output root: its stylesheet and script beside the pages, its lists and indexes of the objects.
+_PYDOCTOR_MARKS = frozenset(("apidocs.css", "pydoctor.js"))
+_PYDOCTOR_PAGES = frozenset(("all-documents.html", "nameIndex.html", "classIndex.html", "moduleIndex.html",
+                             "undoccedSummary.html", "apidocs-help.html"))
+_PYDOCTOR_DERIVED = "a pydoctor build's list or index of its objects, or its help page (the object pages are read)"
+# pydoctor writes its root package's page as `index.html` and links `<package>.html` to it (a link is
+# read once, as the file it links to), or copies it where it cannot link (or the build was copied
+# without its links): the page is then read once, by the package's name.
+_PYDOCTOR_FRONT = "index.html"
+_PYDOCTOR_COPY = "a pydoctor build's second copy of its root package's page (the one named by the package is read)"
 
 
 @dataclass
@@ -70,8 +85,22 @@ class DerivedPages:
             found += [(name, _RUSTDOC_DERIVED) for name in sorted(_RUSTDOC_ROOT_PAGES & names)]
         if "all.html" in names and _within(folder, self._rustdoc_roots):
             found.append(("all.html", _RUSTDOC_DERIVED))
+        if names >= _PYDOCTOR_MARKS:
+            found += [(name, _PYDOCTOR_DERIVED) for name in sorted(_PYDOCTOR_PAGES & names)]
+            found += [(_PYDOCTOR_FRONT, _PYDOCTOR_COPY)] if _root_package_copy(folder, names) else []
         return found
 
 
 def _within(folder: Path, roots: list[Path]) -> bool:
     return any(folder == root or folder.is_relative_to(root) for root in roots)
+
+
+def _root_package_copy(folder: Path, names: set[str]) -> bool:
+    """Whether a pydoctor build's `index.html` holds the same page as its root package's page beside
+    it (a top-level package's page is named by the package alone: `twisted.html`)."""
+    if _PYDOCTOR_FRONT not in names:
+        return False
+    front = folder / _PYDOCTOR_FRONT
+    return any(filecmp.cmp(front, folder / name, shallow=False) for name in sorted(names)
+               if name.endswith(".html") and name.count(".") == 1 and name != _PYDOCTOR_FRONT
+               and name not in _PYDOCTOR_PAGES and not (folder / name).is_symlink())
