@@ -10,7 +10,7 @@ smuggle instructions to a model — and reported when they carry such instructio
 What stays becomes blocks: headings (sections), paragraphs, list items, `<pre>` code (with the
 language Sphinx or a highlighter names), table rows with their header (DocBook's segmented lists
 too), definition lists (Sphinx API entries: the signature, then its description labelled with it;
-Doxygen's entries alike) and admonitions labelled with their title. bs4 over lxml keeps no source positions, so HTML blocks have no source offsets.
+Doxygen's, RDoc's and pydoctor's entries alike) and admonitions labelled with their title. bs4 over lxml keeps no source positions, so HTML blocks have no source offsets.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ _CHROME_ROLES = frozenset(("navigation", "banner", "contentinfo", "search", "com
 # MkDocs Material, pydata, DocBook's navigation headers and footers, tables of contents and lists of
 # figures, Doxygen's "◆" permalinks, RDoc's "click to toggle source" and the method source it
 # unfolds, which the page keeps folded: an implementation, not its documentation; rustdoc's "source"
-# and "[−]" links and its "Expand description" toggles). A plain `sidebar`
+# and "[−]" links and its "Expand description" toggles; pydoctor's "(source)" links). A plain `sidebar`
 # class is left alone: it is docutils' sidebar directive, which is content.
 _CHROME_CLASS = re.compile(
     r"^(?:.+sidebar.*|sidebar[-_].+|.*breadcrumbs?.*|.*banner.*|skip-?link|skip-to-content|md-skip|"
@@ -48,7 +48,7 @@ _CHROME_CLASS = re.compile(
     r"bd-header.*|bd-footer.*|bd-toc.*|footer.*|header-?link|copybutton|linenos|lineno|announcement.*|"
     r"cookie.*|rst-footer-buttons|rst-versions|wy-nav-side|wy-nav-top|feedback.*|(?:main|sub|site|top|nav)?-?menu|"
     r"tagline|toc|list-of-(?:figures|tables|examples|equations|procedures)|nav(?:header|footer)|permalink|"
-    r"method-click-advice|method-source-code|out-of-band|rightside|hideme)$",
+    r"method-click-advice|method-source-code|out-of-band|rightside|hideme|sourcelink)$",
     re.IGNORECASE,
 )
 # rustdoc's trait implementations every type has (`impl<T> From<T> for T`: "Returns the argument
@@ -83,6 +83,9 @@ _REFRESH = re.compile(r"^\s*refresh\s*$", re.IGNORECASE)
 _REDIRECT_TARGET = re.compile(r"url\s*=\s*['\"]?([^'\"]+)", re.IGNORECASE)
 _REDIRECT_WORDS = 30  # "Redirecting to macro.parse_quote.html..." and a link or two: no page of its own
 _GROFF = re.compile(r"^\s*groff\b", re.IGNORECASE)
+_PYDOCTOR = re.compile(r"^\s*pydoctor\b", re.IGNORECASE)
+# The tables of an entry's fields (parameters, return type, exceptions, ...) and of a constant's value.
+_PYDOCTOR_FIELD_TABLES = ("fieldTable", "valueTable")
 _MARGIN = re.compile(r"margin-left:\s*(\d+(?:\.\d+)?)%")
 _TERM_WORDS = 12  # an option and its argument, not a paragraph followed by an indented one
 _FOOTNOTE_MARK = re.compile(r"\[?(?:\d{1,3}|[*†‡])\]?")
@@ -114,12 +117,20 @@ _DESCRIPTION_CLASSES = frozenset((
 _NAMED_ENTRIES = frozenset(("envvar", "confval", "option", "cmdoption", "globalvar"))
 # What a table draws between its columns rather than writes in them (see `_drawn_columns`).
 _DRAWN_CELLS = frozenset(("-", "\u2013", "\u2014", ":", "=", "->", "=>", "\u2192"))
-# API entries laid out as a prototype, then its documentation: Doxygen's and RDoc's (entry class:
-# prototype class, documentation class).
-_MEMBER_PARTS = {"memitem": ("memproto", "memdoc"), "method-detail": ("method-heading", "method-description")}
+# The kinds of entry pydoctor documents on its pages, as it classes them ("base" and the kind):
+# functions and attributes (classes, modules and packages have pages of their own).
+_PYDOCTOR_KINDS = ("method", "classmethod", "staticmethod", "function", "instancevariable", "classvariable",
+                   "attribute", "property", "variable", "constant", "typevariable", "typealias", "schemafield")
+# API entries laid out as a prototype, then its documentation: Doxygen's, RDoc's and pydoctor's
+# (entry class: prototype class, documentation class).
+_MEMBER_PARTS = {"memitem": ("memproto", "memdoc"), "method-detail": ("method-heading", "method-description"),
+                 **{f"base{kind}": ("functionHeader", "functionBody") for kind in _PYDOCTOR_KINDS}}
 # The spaces a prototype's table cells leave inside its brackets and before its commas.
 _SIGNATURE_OPEN = re.compile(r"\(\s+")
 _SIGNATURE_SPACES = re.compile(r"\s+([),])")
+# pydoctor ends an attribute's line with "=" ("running: bool ="), its value, if any, shown in the
+# documentation below: nothing follows it on the line.
+_SIGNATURE_ASSIGNS = re.compile(r"\s*=$")
 _LANGUAGE_CLASS = re.compile(r"^(?:highlight-|language-|lang-)([\w+#.-]+)$")
 
 
@@ -384,6 +395,62 @@ def _indented_after(term: Any, margin: float) -> Iterator[Any]:
     while node is not None and node.name == "p" and (_margin(node) or 0.0) > margin:
         yield node
         node = node.find_next_sibling()
+
+
+def _read_pydoctor_page(soup: Any, root: Any) -> None:
+    """An API page as pydoctor writes it: its "Undocumented" placeholders (where a docstring or a
+    parameter's description would be) are not read, and each table of an entry's fields is made a
+    field list, so that a parameter, a return type or a value reads with the field it is listed under."""
+    for placeholder in root.find_all(class_="undocumented"):
+        placeholder.decompose()
+    for table in root.find_all("table", class_=_PYDOCTOR_FIELD_TABLES):
+        _field_table_as_field_list(soup, table)
+
+
+def _field_table_as_field_list(soup: Any, table: Any) -> None:
+    """pydoctor's table of an entry's fields (a row naming the field: "Parameters", "Returns",
+    "Raises", "Value", then a row for each parameter, type or value) made the field list Sphinx
+    writes for the same fields: "Returns: `Deferred[_T]`", "Parameters:" then "coro: `Union[…]` - The
+    coroutine object to schedule.", rather than rows apart from the name of their field."""
+    rows = _own_rows(table)
+    if not rows or "fieldStart" not in _classes(rows[0]):
+        return  # not laid out as pydoctor lays out fields: read as the table it is
+    fields: list[tuple[Any, list[Any]]] = []  # each field's name row and its value rows
+    for row in rows:
+        if "fieldStart" in _classes(row):
+            fields.append((row, []))
+        else:
+            fields[-1][1].append(row)
+    field_list = soup.new_tag("dl", attrs={"class": "field-list"})
+    for start, values in fields:
+        term, description = soup.new_tag("dt"), soup.new_tag("dd")
+        for cell in start.find_all(["td", "th"], recursive=False):
+            term.extend(list(cell.contents))
+        term.append(":")
+        if len(values) == 1:
+            description.extend(_field_value(values[0]))
+        elif values:
+            items = soup.new_tag("ul")
+            for value in values:
+                item = soup.new_tag("li")
+                item.extend(_field_value(value))
+                items.append(item)
+            description.append(items)
+        field_list.extend((term, description))
+    table.replace_with(field_list)
+
+
+def _field_value(row: Any) -> list[Any]:
+    """The contents of one value row of a pydoctor field table: a parameter's name and type, then
+    its description after a dash ("coro: `Union[…]` - The coroutine object to schedule.")."""
+    nodes: list[Any] = []
+    for cell in row.find_all(["td", "th"], recursive=False):
+        if not cell.get_text().strip():
+            continue  # an undocumented parameter's description
+        for name in cell.find_all(class_="fieldArg"):
+            name.append(" ")  # "coro:" stands right against its type
+        nodes += [" - ", *cell.contents] if nodes else list(cell.contents)
+    return nodes
 
 
 def _drop_chrome(root: Any) -> None:
@@ -762,15 +829,15 @@ class _Walker:
             self.builder.block("table_row", "", cells=cells, label=" | ".join(header) or None, group=table)
 
     def _member(self, tag: Any, classes: set[str], stack: list[Any]) -> bool:
-        """A Doxygen or RDoc API entry: its prototype as one signature line (Doxygen lays it out in
-        a table's cells: "int json_object_put", "(", "struct json_object *", "obj", ")"), then its
-        documentation labelled with it, as a Sphinx entry is read. False for any other element."""
+        """A Doxygen, RDoc or pydoctor API entry: its prototype as one signature line (Doxygen lays
+        it out in a table's cells: "int json_object_put", "(", "struct json_object *", "obj", ")"),
+        then its documentation labelled with it, as a Sphinx entry is read. False for any other element."""
         parts = next((_MEMBER_PARTS[name] for name in classes if name in _MEMBER_PARTS), None)
         prototype = tag.find(class_=parts[0]) if parts else None
         if parts is None or prototype is None:
             return False
         signature = " ".join(self.inline(prototype.contents, ticks=False).split())
-        signature = _SIGNATURE_SPACES.sub(r"\1", _SIGNATURE_OPEN.sub("(", signature))
+        signature = _SIGNATURE_ASSIGNS.sub("", _SIGNATURE_SPACES.sub(r"\1", _SIGNATURE_OPEN.sub("(", signature)))
         self.builder.block("paragraph", signature)
         documentation = tag.find(class_=parts[1])
         self._within(stack, signature or None, None, list(documentation.contents) if documentation else [])
@@ -870,11 +937,13 @@ class HtmlLoader:
         redirect = _redirect_target(soup)
         framed = [str(frame["src"]) for frame in soup.find_all("frame", src=True)]
         generator = soup.find("meta", attrs={"name": "generator"})
-        groff = generator is not None and _GROFF.match(str(generator.get("content", "")))
+        made_by = str(generator.get("content", "")) if generator is not None else ""
         root = _prepare(soup, builder)
         _drop_chrome(root)
-        if groff:
+        if _GROFF.match(made_by):
             _read_man_page(soup, root)
+        elif _PYDOCTOR.match(made_by):
+            _read_pydoctor_page(soup, root)
 
         walker = _Walker(builder)
         walker.walk(root)
