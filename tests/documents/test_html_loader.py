@@ -851,3 +851,36 @@ def test_a_pydoctor_entry_reads_as_its_signature_then_its_documentation_and_fiel
         ("paragraph", "debug: bool", "Whether to keep a traceback of where each Deferred was made."),
         ("paragraph", "debug: bool", "Value:"), ("code", None, "False")]
 
+
+def test_a_pydoctor_pages_summary_class_tree_link_and_category_line_are_not_read(tmp_path: Path) -> None:
+    doc = load(tmp_path, PYDOCTOR)
+    # The summary of the members documented below, and of those inherited, each on its own page.
+    for gone in ("Instance Variable", "Inherited from", "Await the result.", "class documentation",
+                 "(source)", "View In Hierarchy", "Undocumented"):
+        assert gone not in doc.text, gone
+    assert doc.text.count("Convenience method for adding just a callback.") == 1
+    assert doc.text.startswith("`twisted.Deferred`\n\n`class Deferred(Awaitable[_T]):`\n\n"
+                               "Known subclasses: `twisted.internet.defer.DeferredList`\n\n"
+                               "This is a callback which will be put off until later.")
+    # The same classes on a page pydoctor did not make are that page's own.
+    other = load(tmp_path, PYDOCTOR.replace("pydoctor 22.9.1", "Hugo 0.111"))
+    assert "Inherited from" in other.text and "Undocumented" in other.text
+
+
+def test_a_pydoctor_modules_summary_reads_its_classes_as_name_and_first_line(tmp_path: Path) -> None:
+    # A module's classes are documented on pages of their own: the summary says what the module holds.
+    doc = load(tmp_path, '<html><head><meta name="generator" content="pydoctor 22.9.1"></head><body>'
+                         '<h1 class="module"><code>twisted.internet.task</code></h1><div id="splitTables">'
+                         '<table class="children sortable" id="id1"><tr class="class"><td>Class</td><td><code><a '
+                         'href="twisted.internet.task.LoopingCall.html">Looping<wbr></wbr>Call</a></code></td>'
+                         '<td>Call a function repeatedly.</td></tr><tr class="function"><td>Function</td><td><code><a '
+                         'href="#deferLater">defer<wbr></wbr>Later</a></code></td><td>Call the given function after a '
+                         'certain period of time has passed.</td></tr></table></div><div id="childList"><div '
+                         'class="basefunction"><a name="deferLater"></a><div class="functionHeader">def deferLater('
+                         'clock, delay, callable):</div><div class="docstring functionBody"><div><p>Call the given '
+                         'function after a certain period of time has passed.</p></div></div></div></div></body></html>')
+    assert [(b.kind, b.label, doc.text[b.start:b.end]) for b in doc.blocks if b.kind != "heading"] == [
+        ("list_item", "`LoopingCall`", "`LoopingCall` - Call a function repeatedly."),
+        ("paragraph", None, "def deferLater(clock, delay, callable):"),
+        ("paragraph", "def deferLater(clock, delay, callable):",
+         "Call the given function after a certain period of time has passed.")]

@@ -39,7 +39,8 @@ _CHROME_ROLES = frozenset(("navigation", "banner", "contentinfo", "search", "com
 # MkDocs Material, pydata, DocBook's navigation headers and footers, tables of contents and lists of
 # figures, Doxygen's "◆" permalinks, RDoc's "click to toggle source" and the method source it
 # unfolds, which the page keeps folded: an implementation, not its documentation; rustdoc's "source"
-# and "[−]" links and its "Expand description" toggles; pydoctor's "(source)" links). A plain `sidebar`
+# and "[−]" links and its "Expand description" toggles; pydoctor's "(source)" links and the "class
+# documentation" line over every page). A plain `sidebar`
 # class is left alone: it is docutils' sidebar directive, which is content.
 _CHROME_CLASS = re.compile(
     r"^(?:.+sidebar.*|sidebar[-_].+|.*breadcrumbs?.*|.*banner.*|skip-?link|skip-to-content|md-skip|"
@@ -48,7 +49,7 @@ _CHROME_CLASS = re.compile(
     r"bd-header.*|bd-footer.*|bd-toc.*|footer.*|header-?link|copybutton|linenos|lineno|announcement.*|"
     r"cookie.*|rst-footer-buttons|rst-versions|wy-nav-side|wy-nav-top|feedback.*|(?:main|sub|site|top|nav)?-?menu|"
     r"tagline|toc|list-of-(?:figures|tables|examples|equations|procedures)|nav(?:header|footer)|permalink|"
-    r"method-click-advice|method-source-code|out-of-band|rightside|hideme|sourcelink)$",
+    r"method-click-advice|method-source-code|out-of-band|rightside|hideme|sourcelink|categoryheader)$",
     re.IGNORECASE,
 )
 # rustdoc's trait implementations every type has (`impl<T> From<T> for T`: "Returns the argument
@@ -84,8 +85,12 @@ _REDIRECT_TARGET = re.compile(r"url\s*=\s*['\"]?([^'\"]+)", re.IGNORECASE)
 _REDIRECT_WORDS = 30  # "Redirecting to macro.parse_quote.html..." and a link or two: no page of its own
 _GROFF = re.compile(r"^\s*groff\b", re.IGNORECASE)
 _PYDOCTOR = re.compile(r"^\s*pydoctor\b", re.IGNORECASE)
+# A pydoctor page's summary of its members, one line each, and of those it inherits (see `_read_pydoctor_summary`).
+_PYDOCTOR_SUMMARY = "splitTables"
 # The tables of an entry's fields (parameters, return type, exceptions, ...) and of a constant's value.
 _PYDOCTOR_FIELD_TABLES = ("fieldTable", "valueTable")
+# Links to the class tree, a page pydoctor derives from the class pages ("View In Hierarchy").
+_PYDOCTOR_HIERARCHY = re.compile(r"^classIndex\.html(?:#|$)")
 _MARGIN = re.compile(r"margin-left:\s*(\d+(?:\.\d+)?)%")
 _TERM_WORDS = 12  # an option and its argument, not a paragraph followed by an indented one
 _FOOTNOTE_MARK = re.compile(r"\[?(?:\d{1,3}|[*†‡])\]?")
@@ -398,13 +403,46 @@ def _indented_after(term: Any, margin: float) -> Iterator[Any]:
 
 
 def _read_pydoctor_page(soup: Any, root: Any) -> None:
-    """An API page as pydoctor writes it: its "Undocumented" placeholders (where a docstring or a
-    parameter's description would be) are not read, and each table of an entry's fields is made a
-    field list, so that a parameter, a return type or a value reads with the field it is listed under."""
+    """An API page as pydoctor writes it: its link to the class tree, its "Undocumented" placeholders
+    (where a docstring or a parameter's description would be) and its summary lines of the members
+    documented on the page itself are not read, and each table of an entry's fields is made a field
+    list, so that a parameter, a return type or a value reads with the field it is listed under."""
+    summary = root.find(id=_PYDOCTOR_SUMMARY)
+    if summary is not None:
+        _read_pydoctor_summary(summary)
+    for extras in root.find_all("div", class_="extrasDocstring"):
+        for paragraph in extras.find_all("p", recursive=False):
+            link = paragraph.find("a", href=_PYDOCTOR_HIERARCHY)
+            if link is not None and paragraph.get_text().strip() == link.get_text().strip():
+                paragraph.decompose()  # "View In Hierarchy"
     for placeholder in root.find_all(class_="undocumented"):
         placeholder.decompose()
     for table in root.find_all("table", class_=_PYDOCTOR_FIELD_TABLES):
         _field_table_as_field_list(soup, table)
+
+
+def _read_pydoctor_summary(summary: Any) -> None:
+    """pydoctor's summary of a page's members, a row of kind, name and first line each: the members
+    documented further down the page, and those inherited (listed after "Inherited from …:", each
+    documented on its own page), are not read again; a module's classes and a package's modules,
+    documented on pages of their own, read as their name and first line ("`LoopingCall` - Call a
+    function repeatedly."), as rustdoc's module item tables do, so that the page says what it holds."""
+    for inherited in summary.find_all("p", class_="inheritedFrom", recursive=False):
+        listing = inherited.find_next_sibling("table")
+        if listing is not None:
+            listing.decompose()
+        inherited.decompose()
+    for table in summary.find_all("table", recursive=False):
+        for row in table.find_all("tr"):
+            cells = row.find_all("td", recursive=False)
+            link = cells[1].find("a", href=True) if len(cells) == 3 else None
+            if link is None or str(link["href"]).startswith("#"):
+                row.decompose()  # documented below (or no summary line of a member)
+                continue
+            cells[0].decompose()  # its kind: "Class", "Module", ...
+            cells[1].name, cells[2].name = "dt", "dd"
+            row.unwrap()
+        table.name = "dl"
 
 
 def _field_table_as_field_list(soup: Any, table: Any) -> None:
