@@ -95,13 +95,37 @@ def test_a_haddock_builds_name_index_sources_and_hoogle_database_are_left_out(tm
                                     "are read)"}
 
 
+def test_a_pydoctor_builds_lists_indexes_and_second_root_page_are_left_out(tmp_path: Path) -> None:
+    _write(tmp_path, "apidocs.css", "pydoctor.js", "objects.inv", "all-documents.html", "nameIndex.html",
+           "classIndex.html", "moduleIndex.html", "undoccedSummary.html", "index.html", "twisted.html",
+           "twisted.internet.html", "twisted.internet.defer.Deferred.html")
+    found, left_out = _walk(tmp_path)
+    # `index.html` is the root package's page again: it is read once, by the package's name.
+    assert sorted(found) == ["twisted.html", "twisted.internet.defer.Deferred.html", "twisted.internet.html"]
+    derived = "a pydoctor build's list or index of its objects, or its help page (the object pages are read)"
+    assert left_out == {"all-documents.html": derived, "nameIndex.html": derived, "classIndex.html": derived,
+                        "moduleIndex.html": derived, "undoccedSummary.html": derived,
+                        "index.html": "a pydoctor build's second copy of its root package's page (the one named by "
+                                      "the package is read)"}
+
+
+def test_a_pydoctor_builds_root_page_linked_to_or_of_its_own_is_read(tmp_path: Path) -> None:
+    _write(tmp_path, "apidocs.css", "pydoctor.js", "index.html", "twisted.internet.html")
+    (tmp_path / "twisted.html").symlink_to("index.html")  # as pydoctor links it: read once, as index.html
+    assert _walk(tmp_path) == (["index.html", "twisted.internet.html"], {})
+    (tmp_path / "twisted.html").unlink()
+    (tmp_path / "twisted.html").write_text("<html><body><p>the root package</p></body></html>", encoding="utf-8")
+    assert sorted(_walk(tmp_path)[0]) == ["index.html", "twisted.html", "twisted.internet.html"]
+
+
 def test_the_same_names_outside_a_build_are_the_users_own(tmp_path: Path) -> None:
     # No package list beside the index, no Sphinx inventory: a folder of notes that happens to use the names.
     _write(tmp_path, "index-all.html", "help-doc.html", "notes/class-use/intro.html", "_sources/intro.rst.txt",
            "_modules/intro.html", "table_of_contents.html", "settings.html", "all.html", "src/intro.html",
-           "api-index-full.html", "theindex.html", "doc-index.html")
+           "api-index-full.html", "theindex.html", "doc-index.html", "nameIndex.html", "index.html", "intro.html")
     found, left_out = _walk(tmp_path)
     assert sorted(found) == ["_modules/intro.html", "_sources/intro.rst.txt", "all.html", "api-index-full.html",
-                             "doc-index.html", "help-doc.html", "index-all.html", "notes/class-use/intro.html",
-                             "settings.html", "src/intro.html", "table_of_contents.html", "theindex.html"]
+                             "doc-index.html", "help-doc.html", "index-all.html", "index.html", "intro.html",
+                             "nameIndex.html", "notes/class-use/intro.html", "settings.html", "src/intro.html",
+                             "table_of_contents.html", "theindex.html"]
     assert left_out == {}

@@ -10,7 +10,7 @@ smuggle instructions to a model — and reported when they carry such instructio
 What stays becomes blocks: headings (sections), paragraphs, list items, `<pre>` code (with the
 language Sphinx or a highlighter names), table rows with their header (DocBook's segmented lists
 too), definition lists (Sphinx API entries: the signature, then its description labelled with it;
-Doxygen's, RDoc's and Haddock's entries alike) and admonitions labelled with their title. bs4 over lxml keeps no source positions, so HTML blocks have no source offsets.
+Doxygen's, RDoc's, Haddock's and pydoctor's entries alike) and admonitions labelled with their title. bs4 over lxml keeps no source positions, so HTML blocks have no source offsets.
 """
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ _CHROME_ROLES = frozenset(("navigation", "banner", "contentinfo", "search", "com
 # figures, Doxygen's "◆" permalinks, RDoc's "click to toggle source" and the method source it
 # unfolds, which the page keeps folded: an implementation, not its documentation; rustdoc's "source"
 # and "[−]" links and its "Expand description" toggles; Nim's "Source Edit" links, folded pragmas and
-# theme switch). A plain `sidebar`
+# theme switch; pydoctor's "(source)" links and the "class
+# documentation" line over every page). A plain `sidebar`
 # class is left alone: it is docutils' sidebar directive, which is content.
 _CHROME_CLASS = re.compile(
     r"^(?:.+sidebar.*|sidebar[-_].+|.*breadcrumbs?.*|.*banner.*|skip-?link|skip-to-content|md-skip|"
@@ -50,7 +51,7 @@ _CHROME_CLASS = re.compile(
     r"cookie.*|rst-footer-buttons|rst-versions|wy-nav-side|wy-nav-top|feedback.*|(?:main|sub|site|top|nav)?-?menu|"
     r"tagline|toc|list-of-(?:figures|tables|examples|equations|procedures)|nav(?:header|footer)|permalink|"
     r"method-click-advice|method-source-code|out-of-band|rightside|hideme|link-seesrc|pragmawrap|pragmadots|"
-    r"theme-switch-wrapper|simple-toc)$",
+    r"theme-switch-wrapper|simple-toc|sourcelink|categoryheader)$",
     re.IGNORECASE,
 )
 # rustdoc's trait implementations every type has (`impl<T> From<T> for T`: "Returns the argument
@@ -86,6 +87,13 @@ _REFRESH = re.compile(r"^\s*refresh\s*$", re.IGNORECASE)
 _REDIRECT_TARGET = re.compile(r"url\s*=\s*['\"]?([^'\"]+)", re.IGNORECASE)
 _REDIRECT_WORDS = 30  # "Redirecting to macro.parse_quote.html..." and a link or two: no page of its own
 _GROFF = re.compile(r"^\s*groff\b", re.IGNORECASE)
+_PYDOCTOR = re.compile(r"^\s*pydoctor\b", re.IGNORECASE)
+# A pydoctor page's summary of its members, one line each, and of those it inherits (see `_read_pydoctor_summary`).
+_PYDOCTOR_SUMMARY = "splitTables"
+# The tables of an entry's fields (parameters, return type, exceptions, ...) and of a constant's value.
+_PYDOCTOR_FIELD_TABLES = ("fieldTable", "valueTable")
+# Links to the class tree, a page pydoctor derives from the class pages ("View In Hierarchy").
+_PYDOCTOR_HIERARCHY = re.compile(r"^classIndex\.html(?:#|$)")
 _MARGIN = re.compile(r"margin-left:\s*(\d+(?:\.\d+)?)%")
 _TERM_WORDS = 12  # an option and its argument, not a paragraph followed by an indented one
 _GTKDOC = re.compile(r"^\s*GTK-Doc\b", re.IGNORECASE)
@@ -123,10 +131,15 @@ _DESCRIPTION_CLASSES = frozenset((
 _NAMED_ENTRIES = frozenset(("envvar", "confval", "option", "cmdoption", "globalvar"))
 # What a table draws between its columns rather than writes in them (see `_drawn_columns`).
 _DRAWN_CELLS = frozenset(("-", "\u2013", "\u2014", ":", "=", "->", "=>", "\u2192"))
-# API entries laid out as a prototype, then its documentation: Doxygen's and RDoc's (entry class:
-# prototype class, documentation class; None: all the entry holds besides its prototype).
+# The kinds of entry pydoctor documents on its pages, as it classes them ("base" and the kind):
+# functions and attributes (classes, modules and packages have pages of their own).
+_PYDOCTOR_KINDS = ("method", "classmethod", "staticmethod", "function", "instancevariable", "classvariable",
+                   "attribute", "property", "variable", "constant", "typevariable", "typealias", "schemafield")
+# API entries laid out as a prototype, then its documentation: Doxygen's, RDoc's and pydoctor's (entry
+# class: prototype class, documentation class; None: all the entry holds besides its prototype).
 _MEMBER_PARTS: dict[str, tuple[str, str | None]] = {
     "memitem": ("memproto", "memdoc"), "method-detail": ("method-heading", "method-description"),
+    **{f"base{kind}": ("functionHeader", "functionBody") for kind in _PYDOCTOR_KINDS},
 }
 # Haddock's entry (`div.top`) holds its signature (`p.src`), then its documentation (`div.doc`) and the
 # constructors, fields, methods and instances it declares (`div.subs`): all read under the signature.
@@ -149,6 +162,9 @@ _HADDOCK_CHROME = ", ".join((
 # The spaces a prototype's table cells leave inside its brackets and before its commas.
 _SIGNATURE_OPEN = re.compile(r"\(\s+")
 _SIGNATURE_SPACES = re.compile(r"\s+([),])")
+# pydoctor ends an attribute's line with "=" ("running: bool ="), its value, if any, shown in the
+# documentation below: nothing follows it on the line.
+_SIGNATURE_ASSIGNS = re.compile(r"\s*=$")
 _LANGUAGE_CLASS = re.compile(r"^(?:highlight-|language-|lang-)([\w+#.-]+)$")
 
 
@@ -488,9 +504,98 @@ def _indented_after(term: Any, margin: float) -> Iterator[Any]:
         node = node.find_next_sibling()
 
 
+def _read_pydoctor_page(soup: Any, root: Any) -> None:
+    """An API page as pydoctor writes it: its link to the class tree, its "Undocumented" placeholders
+    (where a docstring or a parameter's description would be) and its summary lines of the members
+    documented on the page itself are not read, and each table of an entry's fields is made a field
+    list, so that a parameter, a return type or a value reads with the field it is listed under."""
+    summary = root.find(id=_PYDOCTOR_SUMMARY)
+    if summary is not None:
+        _read_pydoctor_summary(summary)
+    for extras in root.find_all("div", class_="extrasDocstring"):
+        for paragraph in extras.find_all("p", recursive=False):
+            link = paragraph.find("a", href=_PYDOCTOR_HIERARCHY)
+            if link is not None and paragraph.get_text().strip() == link.get_text().strip():
+                paragraph.decompose()  # "View In Hierarchy"
+    for placeholder in root.find_all(class_="undocumented"):
+        placeholder.decompose()
+    for table in root.find_all("table", class_=_PYDOCTOR_FIELD_TABLES):
+        _field_table_as_field_list(soup, table)
+
+
+def _read_pydoctor_summary(summary: Any) -> None:
+    """pydoctor's summary of a page's members, a row of kind, name and first line each: the members
+    documented further down the page, and those inherited (listed after "Inherited from …:", each
+    documented on its own page), are not read again; a module's classes and a package's modules,
+    documented on pages of their own, read as their name and first line ("`LoopingCall` - Call a
+    function repeatedly."), as rustdoc's module item tables do, so that the page says what it holds."""
+    for inherited in summary.find_all("p", class_="inheritedFrom", recursive=False):
+        listing = inherited.find_next_sibling("table")
+        if listing is not None:
+            listing.decompose()
+        inherited.decompose()
+    for table in summary.find_all("table", recursive=False):
+        for row in table.find_all("tr"):
+            cells = row.find_all("td", recursive=False)
+            link = cells[1].find("a", href=True) if len(cells) == 3 else None
+            if link is None or str(link["href"]).startswith("#"):
+                row.decompose()  # documented below (or no summary line of a member)
+                continue
+            cells[0].decompose()  # its kind: "Class", "Module", ...
+            cells[1].name, cells[2].name = "dt", "dd"
+            row.unwrap()
+        table.name = "dl"
+
+
+def _field_table_as_field_list(soup: Any, table: Any) -> None:
+    """pydoctor's table of an entry's fields (a row naming the field: "Parameters", "Returns",
+    "Raises", "Value", then a row for each parameter, type or value) made the field list Sphinx
+    writes for the same fields: "Returns: `Deferred[_T]`", "Parameters:" then "coro: `Union[…]` - The
+    coroutine object to schedule.", rather than rows apart from the name of their field."""
+    rows = _own_rows(table)
+    if not rows or "fieldStart" not in _classes(rows[0]):
+        return  # not laid out as pydoctor lays out fields: read as the table it is
+    fields: list[tuple[Any, list[Any]]] = []  # each field's name row and its value rows
+    for row in rows:
+        if "fieldStart" in _classes(row):
+            fields.append((row, []))
+        else:
+            fields[-1][1].append(row)
+    field_list = soup.new_tag("dl", attrs={"class": "field-list"})
+    for start, values in fields:
+        term, description = soup.new_tag("dt"), soup.new_tag("dd")
+        for cell in start.find_all(["td", "th"], recursive=False):
+            term.extend(list(cell.contents))
+        term.append(":")
+        if len(values) == 1:
+            description.extend(_field_value(values[0]))
+        elif values:
+            items = soup.new_tag("ul")
+            for value in values:
+                item = soup.new_tag("li")
+                item.extend(_field_value(value))
+                items.append(item)
+            description.append(items)
+        field_list.extend((term, description))
+    table.replace_with(field_list)
+
+
+def _field_value(row: Any) -> list[Any]:
+    """The contents of one value row of a pydoctor field table: a parameter's name and type, then
+    its description after a dash ("coro: `Union[…]` - The coroutine object to schedule.")."""
+    nodes: list[Any] = []
+    for cell in row.find_all(["td", "th"], recursive=False):
+        if not cell.get_text().strip():
+            continue  # an undocumented parameter's description
+        for name in cell.find_all(class_="fieldArg"):
+            name.append(" ")  # "coro:" stands right against its type
+        nodes += [" - ", *cell.contents] if nodes else list(cell.contents)
+    return nodes
+
+
 # Readers of what one generator alone writes, chosen by the page's `<meta name="generator">`.
 _GENERATOR_READERS: tuple[tuple[re.Pattern[str], Callable[[Any, Any], None]], ...] = (
-    (_GROFF, _read_man_page), (_GTKDOC, _read_gtkdoc),
+    (_GROFF, _read_man_page), (_GTKDOC, _read_gtkdoc), (_PYDOCTOR, _read_pydoctor_page),
 )
 
 
@@ -884,7 +989,7 @@ class _Walker:
             self.builder.block("table_row", "", cells=cells, label=" | ".join(header) or None, group=table)
 
     def _member(self, tag: Any, classes: set[str], stack: list[Any]) -> bool:
-        """A Doxygen, RDoc or Haddock API entry: its prototype as one signature line (Doxygen lays it
+        """A Doxygen, RDoc, Haddock or pydoctor API entry: its prototype as one signature line (Doxygen lays it
         out in a table's cells: "int json_object_put", "(", "struct json_object *", "obj", ")"), then
         its documentation labelled with it, as a Sphinx entry is read. False for any other element."""
         parts = next((self.members[name] for name in classes if name in self.members), None)
@@ -892,7 +997,7 @@ class _Walker:
         if parts is None or prototype is None:
             return False
         signature = " ".join(self.inline(prototype.contents, ticks=False).split())
-        signature = _SIGNATURE_SPACES.sub(r"\1", _SIGNATURE_OPEN.sub("(", signature))
+        signature = _SIGNATURE_ASSIGNS.sub("", _SIGNATURE_SPACES.sub(r"\1", _SIGNATURE_OPEN.sub("(", signature)))
         self.builder.block("paragraph", signature)
         if parts[1] is None:
             documentation = [child for child in tag.contents if child is not prototype]

@@ -7,14 +7,18 @@ member, class trees and a page on how to read Javadoc; RDoc a table of contents 
 method; rustdoc a highlighted copy of every source file (`src/`), a list of every item of a crate
 and its settings and help pages; gtk-doc and Nim an index of every symbol; Haddock an index of every
 name (`doc-index*.html`), a highlighted copy of every module's source (`src/`) and a Hoogle database
-of every signature (`<package>.txt`). Read, they answer beside or instead of the page they were made
-from, so that an answer cites a page twice or quotes an index line. They are left out with the
-reason when the build that made them is recognised by the files only it leaves; the same names
-outside such a build are the user's own and read.
+of every signature (`<package>.txt`); pydoctor a list of every object field by field, indexes of its
+names, classes and modules, a list of the undocumented ones, a help page and, where it cannot link
+one to the other, its root package's page twice (`index.html` and `twisted.html`). Read, they
+answer beside or instead of the page they were made from, so that an answer cites a page twice or
+quotes an index line. They are left out with the reason when the build that made them is
+recognised by the files only it leaves; the same names outside such a build are the user's own and
+read.
 """
 
 from __future__ import annotations
 
+import filecmp
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,6 +65,17 @@ _HADDOCK_SOURCES = "a Haddock build's highlighted copy of its modules' sources (
 _HADDOCK_INDEX_DERIVED = "a Haddock build's index of every name (the module pages are read)"
 _HOOGLE_DERIVED = "a Haddock build's Hoogle database of every signature (the module pages are read)"
 
+# pydoctor's output root: its stylesheet and script beside the pages, its lists and indexes of the objects.
+_PYDOCTOR_MARKS = frozenset(("apidocs.css", "pydoctor.js"))
+_PYDOCTOR_PAGES = frozenset(("all-documents.html", "nameIndex.html", "classIndex.html", "moduleIndex.html",
+                             "undoccedSummary.html", "apidocs-help.html"))
+_PYDOCTOR_DERIVED = "a pydoctor build's list or index of its objects, or its help page (the object pages are read)"
+# pydoctor writes its root package's page as `index.html` and links `<package>.html` to it (a link is
+# read once, as the file it links to), or copies it where it cannot link (or the build was copied
+# without its links): the page is then read once, by the package's name.
+_PYDOCTOR_FRONT = "index.html"
+_PYDOCTOR_COPY = "a pydoctor build's second copy of its root package's page (the one named by the package is read)"
+
 
 @dataclass
 class DerivedPages:
@@ -100,6 +115,9 @@ class DerivedPages:
                       if _HADDOCK_INDEX_PAGES.match(name)]
             found += [(name, _HOOGLE_DERIVED) for name in sorted(names)
                       if name.endswith(".txt") and _opens_with(folder / name, _HOOGLE_HEADER)]
+        if names >= _PYDOCTOR_MARKS:
+            found += [(name, _PYDOCTOR_DERIVED) for name in sorted(_PYDOCTOR_PAGES & names)]
+            found += [(_PYDOCTOR_FRONT, _PYDOCTOR_COPY)] if _root_package_copy(folder, names) else []
         return found
 
 
@@ -114,3 +132,14 @@ def _opens_with(path: Path, header: bytes) -> bool:
             return file.read(len(header)) == header
     except OSError:
         return False
+
+
+def _root_package_copy(folder: Path, names: set[str]) -> bool:
+    """Whether a pydoctor build's `index.html` holds the same page as its root package's page beside
+    it (a top-level package's page is named by the package alone: `twisted.html`)."""
+    if _PYDOCTOR_FRONT not in names:
+        return False
+    front = folder / _PYDOCTOR_FRONT
+    return any(filecmp.cmp(front, folder / name, shallow=False) for name in sorted(names)
+               if name.endswith(".html") and name.count(".") == 1 and name != _PYDOCTOR_FRONT
+               and name not in _PYDOCTOR_PAGES and not (folder / name).is_symlink())
