@@ -22,7 +22,7 @@ from .typeset import Code, Heading, Para, Table, manual_pdf
 
 # The digest of `PAGES` as read by the text model of each version. When the test fails after an
 # intended reader change, bump TEXT_MODEL_VERSION and record the digest the failure prints.
-RECORDED = {22: "c1d4658d9ec09619a12f7452155a521eff8b6329a009381279fa3a8299f8086e"}
+RECORDED = {23: "70f2a60eebdab91e58e8e5013eef43735c782aaaf936a169ede45d5711886d3a"}
 
 PAGES = {
     "guide.md": (
@@ -62,6 +62,37 @@ PAGES = {
         "= Manual\n:product: Tool\n\n== Retries\n\n{product} retries *three* times.\n\n"
         "NOTE: Only idempotent requests.\n\n[source,java]\n----\nclient.retries(3); <1>\n----\n<1> Three.\n\n"
         "|===\n|Option |Default\n\n|retries |3\n|===\n"
+    ),
+    # Generators' own structures: Texinfo's printed index and buttons, rustdoc's folded items and item
+    # tables, a groff manual page's options, gtk-doc's entry fields, Nim's grouped entries, Haddock's
+    # and pydoctor's entries.
+    "generators.html": (
+        "<html><body><div id=\"package-header\"><ul id=\"page-menu\"><li>Contents</li></ul></div>"
+        "<table><tr><td>[<a href=\"a.html\"> &lt;&lt; </a>]</td><td>[<a href=\"t.html\">Top</a>]</td></tr>"
+        "</table><h1>Retries</h1><table class=\"index-cp\"><tr><td><a href=\"b.html#r\">retries</a></td></tr></table>"
+        "<details class=\"toggle method-toggle\"><summary><section class=\"method\"><span class=\"rightside\">"
+        "<a class=\"src\">source</a></span><h4 class=\"code-header\">pub fn retry(&amp;self)</h4></section></summary>"
+        "<div class=\"docblock\"><p>Retries once.</p></div></details><div class=\"item-table\"><div class=\"item-row\">"
+        "<div class=\"item-left\"><a>retry</a></div><div class=\"item-right\">Retries once.</div></div></div>"
+        "<dl class=\"item\"><div id=\"retry\"><dt><pre>proc retry(n: int)</pre></dt><dd><p>Retries n times.</p>"
+        "<a class=\"link-seesrc\">Source</a></dd></div></dl>"
+        "<div class=\"top\"><p class=\"src\"><a class=\"def\">retry</a> :: Int -&gt; IO () <a class=\"link\">Source</a></p>"
+        "<div class=\"doc\"><p>Retries.</p></div></div>"
+        "<div class=\"basemethod\"><div class=\"functionHeader\">def retry(self, n): <a class=\"sourceLink\">(source)</a>"
+        "</div><div class=\"docstring functionBody\"><p>Retries n times.</p></div></div></body></html>"
+    ),
+    "man.html": (
+        "<html><head><meta name=\"generator\" content=\"groff -Thtml\"></head><body><h1>RETRY</h1>"
+        "<a href=\"#NAME\">NAME</a><br><h2>OPTIONS</h2><p style=\"margin-left:11%\"><b>-n</b> <i>N</i></p>"
+        "<p style=\"margin-left:22%\">retry N times</p></body></html>"
+    ),
+    "gtkdoc.html": (
+        "<html><head><meta name=\"generator\" content=\"GTK-Doc V1.33.1 (XML mode)\"></head><body>"
+        "<table class=\"navigation\"><tr><td><a>Top</a></td></tr></table><div class=\"refsect2\"><h3>retry ()</h3>"
+        "<p>Retries.</p><div class=\"refsect3\"><a name=\"retry.parameters\"></a><h4>Parameters</h4><table><tr>"
+        "<td class=\"parameter_name\"><p>n</p></td><td class=\"parameter_description\"><p>how often</p></td></tr>"
+        "</table></div><div class=\"refsect3\"><a name=\"retry.returns\"></a><h4>Returns</h4><p>TRUE</p></div>"
+        "<p class=\"since\">Since: 2.4</p></div></body></html>"
     ),
     # A planted instruction is stored flagged: what the detector recognises is part of the text model.
     "notes.txt": ("Retries\n\nThe client retries three times by default.\n\n"
