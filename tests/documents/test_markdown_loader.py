@@ -613,6 +613,33 @@ def test_mdx_module_statements_are_not_text() -> None:
     assert find(plain, "import Tabs from").kind == "paragraph"
 
 
+def test_site_generator_syntax_inside_a_code_example_is_the_examples_text() -> None:
+    # Docusaurus shows imports and admonitions in its examples; Jekyll shows Liquid tags.
+    page = ("# Tabs\n\n```mdx-code-block\nimport Tabs from '@theme/Tabs';\nimport TabItem from '@theme/TabItem';\n```\n\n"
+            "Docusaurus provides the `<Tabs>` component.\n\n## Admonitions\n\n```md\n:::note\n\nSome **content**.\n\n:::\n```\n\n"
+            "Write an admonition so.\n\n```liquid\n{% include footer.html %}\n```\n")
+    loaded = MarkdownLoader().load(Path("tabs.mdx"), page.encode())
+    assert [(block.kind, text_of(loaded, block)) for block in loaded.blocks] == [
+        ("heading", "Tabs"), ("code", "import Tabs from '@theme/Tabs';\nimport TabItem from '@theme/TabItem';"),
+        ("paragraph", "Docusaurus provides the `<Tabs>` component."), ("heading", "Admonitions"),
+        ("code", ":::note\n\nSome **content**.\n\n:::"), ("paragraph", "Write an admonition so."),
+        ("code", "{% include footer.html %}")]
+
+
+def test_jekyll_hugo_and_gitbook_code_and_note_tags_are_code_and_notes() -> None:
+    page = ("# Plugins\n\n{% highlight ruby %}\ndef foo\n  puts 'foo'\nend\n{% endhighlight %}\n\n"
+            '{{< highlight yaml "hl_lines=2" >}}\napiVersion: apps/v1\nkind: Deployment\n{{< /highlight >}}\n\n'
+            '{{% notice warning "Go plugins" %}}\nBeware of the go plugin runtime.\n{{% /notice %}}\n\n'
+            '{% hint style="success" %}\nThe token is cached.\n{% endhint %}\n\n'
+            '## Setup {/* #setup */}\n\nSee [providing your own auth server]({{< ref "auth.md" >}}).\n')
+    loaded = MarkdownLoader().load(Path("plugins.md"), page.encode())
+    assert [(block.kind, text_of(loaded, block), block.label) for block in loaded.blocks] == [
+        ("heading", "Plugins", None), ("code", "def foo\n  puts 'foo'\nend", "ruby"),
+        ("code", "apiVersion: apps/v1\nkind: Deployment", "yaml"),
+        ("note", "Beware of the go plugin runtime.", "Go plugins"), ("note", "The token is cached.", "Tip"),
+        ("heading", "Setup", None), ("paragraph", "See providing your own auth server.", None)]
+
+
 def test_a_myst_extension_directive_holding_python_is_code() -> None:
     page = ("```{click:example}\n@click.command()\ndef hello():\n    click.echo('Hi')\n```\n\n"
             "```{only} html\nPrint this page.\n```\n\n"

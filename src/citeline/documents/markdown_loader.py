@@ -26,6 +26,7 @@ generator's machinery rather than the page's content never becomes prose:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +72,10 @@ _MACHINERY_LINE = re.compile(
     r"|\*\[[^\]\n]+\]:.*|\([^()\s]+\)=[ \t]*)$",
     re.MULTILINE,
 )
+# Inside code only the lines a generator replaces are machinery: snippet includes and Liquid's
+# `{% raw %}` / `{% endraw %}` guards; any other template tag there is the example's own text.
+_CODE_MACHINERY_LINE = re.compile(r"^[ \t]*(?:-{1,2}8<-{1,2}.*|\{\*.*\*\}|\{%-?[ \t]*(?:end)?raw[ \t]*-?%\})[ \t]*$",
+                                  re.MULTILINE)
 # What a snippet or file include names: `--8<-- "CONTRIBUTING.md"`, `{* ../docs_src/app.py *}`.
 _INCLUDED = re.compile(r"""^[ \t]*(?:-{1,2}8<-{1,2}[ \t]*["']?([^"'\n-][^"'\n]*?)["']?|\{\*[ \t]*(\S+)[^}\n]*\*\})[ \t]*$""",
                        re.MULTILINE)
@@ -81,6 +86,7 @@ _INLINE_NOISE = re.compile(
     r"\{:[^}\n]*\}"          # attribute list {: .class style="..."}
     r"|\{[ \t]*[#.][A-Za-z_][^}\n]*\}"  # element attributes {#anchor .class}, { #anchor }, { .annotate }
     r"|\{#.*?#\}"             # Jinja comments
+    r"|\{/\*.*?\*/\}"           # MDX comments
     r"|:(?:material|octicons|fontawesome|simple)-[a-z0-9-]+:"  # Material icon shortcodes
     r"|\{%-?.*?-?%\}"        # Jinja statements
     r"|\{\{.*?\}\}"          # Jinja expressions
@@ -94,6 +100,9 @@ _INLINE_NOISE = re.compile(
 )
 # A reference-style link whose definition is not in the page ("[the docs][ref]"): keep its text.
 _UNRESOLVED_REFERENCE = re.compile(r"\[([^\[\]\n]+)\]\[[^\[\]\n]*\]")
+# A link whose address was a template expression, gone with it (`[the docs]({{< ref "x.md" >}})`,
+# which CommonMark does not take for a link): keep its text.
+_EMPTIED_LINK = re.compile(r"\[([^\[\]\n]+)\]\(\s*\)")
 # Options of an autodoc stub (`    options:` and deeper) would otherwise parse as a code block;
 # the stub itself may sit inside an admonition ("??? abstract" wrapping an API reference).
 _AUTODOC = re.compile(r"^([ \t]*):::[ \t]+[\w.:-]+[ \t]*\n(?:(?:\1[ \t]+[^\n]*|[ \t]*)\n)*", re.MULTILINE)
@@ -155,13 +164,79 @@ def _indent_blank_run(match: re.Match[str]) -> str:
 
 
 def prepare_source(text: str) -> str:
-    """The MkDocs source rewritten so that CommonMark plus admonitions parses it, line for line."""
+    """The MkDocs source rewritten so that CommonMark plus admonitions parses it, line for line.
+    Code fences are left as they are, but for the include lines a generator fills them from: an
+    example of a site generator's syntax (`:::note`, `{% include footer.html %}`) is what it shows."""
+    text = _outside_code(text, _generator_blocks)
     text = _colon_fences(text)
     text = _BLANK_RUN.sub(_indent_blank_run, text)
     text = _TAB.sub(lambda m: f'{m.group(1)}!!! tab "{m.group(2)}"', text)
     text = _COLLAPSIBLE_OPEN.sub(lambda m: f"{m.group(1)}???", text)
     text = _AUTODOC.sub(_blank_out, text)
-    return _MACHINERY_LINE.sub(_blank_out, text)
+    return _outside_code(text, lambda part: _MACHINERY_LINE.sub(_blank_out, part),
+                         lambda code: _CODE_MACHINERY_LINE.sub(_blank_out, code))
+
+
+# Site generators' own block tags, rewritten line for line into what CommonMark and the colon fences
+# read: Jekyll's `{% highlight ruby %}` … `{% endhighlight %}` and Hugo's `{{< highlight go "…" >}}` …
+# `{{< /highlight >}}` as code fences; Hugo's `{{% note %}}`, `{{% notice warning "Title" %}}` and
+# GitBook's `{% hint style="info" %}` as admonitions. (Left alone, the tags were dropped as template
+# lines and the code between them read as prose.)
+_HIGHLIGHT_OPEN = re.compile(r"^([ \t]*)(?:\{%-?[ \t]*highlight[ \t]+([\w+#.-]+)[^%\n]*-?%\}"
+                             r"|\{\{[<%][ \t]*highlight[ \t]+([\w+#.-]+)[^\n]*?[>%]\}\})[ \t]*$")
+_HIGHLIGHT_CLOSE = re.compile(r"^([ \t]*)(?:\{%-?[ \t]*endhighlight[ \t]*-?%\}|\{\{[<%][ \t]*/highlight[ \t]*[>%]\}\})[ \t]*$")
+_NOTE_OPEN = re.compile(r"^([ \t]*)(?:\{\{[<%][ \t]*(?:notice[ \t]+)?(note|tip|info|warning|danger|caution|important)"
+                        r"(?:[ \t]+\"([^\"\n]*)\")?[ \t]*[>%]\}\}"
+                        r"|\{%[ \t]*hint[ \t]+style=\"(\w+)\"[ \t]*%\})[ \t]*$", re.IGNORECASE)
+_NOTE_CLOSE = re.compile(r"^([ \t]*)(?:\{\{[<%][ \t]*/(?:notice|note|tip|info|warning|danger|caution|important)"
+                         r"[ \t]*[>%]\}\}|\{%[ \t]*endhint[ \t]*%\})[ \t]*$", re.IGNORECASE)
+_HINT_KINDS = {"success": "tip", "danger": "danger", "warning": "warning", "info": "info"}
+
+
+def _generator_blocks(text: str) -> str:
+    """Jekyll's, Hugo's and GitBook's code and note tags as code fences and colon fences, line for line."""
+    lines = text.split("\n")
+    for number, line in enumerate(lines):
+        if match := _HIGHLIGHT_OPEN.match(line):
+            lines[number] = f"{match.group(1)}```{match.group(2) or match.group(3)}"
+        elif match := _HIGHLIGHT_CLOSE.match(line):
+            lines[number] = f"{match.group(1)}```"
+        elif match := _NOTE_OPEN.match(line):
+            kind = (match.group(2) or _HINT_KINDS.get(match.group(4).lower(), "info")).lower()
+            lines[number] = f"{match.group(1)}:::{kind} {match.group(3) or ''}".rstrip()
+        elif match := _NOTE_CLOSE.match(line):
+            lines[number] = f"{match.group(1)}:::"
+    return "\n".join(lines)
+
+
+# A code fence's opening line (any indentation: fences sit inside admonitions and list items) and
+# the closing line of one opened with `mark`.
+_FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}(?=[^`\n]*$)|~{3,})")
+
+
+def _code_parts(text: str) -> list[tuple[str, bool]]:
+    """`text` cut into runs of lines outside and inside code fences (fence lines inside), in order."""
+    parts: list[tuple[str, bool]] = []
+    lines = text.split("\n")
+    start, fence = 0, ""
+    for number, line in enumerate(lines):
+        if not fence and (match := _FENCE_OPEN.match(line)):
+            if number > start:
+                parts.append(("\n".join(lines[start:number]), False))
+            start, fence = number, match.group(1)
+        elif fence and line.strip().startswith(fence[0] * len(fence)) and not line.strip().strip(fence[0]):
+            parts.append(("\n".join(lines[start : number + 1]), True))
+            start, fence = number + 1, ""
+    if start < len(lines):
+        parts.append(("\n".join(lines[start:]), bool(fence)))
+    return parts
+
+
+def _outside_code(text: str, rewrite: Callable[[str], str],
+                  rewrite_code: Callable[[str], str] = lambda code: code) -> str:
+    """`text` with `rewrite` applied outside code fences and `rewrite_code` inside them; neither
+    may add or remove a line."""
+    return "\n".join(rewrite_code(part) if code else rewrite(part) for part, code in _code_parts(text))
 
 
 def _shifted(tokens: list[Token], lines: int) -> list[Token]:
@@ -179,8 +254,14 @@ def _colon_fences(text: str) -> str:
     Return a {any}`dict`.`), and a backtick fence's info string may not hold a backtick."""
     lines = text.split("\n")
     opened: list[int] = []
+    fence = ""  # the code fence the line is in: its lines are its code, colons and all
     for number, line in enumerate(lines):
-        if match := _COLON_OPEN.match(line):
+        if fence:
+            if line.strip().startswith(fence[0] * len(fence)) and not line.strip().strip(fence[0]):
+                fence = ""
+        elif code := _FENCE_OPEN.match(line):
+            fence = code.group(1)
+        elif match := _COLON_OPEN.match(line):
             indent, colons = match.group(1), match.group(2)
             if match.group(3):
                 info = f"{{{match.group(3)}}}{match.group(4)}"
@@ -216,7 +297,7 @@ _EMOJI = re.compile(r"(?<![\w:]):(" + "|".join(re.escape(name) for name in EMOJI
 
 def _prose(text: str) -> str:
     text = _EMOJI.sub(lambda m: EMOJI_SHORTCODES[m.group(1)], text)
-    return _UNRESOLVED_REFERENCE.sub(r"\1", _INLINE_NOISE.sub("", text))
+    return _EMPTIED_LINK.sub(r"\1", _UNRESOLVED_REFERENCE.sub(r"\1", _INLINE_NOISE.sub("", text)))
 
 
 # Inline HTML that breaks the text ("`micro`<br>`patch`", "<ul><li>…</li><li>…</li></ul>" in a table
@@ -589,7 +670,8 @@ class MarkdownLoader:
         """Parse the page and lay its blocks out as stored text."""
         text, removed = sanitize(decode_text(data, path))
         check_line_lengths(text, path.name)
-        source = _MDX_MODULE.sub(_blank_out, text) if path.suffix.lower() == ".mdx" else text
+        mdx = path.suffix.lower() == ".mdx"
+        source = _outside_code(text, lambda part: _MDX_MODULE.sub(_blank_out, part)) if mdx else text
         builder = DocumentBuilder()
         metadata = read_markdown(text, builder, source)
         title = str(metadata.get("title") or "") or builder.first_heading or path.stem
