@@ -640,6 +640,17 @@ def test_jekyll_hugo_and_gitbook_code_and_note_tags_are_code_and_notes() -> None
         ("heading", "Setup", None), ("paragraph", "See providing your own auth server.", None)]
 
 
+def test_docusaurus_tabs_and_vitepress_code_titles_label_what_they_hold() -> None:
+    page = ('# Clear the cache\n\n<Tabs>\n<TabItem value="macOS">\n\n```sh\nrm -rf ~/Library/Caches/dagger\n```\n\n'
+            '</TabItem>\n<TabItem value="linux" label="Linux">\n\n```sh\nrm -rf ~/.cache/dagger\n```\n\n</TabItem>\n'
+            "</Tabs>\n\n::: code-group\n\n```sh [npm]\n$ npm add -D vitepress\n```\n\n:::\n")
+    loaded = MarkdownLoader().load(Path("faq.md"), page.encode())
+    assert [(block.kind, text_of(loaded, block), block.label) for block in loaded.blocks if block.kind == "code"] == [
+        ("code", "rm -rf ~/Library/Caches/dagger", "macOS"), ("code", "rm -rf ~/.cache/dagger", "Linux"),
+        ("code", "$ npm add -D vitepress", "npm")]
+    assert "Tabs" not in loaded.text.replace("Clear the cache", "")
+
+
 def test_a_myst_extension_directive_holding_python_is_code() -> None:
     page = ("```{click:example}\n@click.command()\ndef hello():\n    click.echo('Hi')\n```\n\n"
             "```{only} html\nPrint this page.\n```\n\n"

@@ -194,7 +194,8 @@ _HINT_KINDS = {"success": "tip", "danger": "danger", "warning": "warning", "info
 
 
 def _generator_blocks(text: str) -> str:
-    """Jekyll's, Hugo's and GitBook's code and note tags as code fences and colon fences, line for line."""
+    """Jekyll's, Hugo's and GitBook's code and note tags as code fences and colon fences, and
+    Docusaurus' and Starlight's tab items as MyST tab items, line for line."""
     lines = text.split("\n")
     for number, line in enumerate(lines):
         if match := _HIGHLIGHT_OPEN.match(line):
@@ -206,7 +207,25 @@ def _generator_blocks(text: str) -> str:
             lines[number] = f"{match.group(1)}:::{kind} {match.group(3) or ''}".rstrip()
         elif match := _NOTE_CLOSE.match(line):
             lines[number] = f"{match.group(1)}:::"
+        elif (match := _TAB_ITEM_OPEN.match(line)) and (title := _TAB_LABEL.search(match.group(2))
+                                                         or _TAB_VALUE.search(match.group(2))):
+            lines[number] = f"{match.group(1)}:::{{tab-item}} {title.group(1)}"
+        elif match := _TAB_ITEM_CLOSE.match(line):
+            lines[number] = f"{match.group(1)}:::"
+        elif _TABS_LINE.match(line):
+            lines[number] = ""
     return "\n".join(lines)
+
+
+# Docusaurus' and Starlight's tabs (`<TabItem value="macOS">` … `</TabItem>`, on lines of their own) as
+# MyST tab items, so that what a tab holds is labelled with its title; `<Tabs>` lines go.
+_TAB_ITEM_OPEN = re.compile(r"^([ \t]*)<TabItem\b([^>\n]*)>[ \t]*$")
+_TAB_ITEM_CLOSE = re.compile(r"^([ \t]*)</TabItem>[ \t]*$")
+_TABS_LINE = re.compile(r"^[ \t]*</?Tabs\b[^>\n]*>[ \t]*$")
+_TAB_LABEL = re.compile(r'\blabel=["{]+([^"}\n]+)')  # the title shown; else the value, which is shown without one
+_TAB_VALUE = re.compile(r'\bvalue=["{]+([^"}\n]+)')
+# A code block's title: `title="app.py"` in its info, or VitePress' bracketed `[npm]`.
+_FENCE_TITLE = re.compile(r'title="([^"]*)"|\[([^\[\]\n]+)\][ \t]*$')
 
 
 # A code fence's opening line (any indentation: fences sit inside admonitions and list items) and
@@ -466,8 +485,8 @@ class _Walker:
         if kind in ("fence", "code_block"):
             _, label = self.context()
             language = fence_language(token.info)
-            titled = re.search(r'title="([^"]*)"', token.info or "")
-            self.builder.block("code", token.content, label=(titled.group(1) if titled else None) or label,
+            titled = _FENCE_TITLE.search(token.info or "")
+            self.builder.block("code", token.content, label=(titled.group(1) or titled.group(2) if titled else None) or label,
                                source=self.source(token), preformatted=True, language=language)
             return index + 1
         if kind == "table_open":
