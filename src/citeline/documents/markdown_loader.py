@@ -66,10 +66,11 @@ _TAB = re.compile(r'^([ \t]*)===[+!]?[ \t]+"([^"\n]*)"[ \t]*$', re.MULTILINE)
 _COLLAPSIBLE_OPEN = re.compile(r"^([ \t]*)\?\?\?\+", re.MULTILINE)
 # Lines that only drive the site generator: snippet and file includes, autodoc stubs, template
 # tags on their own line, abbreviation definitions (`*[HTML]: Hyper Text...`, shown as tooltips),
-# MyST reference targets (`(labels/line-length)=`, the anchor a cross-reference points at).
+# MyST reference targets (`(labels/line-length)=`, the anchor a cross-reference points at),
+# VitePress' `[[toc]]` and code imports (`<<< @/snippets/snippet.js{2}`).
 _MACHINERY_LINE = re.compile(
     r"^[ \t]*(?:-{1,2}8<-{1,2}.*|\{\*.*\*\}[ \t]*|:::[ \t]+[\w.:-]+.*|\{%-?.*-?%\}[ \t]*|\{#.*#\}[ \t]*"
-    r"|\*\[[^\]\n]+\]:.*|\([^()\s]+\)=[ \t]*)$",
+    r"|\*\[[^\]\n]+\]:.*|\([^()\s]+\)=[ \t]*|\[\[toc\]\][ \t]*|<<<[ \t]+\S.*)$",
     re.MULTILINE,
 )
 # Inside code only the lines a generator replaces are machinery: snippet includes and Liquid's
@@ -292,6 +293,8 @@ def _colon_fences(text: str) -> str:
         elif opened and (match := _COLON_CLOSE.match(line)) and len(match.group(2)) >= opened[-1]:
             lines[number] = f"{match.group(1)}{'~' * (len(match.group(2)) + 3)}"
             opened.pop()
+        elif _COLON_CLOSE.match(line):
+            lines[number] = ""  # the end of a container read as it stands (VitePress' `::: code-group`)
     return "\n".join(lines)
 
 
