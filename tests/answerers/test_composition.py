@@ -1168,6 +1168,27 @@ def test_nothing_in_a_see_also_section_is_a_point(manpage: Citeline) -> None:
     assert "--check-format" not in result.answer and "format strings and the header" in result.answer
 
 
+API_REFERENCE = {"chars.html": """<html><head><title>Data.Char</title></head><body><div class="body" role="main">
+<h1>Data.Char</h1><p>Functions on characters.</p>
+<dl class="py function"><dt class="sig sig-object py" id="toUpper"><span class="sig-name descname">toUpper</span>(c)</dt>
+<dd><p>Convert a letter to the corresponding upper-case letter, if any. Any other character is returned unchanged.</p></dd></dl>
+<dl class="py function"><dt class="sig sig-object py" id="isDigit"><span class="sig-name descname">isDigit</span>(c)</dt>
+<dd><p>Selects ASCII digits, i.e. 0 to 9.</p></dd></dl>
+</div></body></html>"""}
+
+
+@pytest.fixture(scope="module")
+def api_reference(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
+    yield from _corpus(tmp_path_factory, "api", API_REFERENCE)
+
+
+def test_an_entrys_description_is_quoted_under_the_name_it_describes(api_reference: Citeline) -> None:
+    # The description's sentence has no subject: the entry's signature is it.
+    result = api_reference.ask("How do I convert a character to upper case?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert first_sentence(result.answer).startswith("toUpper - Convert a letter to the corresponding upper-case")
+
+
 LIMITS = {
     "attach.md": """# Attached databases
 

@@ -40,7 +40,7 @@ from citeline.documents.builder import item_name
 from citeline.index.store import Passage
 from citeline.retrieval.answer_types import AnswerType, AnswerTypes, holds, states_default
 from citeline.retrieval.evidence import present, vocabulary
-from citeline.retrieval.names import name_forms
+from citeline.retrieval.names import declared_name, name_forms
 from citeline.retrieval.units import VERSION_NOTE, Unit, is_a_name, item_sentences, shows_code
 from citeline.text import code_fence, collapse_ws, fold, terms
 
@@ -53,6 +53,13 @@ _REFERS_TO_ITS_THING = re.compile(
 # With the lead model, a supporting point has at least this share of the lead's share of P(holds
 # the answer). 0.15 answered one question more over the ten development sets but lengthened the
 # answers (median words httpx 32 → 38, starlette 40 → 46).
+# A sentence opening as a verb would after its subject ("Convert a letter …", "Returns the index …"):
+# not with an article, a pronoun, a conjunction or a preposition, which a sentence with its own
+# subject or a clause before it starts with.
+_SUBJECTLESS = re.compile(
+    r"(?!(?:the|a|an|this|these|that|those|it|its|they|you|we|if|when|while|for|in|on|at|by|with|as|since|"
+    r"to|from|of|and|or|but|not|no|all|each|every|some|any|there|here|note|see|however|also|only|unlike|"
+    r"use|default|defaults)\b)[A-Z][a-z]+s?\b(?![^\s]*[(:=])", re.IGNORECASE)
 _POINT_SHARE = 0.2
 # With the hand-written rules, a supporting point scores at least this share of the lead's relevance
 # (0.65-0.85 tried: lower adds answers on every set and words to every answer) ...
@@ -289,8 +296,13 @@ def _under_its_name(unit: Unit, text: str, answer_type: AnswerTypes = ()) -> str
     output more concise, one line per error" — what does?) or a noun phrase only ("The server's
     hostname, which is used to confirm …" — of what?). Not a sentence whose value is a name of
     its own ("… use the `--strict` flag"): the described name would read as the answer. A long
-    signature is no name to read first."""
+    signature is no name to read first, but the name it declares is, where a sentence of the
+    entry's description starts without a subject ("Convert a letter to the corresponding upper-case
+    letter." under `toUpper :: Char -> Char` reads "toUpper - Convert a letter …")."""
     name = unit.described
+    if name and unit.first_in_block and (entry := declared_name(name)) and _SUBJECTLESS.match(text) \
+            and not present(entry.rsplit(".", 1)[-1].lower(), vocabulary(text)):
+        return f"{entry} - {text}"  # not in backticks: those would be a quote, and the name is the label's
     if not name or len(name) > _MAX_NAME_CHARS:
         return None
     values = tuple(t for t in answer_type if t not in (AnswerType.NAME, AnswerType.PLACE))

@@ -19,6 +19,22 @@ _NAME_TITLE = re.compile(r"^\s*(?:(\[[\w.:-]+\]\s+`?[\w.-]+`?)|(`[^`\s]+`(?:/`[^
                          r"|([A-Za-z_][\w-]*(?:[_.][\w-]+)+|[a-z]+[A-Z]\w*|--?[a-z][\w-]*))\s*$")
 
 
+# The name a signature declares: the identifier called ("JSON_EXPORT int json_object_put (struct …",
+# "def addCallback(self, …"), else the one given type parameters or a type ("pub fn parse<T: Parse>",
+# "toUpper :: Char -> Char").
+_CALLED = re.compile(r"([A-Za-z_][\w.$]*[!?]?)\s*\(")
+_TYPED = re.compile(r"([A-Za-z_][\w$]*)\s*(?:<|::\s)")
+
+
+def declared_name(signature: str) -> str | None:
+    """The name an API entry's signature declares (`toUpper` of "toUpper :: Char -> Char"), or None
+    when the label is no signature (a name alone, words)."""
+    if not any(mark in signature for mark in ("(", "::", "<")):
+        return None
+    match = _CALLED.search(signature) or _TYPED.search(signature)
+    return match.group(1) if match else None
+
+
 def titled_name(title: str) -> str | None:
     """The name a section title gives its section, when it is a name and not words."""
     match = _NAME_TITLE.match(title)
