@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from citeline.documents.hidden import hidden_opening_tag, hidden_style, opens_element
+from citeline.documents.hidden import hidden_element, hidden_opening_tag, hidden_style, opens_element
 
 
 @pytest.mark.parametrize(("tag", "hidden"), [
@@ -41,3 +41,10 @@ def test_an_inline_style_hides_text_only_when_a_reader_cannot_see_it(style: str,
 ])
 def test_only_a_tag_that_a_later_closing_tag_ends_opens_an_element(tag: str, opens: bool) -> None:
     assert opens_element(tag) is opens
+
+
+def test_a_tab_panel_not_shown_until_clicked_is_not_hidden() -> None:
+    assert not hidden_element({"role": "tabpanel", "hidden": ""})
+    # hidden by its style, or a hidden element of another role, it is hidden
+    assert hidden_element({"role": "tabpanel", "hidden": "", "style": "display: none"})
+    assert hidden_element({"role": "note", "hidden": ""})

@@ -546,6 +546,48 @@ def test_definitions_grouped_in_divs_read_and_a_code_term_is_an_entrys_signature
         assert gone not in doc.text, gone
 
 
+BUILT_SITE = """<html><body><main><article><div class="theme-doc-markdown markdown"><header><h1>Widget cache</h1></header>
+<div class="theme-admonition theme-admonition-note admonition_xJq3 alert alert--secondary"><div class="admonitionHeading_Gvgb">
+<span class="admonitionIcon_Rf37"><svg viewBox="0 0 14 16"><path d="M6"></path></svg></span>note</div>
+<div class="admonitionContent_BuS1"><p>The cache is flushed when the server restarts.</p></div></div>
+<div class="tip custom-block"><p class="custom-block-title">TIP</p><p>Warm the cache before a release.</p></div>
+<aside aria-label="Caution" class="starlight-aside starlight-aside--caution"><p class="starlight-aside__title" aria-hidden="true">Caution</p>
+<div class="starlight-aside__content"><p>Never set the size above the free memory.</p></div></aside>
+<h2 id="install">Install<a href="#install" class="hash-link">\u200b</a></h2>
+<div class="sl-heading-wrapper"><a class="sl-anchor-link" href="#install"><span class="sr-only">Section titled "Install"</span></a></div>
+<pre class="prism-code language-bash"><code><span class="token-line"><span class="token plain">pip install widget</span><br></span><span class="token-line"><span class="token plain">widget serve</span><br></span></code></pre>
+<pre data-language="bash"><code><div class="ec-line"><div class="code"><span>widget init</span></div></div><div class="ec-line"><div class="code"><span>widget flush</span></div></div></code></pre>
+<div class="language-sh"><span class="lang">sh</span><pre><code>widget stop</code></pre></div>
+<div class="highlight"><div class="chroma"><table class="lntable"><tr><td class="lntd"><pre class="chroma"><code><span class="lnt">1
+</span><span class="lnt">2
+</span></code></pre></td><td class="lntd"><pre class="chroma"><code class="language-bash">widget start
+widget status
+</code></pre></td></tr></table></div></div>
+<pre class="chroma"><code><span class="line"><span class="ln">1</span><span class="cl">widget top
+</span></span></code></pre>
+<div class="tabs-container"><ul role="tablist" class="tabs"><li role="tab" class="tabs__item">Linux</li></ul>
+<div role="tabpanel" class="tabItem_Ymn6"><p>Run it under systemd.</p></div>
+<div role="tabpanel" class="tabItem_Ymn6" hidden=""><p>Run it as a Windows service.</p></div></div>
+</div><div class="theme-doc-toc-mobile"><ul class="table-of-contents"><li><a href="/docs/cache#install">Install</a></li></ul></div>
+</article></main></body></html>"""
+
+
+def test_a_built_sites_notes_hidden_tabs_and_highlighted_code_read_as_its_reader_sees_them(tmp_path: Path) -> None:
+    doc = load(tmp_path, BUILT_SITE)
+    notes = [(doc.text[b.start:b.end], b.label) for b in doc.blocks if b.kind == "note"]
+    # Docusaurus' and VitePress' notes are notes with their kind as title; Starlight's aside is content
+    assert notes == [("The cache is flushed when the server restarts.", "Note"),
+                     ("Warm the cache before a release.", "Tip")]
+    assert "Never set the size above the free memory." in doc.text
+    # each line of highlighted code is a line, without Hugo's line numbers or VitePress' language label
+    assert [doc.text[b.start:b.end] for b in doc.blocks if b.kind == "code"] == [
+        "pip install widget\nwidget serve", "widget init\nwidget flush", "widget stop", "widget start\nwidget status",
+        "widget top"]
+    # a tab's panel not shown until clicked is read; Starlight's anchors and the table of contents are not
+    assert "Run it as a Windows service." in doc.text
+    assert "Section titled" not in doc.text and doc.text.count("Install") == 1
+
+
 CARTOUCHE = """<html><body><div class="section"><h2>Using packages</h2>
 <p>The installed packages are listed like this:</p>
 <blockquote><table summary="" class="cartouche" border="1"><tr><td>

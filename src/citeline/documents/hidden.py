@@ -39,7 +39,11 @@ def hidden_style(style: str) -> bool:
 
 
 def hidden_element(attrs: Mapping[str, object]) -> bool:
-    """Whether an element with these attributes is hidden from a reader."""
+    """Whether an element with these attributes is hidden from a reader. A tab's panel that is not
+    the one shown (`role="tabpanel" hidden`, as Docusaurus and Starlight write every other tab) is
+    not: a reader opens it with a click."""
+    if "hidden" in attrs and str(attrs.get("role", "")).lower() == "tabpanel":
+        return hidden_style(str(attrs.get("style", "")))
     return ("hidden" in attrs or str(attrs.get("aria-hidden", "")).lower() == "true"
             or hidden_style(str(attrs.get("style", ""))))
 

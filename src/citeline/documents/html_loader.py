@@ -41,7 +41,9 @@ _CHROME_ROLES = frozenset(("navigation", "banner", "contentinfo", "search", "com
 # unfolds, which the page keeps folded: an implementation, not its documentation; rustdoc's "source"
 # and "[−]" links and its "Expand description" toggles; Nim's "Source Edit" links, folded pragmas and
 # theme switch; pydoctor's "(source)" links and the "class
-# documentation" line over every page). A plain `sidebar`
+# documentation" line over every page; Docusaurus' table of contents and version badge, Starlight's
+# "Section titled …" anchors, Jupyter Book's print-only header, Docsy's "Last modified" line, GitBook's
+# search results). A plain `sidebar`
 # class is left alone: it is docutils' sidebar directive, which is content.
 _CHROME_CLASS = re.compile(
     r"^(?:.+sidebar.*|sidebar[-_].+|.*breadcrumbs?.*|.*banner.*|skip-?link|skip-to-content|md-skip|"
@@ -51,7 +53,8 @@ _CHROME_CLASS = re.compile(
     r"cookie.*|rst-footer-buttons|rst-versions|wy-nav-side|wy-nav-top|feedback.*|(?:main|sub|site|top|nav)?-?menu|"
     r"tagline|toc|list-of-(?:figures|tables|examples|equations|procedures)|nav(?:header|footer)|permalink|"
     r"method-click-advice|method-source-code|out-of-band|rightside|hideme|link-seesrc|pragmawrap|pragmadots|"
-    r"theme-switch-wrapper|simple-toc|sourcelink|categoryheader)$",
+    r"theme-switch-wrapper|simple-toc|sourcelink|categoryheader|table-of-contents|theme-doc-toc-.+|"
+    r"theme-doc-version-badge|sl-anchor-link|onlyprint|td-page-meta.*|search-results)$",
     re.IGNORECASE,
 )
 # rustdoc's trait implementations every type has (`impl<T> From<T> for T`: "Returns the argument
@@ -70,7 +73,8 @@ _MAIN_RULES: tuple[tuple[str | None, str | None, tuple[str, str] | None], ...] =
     ("main", None, None), (None, None, ("role", "main")),
 )
 # `<aside>` is chrome unless docutils used it for content (footnotes, sidebars, topics).
-_CONTENT_ASIDES = frozenset(("sidebar", "admonition", "topic", "footnote", "footnote-list", "note", "warning"))
+_CONTENT_ASIDES = frozenset(("sidebar", "admonition", "topic", "footnote", "footnote-list", "note", "warning",
+                             "starlight-aside"))
 _SKIP_LINK = re.compile(r"^\s*skip\s+to\s+(?:the\s+)?(?:main\s+)?content\s*$", re.IGNORECASE)
 _PERMALINK_TEXT = frozenset(("¶", "#", "§", "🔗"))
 # Texinfo's printed indexes (`@printindex`): tables of entries linking to the sections that mention
@@ -119,8 +123,11 @@ _BLOCK_TAGS = frozenset((
     "summary", "fieldset", "body", "html", "center", "header", "aside", "li", "caption", *_HEADINGS,
 ))
 _CODE_TAGS = frozenset(("code", "kbd", "samp", "tt"))
+_LINE_BLOCKS = frozenset(("div", "p"))  # a line of code a highlighter lays out as a block
 # Block elements met inside inline content (a list in a table cell): a space on either side.
 _INLINE_BREAKS = frozenset(("p", "div", "ul", "ol", "dl", "dt", "dd", "blockquote", "table", "tr", "td", "th"))
+_SITE_ADMONITIONS = frozenset(("theme-admonition", "custom-block"))
+_SITE_ADMONITION_TITLE = re.compile(r"^(?:admonitionHeading.*|custom-block-title)$")
 _VERSION_CLASSES = frozenset(("versionadded", "versionchanged", "deprecated", "versionremoved"))
 # Sphinx marks API entries `dl.py.function`, `dl.py.class`, `dl.c.function`, ...
 _DESCRIPTION_CLASSES = frozenset((
@@ -215,6 +222,8 @@ def _chrome(tag: Any) -> bool:
         return True
     if (name == "table" and _index_table(tag)) or (name == "p" and _generator_credit(tag)):
         return True
+    if _line_numbers(tag, name) or _language_label(tag, name):
+        return True
     if tag.get("id") in _CHROME_IDS or ("impl-items" in _classes(tag)
                                                  and tag.find(class_="trait-impl") is not None):
         return True
@@ -231,6 +240,22 @@ def _redirect_target(soup: Any) -> str | None:
     refresh = soup.find("meta", attrs={"http-equiv": _REFRESH})
     target = _REDIRECT_TARGET.search(str(refresh.get("content", ""))) if refresh is not None else None
     return target.group(1).strip() if target else None
+
+
+def _line_numbers(tag: Any, name: str) -> bool:
+    """Hugo's (Chroma's) line numbers: a table cell holding only them beside the code's cell
+    (`td.lntd` of `span.lnt`), or one set before each line of the code (`span.ln`)."""
+    classes = _classes(tag)
+    if name == "td" and "lntd" in classes:
+        return tag.find(class_="lnt") is not None
+    return name == "span" and bool({"ln", "lnt"} & set(classes)) and tag.find_parent("pre") is not None
+
+
+def _language_label(tag: Any, name: str) -> bool:
+    """The language name VitePress shows over a code block (`div.language-bash > span.lang`): the
+    code block is labelled with its language already."""
+    return (name == "span" and "lang" in _classes(tag) and tag.parent is not None
+            and any(cls.startswith("language-") for cls in _classes(tag.parent)))
 
 
 def _index_table(table: Any) -> bool:
@@ -635,6 +660,30 @@ def _terms_and_definitions(entries: Any) -> list[Any]:
     return found
 
 
+def _preformatted(pre: Any) -> str:
+    """A `<pre>`'s text with the line breaks a highlighter writes as elements: a `<br>` (Docusaurus'
+    Prism) or a block per line (Starlight's `div.ec-line`) ends a line, as its newline would."""
+    from bs4.element import NavigableString, Tag
+
+    parts: list[str] = []
+    stack: list[Any] = [pre]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str) and not isinstance(node, NavigableString):
+            if parts and not parts[-1].endswith("\n"):
+                parts.append("\n")  # the end of a line's block
+        elif isinstance(node, Tag):
+            if node.name == "br":
+                parts.append("\n")
+                continue
+            if node is not pre and node.name in _LINE_BLOCKS:
+                stack.append("end")
+            stack.extend(reversed(node.contents))
+        elif isinstance(node, NavigableString):
+            parts.append(str(node))
+    return "".join(parts)
+
+
 def _own_rows(table: Any) -> list[Any]:
     """The rows of `table` itself, not of the tables nested in its cells."""
     return [row for row in table.find_all("tr") if row.find_parent("table") is table]
@@ -801,7 +850,7 @@ class _Walker:
         elif name in {"p", "figcaption", "caption", "summary"}:
             self.builder.block(self.context.kind("paragraph"), self.inline(tag.contents), label=self.context.label())
         elif name == "pre":
-            self.builder.block("code", self.clean(tag.get_text()), label=self.context.title(),
+            self.builder.block("code", self.clean(_preformatted(tag)), label=self.context.title(),
                                preformatted=True, language=_language(tag))
         elif name in {"ul", "ol"}:
             self._list(tag, stack)
@@ -1031,6 +1080,8 @@ class _Walker:
         title_tag = None
         if "admonition" in classes:
             title_tag = tag.find(class_="admonition-title", recursive=False)
+        elif classes & _SITE_ADMONITIONS and tag.name != "details":  # Docusaurus', VitePress' notes
+            title_tag = tag.find(class_=_SITE_ADMONITION_TITLE, recursive=False)
         elif tag.name == "details":
             title_tag = tag.find("summary", recursive=False)
             if title_tag is None or title_tag.find(class_="code-header") is not None:
@@ -1048,6 +1099,8 @@ class _Walker:
         else:
             return False
         title = " ".join(self.inline(title_tag.contents).split()) if title_tag is not None else ""
+        if title.lower() in ADMONITION_KINDS:
+            title = title.capitalize()  # "TIP", "note": the kind, as a title
         if not title:
             title = next((kind.capitalize() for kind in ADMONITION_KINDS if kind in classes), "Note")
         children = [child for child in tag.contents if child is not title_tag]
