@@ -422,6 +422,14 @@ def test_rustdoc_item_tables_read_each_summary_with_its_name(tmp_path: Path) -> 
         ("list_item", "braced - Parse a set of curly braces.", "braced")]
 
 
+def test_a_page_its_scripts_render_in_the_browser_has_no_text_of_its_own(tmp_path: Path) -> None:
+    shell = ('<html><head><title>Docs</title></head><body><div id="app"></div><script>window.$docsify = '
+             "{loadSidebar: true}</script><script src=\"//cdn.jsdelivr.net/npm/docsify@4\"></script></body></html>")
+    with pytest.raises(NoTextOfItsOwn, match=r"holds no text: its scripts render the page in the browser") as raised:
+        load(tmp_path, shell)
+    assert raised.value.hint == "ingest the site's Markdown sources instead"
+
+
 def test_a_redirect_page_has_no_text_of_its_own(tmp_path: Path) -> None:
     redirect = ('<html><head><meta http-equiv="refresh" content="0;URL=../../syn/struct.ExprArray.html">'
                 '<title>Redirection</title></head><body><p>Redirecting to <a href="../../syn/struct.ExprArray.html">'
@@ -565,9 +573,12 @@ widget status
 </code></pre></td></tr></table></div></div>
 <pre class="chroma"><code><span class="line"><span class="ln">1</span><span class="cl">widget top
 </span></span></code></pre>
-<div class="tabs-container"><ul role="tablist" class="tabs"><li role="tab" class="tabs__item">Linux</li></ul>
+<div class="tabs-container"><ul role="tablist" class="tabs"><li role="tab" class="tabs__item">Linux</li>
+<li role="tab" class="tabs__item">Windows</li></ul><div class="margin-top--md">
 <div role="tabpanel" class="tabItem_Ymn6"><p>Run it under systemd.</p></div>
-<div role="tabpanel" class="tabItem_Ymn6" hidden=""><p>Run it as a Windows service.</p></div></div>
+<div role="tabpanel" class="tabItem_Ymn6" hidden=""><p>Run it as a Windows service.</p></div></div></div>
+<starlight-tabs><div class="tablist-wrapper"><ul role="tablist"><li role="presentation"><a role="tab" href="#p0">npm</a></li>
+</ul></div><div id="p0" role="tabpanel"><p>Install it with npm.</p></div></starlight-tabs>
 </div><div class="theme-doc-toc-mobile"><ul class="table-of-contents"><li><a href="/docs/cache#install">Install</a></li></ul></div>
 </article></main></body></html>"""
 
@@ -583,9 +594,12 @@ def test_a_built_sites_notes_hidden_tabs_and_highlighted_code_read_as_its_reader
     assert [doc.text[b.start:b.end] for b in doc.blocks if b.kind == "code"] == [
         "pip install widget\nwidget serve", "widget init\nwidget flush", "widget stop", "widget start\nwidget status",
         "widget top"]
-    # a tab's panel not shown until clicked is read; Starlight's anchors and the table of contents are not
-    assert "Run it as a Windows service." in doc.text
-    assert "Section titled" not in doc.text and doc.text.count("Install") == 1
+    # a tab's panel not shown until clicked is read, under its tab's title
+    assert [(doc.text[b.start:b.end], b.label) for b in doc.blocks if b.kind == "tab"] == [
+        ("Run it under systemd.", "Linux"), ("Run it as a Windows service.", "Windows"), ("Install it with npm.", "npm")]
+    # Starlight's anchors and the table of contents are not read
+    assert "Section titled" not in doc.text
+    assert [b.kind for b in doc.blocks if doc.text[b.start:b.end] == "Install"] == ["heading"]
 
 
 CARTOUCHE = """<html><body><div class="section"><h2>Using packages</h2>

@@ -251,6 +251,18 @@ def _line_numbers(tag: Any, name: str) -> bool:
     return name == "span" and bool({"ln", "lnt"} & set(classes)) and tag.find_parent("pre") is not None
 
 
+def _holds_tablist(tag: Any) -> bool:
+    """Whether a child or grandchild of `tag` is an ARIA tab list (asked of every block, so only
+    that deep)."""
+    from bs4.element import Tag
+
+    for child in tag.contents:
+        if isinstance(child, Tag) and (child.get("role") == "tablist" or any(
+                isinstance(inner, Tag) and inner.get("role") == "tablist" for inner in child.contents)):
+            return True
+    return False
+
+
 def _language_label(tag: Any, name: str) -> bool:
     """The language name VitePress shows over a code block (`div.language-bash > span.lang`): the
     code block is labelled with its language already."""
@@ -838,7 +850,7 @@ class _Walker:
         if name in _CODE_TAGS:
             self.parts.append(self.inline([tag]))
             return
-        if name not in _BLOCK_TAGS:
+        if name not in _BLOCK_TAGS and "-" not in name:  # a custom element (`starlight-tabs`) is a block
             stack.extend(reversed(tag.contents))
             return
         self.flush()
@@ -1119,6 +1131,9 @@ class _Walker:
         elif "sphinx-tabs" in classes:
             titles = tag.select(".sphinx-tabs-tab")
             panels = tag.select(":scope > .sphinx-tabs-panel")
+        elif _holds_tablist(tag):  # ARIA tabs: Docusaurus', Starlight's, Bootstrap's
+            titles = tag.select(":scope > [role=tablist] [role=tab], :scope > * > [role=tablist] [role=tab]")
+            panels = tag.select(":scope > [role=tabpanel], :scope > * > [role=tabpanel]")
         else:
             return False
         if not panels or len(titles) != len(panels):
@@ -1153,6 +1168,7 @@ class HtmlLoader:
         metadata = self._metadata(soup)
         redirect = _redirect_target(soup)
         framed = [str(frame["src"]) for frame in soup.find_all("frame", src=True)]
+        scripted = soup.find("script") is not None
         generators = [str(meta.get("content", "")) for meta in soup.find_all("meta", attrs={"name": "generator"})]
         haddock = soup.select_one(_HADDOCK_PAGE) is not None
         root = _prepare(soup, builder)
@@ -1170,6 +1186,11 @@ class HtmlLoader:
         document = builder.build(title=title, metadata=metadata, sanitized_chars=walker.removed + title_removed)
         # A frameset page (old Javadoc's and C# doc's index.html) shows other pages and has no text.
         refuse_only_includes(path.name, document, framed, how=("frames", "framed"))
+        if scripted and not document.blocks:
+            # Docsify's and other single-page apps' pages: an empty element their scripts fill in
+            # the browser from the site's Markdown.
+            raise NoTextOfItsOwn(f"{path.name}: holds no text: its scripts render the page in the browser",
+                                 hint="ingest the site's Markdown sources instead")
         if redirect and len(document.text.split()) <= _REDIRECT_WORDS:
             raise NoTextOfItsOwn(f"{path.name}: only redirects to another page ({redirect})",
                                  hint="ingest the page it redirects to")
