@@ -40,8 +40,8 @@ _CHROME_ROLES = frozenset(("navigation", "banner", "contentinfo", "search", "com
 # figures, Doxygen's "◆" permalinks, RDoc's "click to toggle source" and the method source it
 # unfolds, which the page keeps folded: an implementation, not its documentation; rustdoc's "source"
 # and "[−]" links and its "Expand description" toggles; Nim's "Source Edit" links, folded pragmas and
-# theme switch; pydoctor's "(source)" links and the "class
-# documentation" line over every page; Docusaurus' table of contents and version badge, Starlight's
+# theme switch; pydoctor's "(source)" links and the "class documentation" line over every page;
+# Docusaurus' table of contents and version badge, Starlight's
 # "Section titled …" anchors, Jupyter Book's print-only header, Docsy's "Last modified" line, GitBook's
 # search results). A plain `sidebar`
 # class is left alone: it is docutils' sidebar directive, which is content.
@@ -57,12 +57,13 @@ _CHROME_CLASS = re.compile(
     r"theme-doc-version-badge|sl-anchor-link|onlyprint|td-page-meta.*|search-results)$",
     re.IGNORECASE,
 )
-# rustdoc's trait implementations every type has (`impl<T> From<T> for T`: "Returns the argument
-# unchanged."), by the ids of their lists and headings. Of a trait implemented for a type only the
-# `impl Trait for Type` line is read: the methods under it (`.trait-impl`) repeat the trait's docs.
+# A rustdoc module's item table: each row's name and one-line summary (see `_item_table_as_definitions`).
 _ITEM_NAME = frozenset(("item-left", "item-name"))
 _ITEM_SUMMARY = frozenset(("item-right", "desc", "docblock-short"))
-# Nim's links to the other manuals and its search box are chrome by id alike.
+# Chrome by id: rustdoc's trait implementations every type has (`impl<T> From<T> for T`: "Returns the
+# argument unchanged."), by the ids of their lists and headings, and Nim's links to the other manuals
+# and its search box. (Of a trait implemented for a type only the `impl Trait for Type` line is read:
+# the methods under it, `.trait-impl`, repeat the trait's docs; see `_chrome`.)
 _CHROME_IDS = frozenset(("synthetic-implementations", "synthetic-implementations-list", "blanket-implementations",
                          "blanket-implementations-list", "global-links", "searchInputDiv"))
 # Where the main content is, most specific first: Sphinx (basic themes, then Read the Docs), MkDocs
@@ -224,8 +225,8 @@ def _chrome(tag: Any) -> bool:
         return True
     if _line_numbers(tag, name) or _language_label(tag, name):
         return True
-    if tag.get("id") in _CHROME_IDS or ("impl-items" in _classes(tag)
-                                                 and tag.find(class_="trait-impl") is not None):
+    if tag.get("id") in _CHROME_IDS or (
+            "impl-items" in _classes(tag) and tag.find(class_="trait-impl") is not None):
         return True
     if name == "a":
         text = tag.get_text().strip()
