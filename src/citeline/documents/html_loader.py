@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from citeline.documents.builder import Containers, DocumentBuilder, item_name
 from citeline.documents.hidden import hidden_element
+from citeline.documents.html_elements import HEADINGS, class_names, own_rows
+from citeline.documents.html_generators import GENERATOR_READERS, HADDOCK_PAGE, read_haddock
 from citeline.documents.loaders import decode_text, refuse_only_includes, sanitize
 from citeline.documents.models import ADMONITION_KINDS, BlockKind, LoadedDocument
 from citeline.documents.registry import register_loader
@@ -91,22 +93,6 @@ _EXTERNAL_LINK = re.compile(r"^https?://")
 _REFRESH = re.compile(r"^\s*refresh\s*$", re.IGNORECASE)
 _REDIRECT_TARGET = re.compile(r"url\s*=\s*['\"]?([^'\"]+)", re.IGNORECASE)
 _REDIRECT_WORDS = 30  # "Redirecting to macro.parse_quote.html..." and a link or two: no page of its own
-_GROFF = re.compile(r"^\s*groff\b", re.IGNORECASE)
-_PYDOCTOR = re.compile(r"^\s*pydoctor\b", re.IGNORECASE)
-# A pydoctor page's summary of its members, one line each, and of those it inherits (see `_read_pydoctor_summary`).
-_PYDOCTOR_SUMMARY = "splitTables"
-# The tables of an entry's fields (parameters, return type, exceptions, ...) and of a constant's value.
-_PYDOCTOR_FIELD_TABLES = ("fieldTable", "valueTable")
-# Links to the class tree, a page pydoctor derives from the class pages ("View In Hierarchy").
-_PYDOCTOR_HIERARCHY = re.compile(r"^classIndex\.html(?:#|$)")
-_MARGIN = re.compile(r"margin-left:\s*(\d+(?:\.\d+)?)%")
-_TERM_WORDS = 12  # an option and its argument, not a paragraph followed by an indented one
-_GTKDOC = re.compile(r"^\s*GTK-Doc\b", re.IGNORECASE)
-# gtk-doc's summary sections (the table of every function, type, property or signal, the details
-# of which follow in sections named "….functions_details" and so on), and an entry's fields.
-_GTKDOC_SUMMARY = re.compile(r"\.(?:functions|other|properties|signals|child-properties|style-properties)$")
-_GTKDOC_FIELD = re.compile(r"\.(?:parameters|returns|members)$")
-_GTKDOC_NAME_CELLS = frozenset(("parameter_name", "struct_member_name", "enum_member_name", "union_member_name"))
 _FOOTNOTE_MARK = re.compile(r"\[?(?:\d{1,3}|[*†‡])\]?")
 # Links and labels of a navigation bar (HTML's link types for a page's place in a sequence).
 _NAVIGATION_RELS = frozenset(("next", "prev", "previous", "up", "contents", "index", "start", "first", "last", "top"))
@@ -117,11 +103,10 @@ _NAVIGATION_BLOCKS = frozenset(("div", "p", "table", "tr", "td", "span", "ul", "
 _NAVIGATION_NODES = 120  # elements and strings a navigation bar stays within
 _LINK_LIST_NODES = 20_000  # ... and a table of contents or an index
 _WORD = re.compile(r"[^\W\d_]+")
-_HEADINGS = {f"h{level}": level for level in range(1, 7)}
 _BLOCK_TAGS = frozenset((
     "p", "div", "section", "article", "main", "ul", "ol", "dl", "dt", "dd", "table", "thead", "tbody",
     "tfoot", "tr", "td", "th", "blockquote", "pre", "figure", "figcaption", "hr", "address", "details",
-    "summary", "fieldset", "body", "html", "center", "header", "aside", "li", "caption", *_HEADINGS,
+    "summary", "fieldset", "body", "html", "center", "header", "aside", "li", "caption", *HEADINGS,
 ))
 _CODE_TAGS = frozenset(("code", "kbd", "samp", "tt"))
 _LINE_BLOCKS = frozenset(("div", "p"))  # a line of code a highlighter lays out as a block
@@ -153,20 +138,6 @@ _MEMBER_PARTS: dict[str, tuple[str, str | None]] = {
 # constructors, fields, methods and instances it declares (`div.subs`): all read under the signature.
 # Its class names are plain words other pages use, so they are read so on a Haddock page only.
 _HADDOCK_MEMBER_PARTS = {**_MEMBER_PARTS, "top": ("src", None)}
-# A Haddock page: its package header holds the page's menu (Source, Contents, Index).
-_HADDOCK_PAGE = "div#package-header ul#page-menu"
-# What of a Haddock page is not its document: the package's name and menu, the module's metadata table
-# (copyright, licence, maintainer, stability: much the same on every module) with its name again, its
-# table of contents, the "Description" caption over its description, the synopsis (every signature
-# again, bare), the "Source" link after every signature, the labels its toggles show only where scripts
-# do not run ("Expand", "Instances details"), the "Produced by Haddock" footer, and the body of every
-# instance (`i:id:`, `i:ic:`, `i:if:`), folded on the page: where the instance is defined and its
-# methods' signatures, which are the class's again. The instance's head stays: "Functor Maybe".
-_HADDOCK_CHROME = ", ".join((
-    "div#package-header", "div#module-header", "div#table-of-contents", "div#description > p.caption",
-    "div#synopsis", ".src a.link", "summary.hide-when-js-enabled", "div#footer",
-    '[id^="i:id:"]', '[id^="i:ic:"]', '[id^="i:if:"]',
-))
 # The spaces a prototype's table cells leave inside its brackets and before its commas.
 _SIGNATURE_OPEN = re.compile(r"\(\s+")
 _SIGNATURE_SPACES = re.compile(r"\s+([),])")
@@ -204,29 +175,24 @@ def _undescribed(tag: Any) -> bool:
     return all(_UNDESCRIBED_FIELD.match(item.get_text()) for item in items)
 
 
-def _classes(tag: Any) -> list[str]:
-    value = tag.get("class") or []
-    return [str(name) for name in value] if isinstance(value, list) else str(value).split()
-
-
 def _chrome(tag: Any) -> bool:
     """Whether a tag inside the main content is page furniture rather than the document."""
     name = tag.name
     if name == "aside":
-        return not (set(_classes(tag)) & _CONTENT_ASIDES)
+        return not (set(class_names(tag)) & _CONTENT_ASIDES)
     if name == "header":
         # An article's header holds its title; a site header holds a logo and links.
-        return tag.find(list(_HEADINGS)) is None
+        return tag.find(list(HEADINGS)) is None
     if str(tag.get("role", "")).lower() in _CHROME_ROLES:
         return True
-    if any(_CHROME_CLASS.match(name) for name in _classes(tag)):
+    if any(_CHROME_CLASS.match(name) for name in class_names(tag)):
         return True
     if (name == "table" and _index_table(tag)) or (name == "p" and _generator_credit(tag)):
         return True
     if _line_numbers(tag, name) or _language_label(tag, name):
         return True
     if tag.get("id") in _CHROME_IDS or (
-            "impl-items" in _classes(tag) and tag.find(class_="trait-impl") is not None):
+            "impl-items" in class_names(tag) and tag.find(class_="trait-impl") is not None):
         return True
     if name == "a":
         text = tag.get_text().strip()
@@ -246,7 +212,7 @@ def _redirect_target(soup: Any) -> str | None:
 def _line_numbers(tag: Any, name: str) -> bool:
     """Hugo's (Chroma's) line numbers: a table cell holding only them beside the code's cell
     (`td.lntd` of `span.lnt`), or one set before each line of the code (`span.ln`)."""
-    classes = _classes(tag)
+    classes = class_names(tag)
     if name == "td" and "lntd" in classes:
         return tag.find(class_="lnt") is not None
     return name == "span" and bool({"ln", "lnt"} & set(classes)) and tag.find_parent("pre") is not None
@@ -267,14 +233,14 @@ def _holds_tablist(tag: Any) -> bool:
 def _language_label(tag: Any, name: str) -> bool:
     """The language name VitePress shows over a code block (`div.language-bash > span.lang`): the
     code block is labelled with its language already."""
-    return (name == "span" and "lang" in _classes(tag) and tag.parent is not None
-            and any(cls.startswith("language-") for cls in _classes(tag.parent)))
+    return (name == "span" and "lang" in class_names(tag) and tag.parent is not None
+            and any(cls.startswith("language-") for cls in class_names(tag.parent)))
 
 
 def _index_table(table: Any) -> bool:
     """A table of a Texinfo index, or its "Jump to:" row of letters: a listing of where words are
     mentioned, derived from the manual, which says nothing of them itself."""
-    return (any(_INDEX_TABLE.match(name) for name in _classes(table))
+    return (any(_INDEX_TABLE.match(name) for name in class_names(table))
             or table.find("a", class_=_INDEX_LETTER) is not None)
 
 
@@ -291,7 +257,7 @@ def _footnote_reference(link: Any, text: str) -> bool:
     ("UTF-16LE1"), and the footnote itself is kept where it is."""
     return (str(link.get("href", "")).startswith("#") and bool(_FOOTNOTE_MARK.fullmatch(text))
             and (link.find("sup") is not None or link.find_parent("sup") is not None
-                 or any("footnote" in name for name in _classes(link))))
+                 or any("footnote" in name for name in class_names(link))))
 
 
 def _navigation_bar(tag: Any) -> bool:
@@ -365,7 +331,7 @@ def _main_rule(tag: Any) -> int | None:
         if name is not None and tag.name != name:
             continue
         if class_name is not None:
-            classes = _classes(tag) if classes is None else classes
+            classes = class_names(tag) if classes is None else classes
             if class_name not in classes:
                 continue
         if attribute is not None and str(tag.get(attribute[0], "")) != attribute[1]:
@@ -399,7 +365,7 @@ def _prepare(soup: Any, builder: DocumentBuilder) -> Any:
             builder.hidden(node.get_text(" "), "hidden element")
             node.decompose()
             continue
-        if node.name in ("div", "ul") and "item-table" in _classes(node):
+        if node.name in ("div", "ul") and "item-table" in class_names(node):
             _item_table_as_definitions(node)
         rank = _main_rule(node)
         if rank is not None:
@@ -423,218 +389,12 @@ def _item_table_as_definitions(table: Any) -> None:
     table.name = "dl"
     for row in table.find_all(recursive=False):
         for cell in row.find_all(recursive=False):
-            classes = set(_classes(cell))
+            classes = set(class_names(cell))
             if classes & _ITEM_NAME:
                 cell.name = "dt"
             elif classes & _ITEM_SUMMARY:
                 cell.name = "dd"
         row.unwrap()
-
-
-def _read_man_page(soup: Any, root: Any) -> None:
-    """A manual page as groff writes it in HTML: its list of links to its own sections (`<a
-    href="#NAME">NAME</a><br>` ...) is not read, and a tagged paragraph (an option, then its
-    description in paragraphs indented further: `<p style="margin-left:11%">` then `22%`) is made a
-    definition, so the description reads with its option rather than apart from it."""
-    for link in root.find_all("a", href=True, recursive=False):
-        if str(link["href"]).startswith("#"):
-            following = link.next_sibling
-            if following is not None and getattr(following, "name", None) == "br":
-                following.decompose()
-            link.decompose()
-    for term in root.find_all("p"):
-        margin = _margin(term)
-        described = [] if margin is None else list(_indented_after(term, margin))
-        if not described or len(term.get_text().split()) > _TERM_WORDS:
-            continue
-        entry, description = soup.new_tag("dl"), soup.new_tag("dd")
-        term.insert_before(entry)
-        term.name = "dt"
-        entry.append(term.extract())
-        entry.append(description)
-        for paragraph in described:
-            description.append(paragraph.extract())
-
-
-def _read_gtkdoc(soup: Any, root: Any) -> None:
-    """A gtk-doc reference page (GLib's, GTK's, ...) as a person reads it: no navigation bar, no
-    summary tables repeating the entries below, the page's title out of its layout table, code
-    listings without their column of line numbers, and an entry's parameters, members and return
-    value read inside the entry (as "name - description" and "Returns: …") rather than as headings
-    of their own, which cut the entry into passages that never name it and left its "Since:" line
-    under the last of them."""
-    for tag in root.find_all(["table", "td", "div"], class_=("navigation", "listing_lines", "refsect1", "refnamediv")):
-        classes = set(_classes(tag))
-        if classes & {"navigation", "listing_lines"}:
-            tag.decompose()
-        elif "refnamediv" in classes and (layout := tag.find("table")) is not None:
-            layout.replace_with(*(layout.find("td") or layout).contents)
-        elif "refsect1" in classes and _anchor_named(tag, _GTKDOC_SUMMARY):
-            tag.decompose()
-    for field in root.find_all("div", class_="refsect3"):
-        heading = field.find("h4", recursive=False)
-        if heading is None or not (anchor := _anchor_named(field, _GTKDOC_FIELD)):
-            continue
-        heading.decompose()
-        if anchor.endswith(".returns") and (value := field.find("p", recursive=False)) is not None:
-            value.insert(0, "Returns: ")
-        for table in field.find_all("table"):
-            _fields_as_definitions(soup, table)
-
-
-def _anchor_named(section: Any, pattern: re.Pattern[str]) -> str | None:
-    """The name of the anchor a gtk-doc section opens with, when it matches `pattern`."""
-    anchor = section.find("a", attrs={"name": True}, recursive=False)
-    name = str(anchor["name"]) if anchor is not None else ""
-    return name if pattern.search(name) else None
-
-
-def _fields_as_definitions(soup: Any, table: Any) -> None:
-    """A table of parameters or members (name | description | annotations) made a definition list,
-    so each description reads with its name ("key - a key to insert") and its annotations."""
-    entries = soup.new_tag("dl")
-    for row in table.find_all("tr"):
-        cells = row.find_all("td", recursive=False)
-        if not cells or not set(_classes(cells[0])) & _GTKDOC_NAME_CELLS:
-            continue
-        term, description = soup.new_tag("dt"), soup.new_tag("dd")
-        term.extend(list(cells[0].contents))
-        for cell in cells[1:]:
-            description.extend([" ", *list(cell.contents)])
-        entries.extend([term, description])
-    if entries.contents:
-        table.replace_with(entries)
-
-
-def _read_haddock(soup: Any, root: Any) -> None:
-    """A Haddock page as a person reads it: its chrome and instance bodies dropped (`_HADDOCK_CHROME`);
-    the headings inside an entry ("Examples" over its folded examples, "Instances" over its instance
-    list) and Haddock's other folding subheadings made paragraphs, so that they do not start a section
-    that runs on over the entries after them; and each method or associated type a class declares (a
-    `p.src` defining a name, then its `div.doc`, one after another in the class's `div.subs`) made an
-    entry of its own, so that its documentation reads under its signature, not the class's."""
-    for tag in root.select(_HADDOCK_CHROME):
-        tag.extract()  # not decomposed: an element inside one already dropped is only detached from it
-    for heading in root.find_all(list(_HEADINGS)):
-        if "subheading" in _classes(heading) or heading.find_parent("div", class_="top") is not None:
-            heading.name = "p"
-    for signature in root.select("p.src"):
-        if "top" in _classes(signature.parent) or signature.find("a", class_="def") is None:
-            continue  # an entry's own signature, or a class's minimal complete definition
-        documentation = signature.find_next_sibling()
-        entry = soup.new_tag("div", attrs={"class": "top"})
-        signature.replace_with(entry)
-        entry.append(signature)
-        if documentation is not None and documentation.name == "div" and "doc" in _classes(documentation):
-            entry.append(documentation.extract())
-
-
-def _margin(tag: Any) -> float | None:
-    match = _MARGIN.search(str(tag.get("style", "")))
-    return float(match.group(1)) if match else None
-
-
-def _indented_after(term: Any, margin: float) -> Iterator[Any]:
-    """The paragraphs right after `term` that are indented further than it."""
-    node = term.find_next_sibling()
-    while node is not None and node.name == "p" and (_margin(node) or 0.0) > margin:
-        yield node
-        node = node.find_next_sibling()
-
-
-def _read_pydoctor_page(soup: Any, root: Any) -> None:
-    """An API page as pydoctor writes it: its link to the class tree, its "Undocumented" placeholders
-    (where a docstring or a parameter's description would be) and its summary lines of the members
-    documented on the page itself are not read, and each table of an entry's fields is made a field
-    list, so that a parameter, a return type or a value reads with the field it is listed under."""
-    summary = root.find(id=_PYDOCTOR_SUMMARY)
-    if summary is not None:
-        _read_pydoctor_summary(summary)
-    for extras in root.find_all("div", class_="extrasDocstring"):
-        for paragraph in extras.find_all("p", recursive=False):
-            link = paragraph.find("a", href=_PYDOCTOR_HIERARCHY)
-            if link is not None and paragraph.get_text().strip() == link.get_text().strip():
-                paragraph.decompose()  # "View In Hierarchy"
-    for placeholder in root.find_all(class_="undocumented"):
-        placeholder.decompose()
-    for table in root.find_all("table", class_=_PYDOCTOR_FIELD_TABLES):
-        _field_table_as_field_list(soup, table)
-
-
-def _read_pydoctor_summary(summary: Any) -> None:
-    """pydoctor's summary of a page's members, a row of kind, name and first line each: the members
-    documented further down the page, and those inherited (listed after "Inherited from …:", each
-    documented on its own page), are not read again; a module's classes and a package's modules,
-    documented on pages of their own, read as their name and first line ("`LoopingCall` - Call a
-    function repeatedly."), as rustdoc's module item tables do, so that the page says what it holds."""
-    for inherited in summary.find_all("p", class_="inheritedFrom", recursive=False):
-        listing = inherited.find_next_sibling("table")
-        if listing is not None:
-            listing.decompose()
-        inherited.decompose()
-    for table in summary.find_all("table", recursive=False):
-        for row in table.find_all("tr"):
-            cells = row.find_all("td", recursive=False)
-            link = cells[1].find("a", href=True) if len(cells) == 3 else None
-            if link is None or str(link["href"]).startswith("#"):
-                row.decompose()  # documented below (or no summary line of a member)
-                continue
-            cells[0].decompose()  # its kind: "Class", "Module", ...
-            cells[1].name, cells[2].name = "dt", "dd"
-            row.unwrap()
-        table.name = "dl"
-
-
-def _field_table_as_field_list(soup: Any, table: Any) -> None:
-    """pydoctor's table of an entry's fields (a row naming the field: "Parameters", "Returns",
-    "Raises", "Value", then a row for each parameter, type or value) made the field list Sphinx
-    writes for the same fields: "Returns: `Deferred[_T]`", "Parameters:" then "coro: `Union[…]` - The
-    coroutine object to schedule.", rather than rows apart from the name of their field."""
-    rows = _own_rows(table)
-    if not rows or "fieldStart" not in _classes(rows[0]):
-        return  # not laid out as pydoctor lays out fields: read as the table it is
-    fields: list[tuple[Any, list[Any]]] = []  # each field's name row and its value rows
-    for row in rows:
-        if "fieldStart" in _classes(row):
-            fields.append((row, []))
-        else:
-            fields[-1][1].append(row)
-    field_list = soup.new_tag("dl", attrs={"class": "field-list"})
-    for start, values in fields:
-        term, description = soup.new_tag("dt"), soup.new_tag("dd")
-        for cell in start.find_all(["td", "th"], recursive=False):
-            term.extend(list(cell.contents))
-        term.append(":")
-        if len(values) == 1:
-            description.extend(_field_value(values[0]))
-        elif values:
-            items = soup.new_tag("ul")
-            for value in values:
-                item = soup.new_tag("li")
-                item.extend(_field_value(value))
-                items.append(item)
-            description.append(items)
-        field_list.extend((term, description))
-    table.replace_with(field_list)
-
-
-def _field_value(row: Any) -> list[Any]:
-    """The contents of one value row of a pydoctor field table: a parameter's name and type, then
-    its description after a dash ("coro: `Union[…]` - The coroutine object to schedule.")."""
-    nodes: list[Any] = []
-    for cell in row.find_all(["td", "th"], recursive=False):
-        if not cell.get_text().strip():
-            continue  # an undocumented parameter's description
-        for name in cell.find_all(class_="fieldArg"):
-            name.append(" ")  # "coro:" stands right against its type
-        nodes += [" - ", *cell.contents] if nodes else list(cell.contents)
-    return nodes
-
-
-# Readers of what one generator alone writes, chosen by the page's `<meta name="generator">`.
-_GENERATOR_READERS: tuple[tuple[re.Pattern[str], Callable[[Any, Any], None]], ...] = (
-    (_GROFF, _read_man_page), (_GTKDOC, _read_gtkdoc), (_PYDOCTOR, _read_pydoctor_page),
-)
 
 
 def _drop_chrome(root: Any) -> None:
@@ -657,7 +417,7 @@ def _language(pre: Any) -> str | None:
     for tag in candidates:
         if getattr(tag, "name", None) is None:
             continue
-        for name in _classes(tag):
+        for name in class_names(tag):
             match = _LANGUAGE_CLASS.match(name)
             if match and match.group(1) not in {"default", "none", "text"}:
                 return match.group(1)
@@ -697,11 +457,6 @@ def _preformatted(pre: Any) -> str:
     return "".join(parts)
 
 
-def _own_rows(table: Any) -> list[Any]:
-    """The rows of `table` itself, not of the tables nested in its cells."""
-    return [row for row in table.find_all("tr") if row.find_parent("table") is table]
-
-
 def _box_cell(table: Any) -> Any:
     """The one cell of a table that has one row of one cell, else None.
 
@@ -709,7 +464,7 @@ def _box_cell(table: Any) -> Any:
     way and older pages lay content out with it. Read as a table row, an example inside loses its
     lines and runs on for pages as one "row".
     """
-    rows = _own_rows(table)
+    rows = own_rows(table)
     if len(rows) != 1:
         return None
     cells = rows[0].find_all(["td", "th"], recursive=False)
@@ -855,9 +610,9 @@ class _Walker:
             stack.extend(reversed(tag.contents))
             return
         self.flush()
-        classes = set(_classes(tag))
-        if name in _HEADINGS:
-            block = self.builder.heading(_HEADINGS[name], self.inline(tag.contents))
+        classes = set(class_names(tag))
+        if name in HEADINGS:
+            block = self.builder.heading(HEADINGS[name], self.inline(tag.contents))
             if block is not None and name == "h1" and self.first_h1 is None:
                 self.first_h1 = block.section  # an h1 starts a path of its own: its title
         elif name in {"p", "figcaption", "caption", "summary"}:
@@ -971,7 +726,7 @@ class _Walker:
         return _Action(read)
 
     def _definitions(self, tag: Any, stack: list[Any]) -> None:
-        classes = set(_classes(tag))
+        classes = set(class_names(tag))
         # A setting, option or environment variable has a name, not a signature: it reads as a
         # definition ("`addopts` - Add the specified OPTS …"), so a quoted description keeps its name.
         description = bool(classes & _DESCRIPTION_CLASSES) and not classes & {"field-list", "simple", "footnote",
@@ -1018,7 +773,7 @@ class _Walker:
             text, rest = self._leading(children)
             term = name.rstrip(":").strip()
             label = term or self.context.label()  # a term names its definition
-            if "field-list" in _classes(group) and term.lower() in _OWN_FIELDS:
+            if "field-list" in class_names(group) and term.lower() in _OWN_FIELDS:
                 # "Default: `normal`" in an option's description says the option's default.
                 label = self.context.described() or label
             if text.strip():
@@ -1035,7 +790,7 @@ class _Walker:
         for caption in table.find_all("caption", recursive=False):
             self.builder.block(self.context.kind("paragraph"), self.inline(caption.contents), label=self.context.label())
         read: list[tuple[Any, list[Any], tuple[str, ...]]] = []
-        for row in _own_rows(table):
+        for row in own_rows(table):
             cells_tags = row.find_all(["td", "th"], recursive=False)
             read.append((row, cells_tags, tuple(" ".join(self.inline(cell.contents).split()) for cell in cells_tags)))
         drawn = _drawn_columns([cells for _, _, cells in read])
@@ -1086,7 +841,7 @@ class _Walker:
 
         stack.append(_Action(lambda _stack: self.flush()))
         for child in reversed(tag.contents):
-            is_entry = isinstance(child, self._tag) and "seglistitem" in _classes(child)
+            is_entry = isinstance(child, self._tag) and "seglistitem" in class_names(child)
             stack.append(entry(child) if is_entry else child)
 
     def _admonition(self, tag: Any, classes: set[str], stack: list[Any]) -> bool:
@@ -1171,12 +926,12 @@ class HtmlLoader:
         framed = [str(frame["src"]) for frame in soup.find_all("frame", src=True)]
         scripted = soup.find("script") is not None
         generators = [str(meta.get("content", "")) for meta in soup.find_all("meta", attrs={"name": "generator"})]
-        haddock = soup.select_one(_HADDOCK_PAGE) is not None
+        haddock = soup.select_one(HADDOCK_PAGE) is not None
         root = _prepare(soup, builder)
         if haddock:
-            _read_haddock(soup, root)
+            read_haddock(soup, root)
         _drop_chrome(root)
-        for generator, read in _GENERATOR_READERS:
+        for generator, read in GENERATOR_READERS:
             if any(generator.match(name) for name in generators):
                 read(soup, root)
 
