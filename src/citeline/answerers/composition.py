@@ -50,9 +50,6 @@ _REFERS_TO_ITS_THING = re.compile(
     r"\bthis\s+(?:flag|option|setting|variable|parameter|argument|attribute|field|key|value|command|switch|lint"
     r"|rule|check|hook|directive|function|method|class|macro|decorator|property|filter|fixture|marker)\b",
     re.IGNORECASE)
-# With the lead model, a supporting point has at least this share of the lead's share of P(holds
-# the answer). 0.15 answered one question more over the ten development sets but lengthened the
-# answers (median words httpx 32 → 38, starlette 40 → 46).
 # A sentence opening as a verb would after its subject ("Convert a letter …", "Returns the index …"):
 # not with an article, a pronoun, a conjunction or a preposition, which a sentence with its own
 # subject or a clause before it starts with.
@@ -60,6 +57,9 @@ _SUBJECTLESS = re.compile(
     r"(?!(?:the|a|an|this|these|that|those|it|its|they|you|we|if|when|while|for|in|on|at|by|with|as|since|"
     r"to|from|of|and|or|but|not|no|all|each|every|some|any|there|here|note|see|however|also|only|unlike|"
     r"use|default|defaults)\b)[A-Z][a-z]+s?\b(?![^\s]*[(:=])", re.IGNORECASE)
+# With the lead model, a supporting point has at least this share of the lead's share of P(holds
+# the answer). 0.15 answered one question more over the ten development sets but lengthened the
+# answers (median words httpx 32 → 38, starlette 40 → 46).
 _POINT_SHARE = 0.2
 # With the hand-written rules, a supporting point scores at least this share of the lead's relevance
 # (0.65-0.85 tried: lower adds answers on every set and words to every answer) ...

@@ -185,14 +185,14 @@ def _chrome(tag: Any) -> bool:
         return tag.find(list(HEADINGS)) is None
     if str(tag.get("role", "")).lower() in _CHROME_ROLES:
         return True
-    if any(_CHROME_CLASS.match(name) for name in class_names(tag)):
+    classes = class_names(tag)
+    if any(_CHROME_CLASS.match(class_name) for class_name in classes):
         return True
     if (name == "table" and _index_table(tag)) or (name == "p" and _generator_credit(tag)):
         return True
-    if _line_numbers(tag, name) or _language_label(tag, name):
+    if _line_numbers(tag, name, classes) or _language_label(tag, name, classes):
         return True
-    if tag.get("id") in _CHROME_IDS or (
-            "impl-items" in class_names(tag) and tag.find(class_="trait-impl") is not None):
+    if tag.get("id") in _CHROME_IDS or ("impl-items" in classes and tag.find(class_="trait-impl") is not None):
         return True
     if name == "a":
         text = tag.get_text().strip()
@@ -209,10 +209,9 @@ def _redirect_target(soup: Any) -> str | None:
     return target.group(1).strip() if target else None
 
 
-def _line_numbers(tag: Any, name: str) -> bool:
+def _line_numbers(tag: Any, name: str, classes: list[str]) -> bool:
     """Hugo's (Chroma's) line numbers: a table cell holding only them beside the code's cell
     (`td.lntd` of `span.lnt`), or one set before each line of the code (`span.ln`)."""
-    classes = class_names(tag)
     if name == "td" and "lntd" in classes:
         return tag.find(class_="lnt") is not None
     return name == "span" and bool({"ln", "lnt"} & set(classes)) and tag.find_parent("pre") is not None
@@ -230,10 +229,10 @@ def _holds_tablist(tag: Any) -> bool:
     return False
 
 
-def _language_label(tag: Any, name: str) -> bool:
+def _language_label(tag: Any, name: str, classes: list[str]) -> bool:
     """The language name VitePress shows over a code block (`div.language-bash > span.lang`): the
     code block is labelled with its language already."""
-    return (name == "span" and "lang" in class_names(tag) and tag.parent is not None
+    return (name == "span" and "lang" in classes and tag.parent is not None
             and any(cls.startswith("language-") for cls in class_names(tag.parent)))
 
 

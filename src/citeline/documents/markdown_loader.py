@@ -192,6 +192,15 @@ _NOTE_OPEN = re.compile(r"^([ \t]*)(?:\{\{[<%][ \t]*(?:notice[ \t]+)?(note|tip|i
 _NOTE_CLOSE = re.compile(r"^([ \t]*)(?:\{\{[<%][ \t]*/(?:notice|note|tip|info|warning|danger|caution|important)"
                          r"[ \t]*[>%]\}\}|\{%[ \t]*endhint[ \t]*%\})[ \t]*$", re.IGNORECASE)
 _HINT_KINDS = {"success": "tip", "danger": "danger", "warning": "warning", "info": "info"}
+# Docusaurus' and Starlight's tabs (`<TabItem value="macOS">` … `</TabItem>`, on lines of their own) as
+# MyST tab items, so that what a tab holds is labelled with its title; `<Tabs>` lines go.
+_TAB_ITEM_OPEN = re.compile(r"^([ \t]*)<TabItem\b([^>\n]*)>[ \t]*$")
+_TAB_ITEM_CLOSE = re.compile(r"^([ \t]*)</TabItem>[ \t]*$")
+_TABS_LINE = re.compile(r"^[ \t]*</?Tabs\b[^>\n]*>[ \t]*$")
+_TAB_LABEL = re.compile(r'\blabel=["{]+([^"}\n]+)')  # the title shown; else the value, which is shown without one
+_TAB_VALUE = re.compile(r'\bvalue=["{]+([^"}\n]+)')
+# A code block's title: `title="app.py"` in its info, or VitePress' bracketed `[npm]`.
+_FENCE_TITLE = re.compile(r'title="([^"]*)"|\[([^\[\]\n]+)\][ \t]*$')
 
 
 def _generator_blocks(text: str) -> str:
@@ -218,20 +227,14 @@ def _generator_blocks(text: str) -> str:
     return "\n".join(lines)
 
 
-# Docusaurus' and Starlight's tabs (`<TabItem value="macOS">` … `</TabItem>`, on lines of their own) as
-# MyST tab items, so that what a tab holds is labelled with its title; `<Tabs>` lines go.
-_TAB_ITEM_OPEN = re.compile(r"^([ \t]*)<TabItem\b([^>\n]*)>[ \t]*$")
-_TAB_ITEM_CLOSE = re.compile(r"^([ \t]*)</TabItem>[ \t]*$")
-_TABS_LINE = re.compile(r"^[ \t]*</?Tabs\b[^>\n]*>[ \t]*$")
-_TAB_LABEL = re.compile(r'\blabel=["{]+([^"}\n]+)')  # the title shown; else the value, which is shown without one
-_TAB_VALUE = re.compile(r'\bvalue=["{]+([^"}\n]+)')
-# A code block's title: `title="app.py"` in its info, or VitePress' bracketed `[npm]`.
-_FENCE_TITLE = re.compile(r'title="([^"]*)"|\[([^\[\]\n]+)\][ \t]*$')
-
-
-# A code fence's opening line (any indentation: fences sit inside admonitions and list items) and
-# the closing line of one opened with `mark`.
+# A code fence's opening line (any indentation: fences sit inside admonitions and list items).
 _FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}(?=[^`\n]*$)|~{3,})")
+
+
+def _closes(line: str, fence: str) -> bool:
+    """Whether `line` closes a code fence opened with `fence` (as many of its marks or more, alone)."""
+    stripped = line.strip()
+    return stripped.startswith(fence[0] * len(fence)) and not stripped.strip(fence[0])
 
 
 def _code_parts(text: str) -> list[tuple[str, bool]]:
@@ -244,7 +247,7 @@ def _code_parts(text: str) -> list[tuple[str, bool]]:
             if number > start:
                 parts.append(("\n".join(lines[start:number]), False))
             start, fence = number, match.group(1)
-        elif fence and line.strip().startswith(fence[0] * len(fence)) and not line.strip().strip(fence[0]):
+        elif fence and _closes(line, fence):
             parts.append(("\n".join(lines[start : number + 1]), True))
             start, fence = number + 1, ""
     if start < len(lines):
@@ -277,7 +280,7 @@ def _colon_fences(text: str) -> str:
     fence = ""  # the code fence the line is in: its lines are its code, colons and all
     for number, line in enumerate(lines):
         if fence:
-            if line.strip().startswith(fence[0] * len(fence)) and not line.strip().strip(fence[0]):
+            if _closes(line, fence):
                 fence = ""
         elif code := _FENCE_OPEN.match(line):
             fence = code.group(1)
