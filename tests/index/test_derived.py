@@ -122,10 +122,30 @@ def test_the_same_names_outside_a_build_are_the_users_own(tmp_path: Path) -> Non
     # No package list beside the index, no Sphinx inventory: a folder of notes that happens to use the names.
     _write(tmp_path, "index-all.html", "help-doc.html", "notes/class-use/intro.html", "_sources/intro.rst.txt",
            "_modules/intro.html", "table_of_contents.html", "settings.html", "all.html", "src/intro.html",
-           "api-index-full.html", "theindex.html", "doc-index.html", "nameIndex.html", "index.html", "intro.html")
+           "api-index-full.html", "theindex.html", "doc-index.html", "nameIndex.html", "index.html", "intro.html",
+           "genindex.html", "search.html", "404.html")
     found, left_out = _walk(tmp_path)
-    assert sorted(found) == ["_modules/intro.html", "_sources/intro.rst.txt", "all.html", "api-index-full.html",
-                             "doc-index.html", "help-doc.html", "index-all.html", "index.html", "intro.html",
-                             "nameIndex.html", "notes/class-use/intro.html", "settings.html", "src/intro.html",
+    assert sorted(found) == ["404.html", "_modules/intro.html", "_sources/intro.rst.txt", "all.html",
+                             "api-index-full.html", "doc-index.html", "genindex.html", "help-doc.html",
+                             "index-all.html", "index.html", "intro.html", "nameIndex.html",
+                             "notes/class-use/intro.html", "search.html", "settings.html", "src/intro.html",
                              "table_of_contents.html", "theindex.html"]
     assert left_out == {}
+
+
+def test_a_sphinx_builds_indexes_search_and_not_found_pages_are_left_out(tmp_path: Path) -> None:
+    _write(tmp_path, "searchindex.js", "index.html", "genindex.html", "genindex-A.html", "py-modindex.html",
+           "search.html", "404.html", "api/search.html")
+    found, left_out = _walk(tmp_path)
+    # A page of the docs named "search" below the root is the user's own.
+    assert sorted(found) == ["api/search.html", "index.html"]
+    reason = "a Sphinx build's index or search page (the pages it lists are read)"
+    assert left_out == {"genindex.html": reason, "genindex-A.html": reason, "py-modindex.html": reason,
+                        "search.html": reason, "404.html": "a site build's page-not-found page"}
+
+
+def test_a_built_sites_page_not_found_is_left_out_beside_its_sitemap(tmp_path: Path) -> None:
+    _write(tmp_path, "sitemap.xml", "index.html", "404.html", "guide/index.html")
+    found, left_out = _walk(tmp_path)
+    assert sorted(found) == ["guide/index.html", "index.html"]
+    assert left_out == {"404.html": "a site build's page-not-found page"}

@@ -2,7 +2,8 @@
 
 A built documentation site holds, beside its pages, files made from them: Sphinx copies every
 page's source into `_sources/` (the page again, with its markup) and, with viewcode, every
-documented module's source into `_modules/`; Javadoc writes "Uses of Class" pages, an index of every
+documented module's source into `_modules/`, and writes an index of every object, of every module
+and a search page; Sphinx and MkDocs write a page saying a page was not found; Javadoc writes "Uses of Class" pages, an index of every
 member, class trees and a page on how to read Javadoc; RDoc a table of contents of every class and
 method; rustdoc a highlighted copy of every source file (`src/`), a list of every item of a crate
 and its settings and help pages; gtk-doc and Nim an index of every symbol; Haddock an index of every
@@ -27,6 +28,15 @@ from pathlib import Path
 _SPHINX_MARKS = frozenset(("searchindex.js", "objects.inv", ".buildinfo"))
 _SPHINX_SOURCES = "a Sphinx build's copy of its pages' sources (the built pages beside it are read)"
 _SPHINX_MODULES = "a Sphinx build's highlighted module sources (the documentation pages are read)"
+# Its general index (one page, or one per letter with `html_split_index`), its domains' indexes
+# (`py-modindex.html`) and its search page, whose text is written by its script.
+_SPHINX_INDEX_PAGES = re.compile(r"^(?:genindex(?:-.+)?|[a-z]+-modindex|search)\.html$")
+_SPHINX_DERIVED = "a Sphinx build's index or search page (the pages it lists are read)"
+# A built site's page-not-found page (Sphinx's notfound extension, MkDocs, which leaves a sitemap at
+# its root) says only that a page is missing.
+_NOT_FOUND = "404.html"
+_SITEMAP = "sitemap.xml"
+_NOT_FOUND_DERIVED = "a site build's page-not-found page"
 # A Javadoc build's root holds its list of packages and an index or tree of every class.
 _JAVADOC_LISTS = frozenset(("element-list", "package-list"))
 _JAVADOC_INDEXES = frozenset(("index-all.html", "allclasses-index.html", "allclasses.html", "overview-tree.html"))
@@ -92,6 +102,9 @@ class DerivedPages:
         if _SPHINX_MARKS & names:
             found += [(name, reason) for name, reason in (("_sources", _SPHINX_SOURCES), ("_modules", _SPHINX_MODULES))
                       if name in dirnames]
+            found += [(name, _SPHINX_DERIVED) for name in sorted(names) if _SPHINX_INDEX_PAGES.match(name)]
+        if _NOT_FOUND in names and (_SPHINX_MARKS | {_SITEMAP}) & names:
+            found.append((_NOT_FOUND, _NOT_FOUND_DERIVED))
         if _RDOC_CONTENTS in names and (folder / _RDOC_SCRIPT).is_file():
             found.append((_RDOC_CONTENTS, _RDOC_DERIVED))
         if _JAVADOC_LISTS & names and _JAVADOC_INDEXES & names:
