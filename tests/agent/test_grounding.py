@@ -120,3 +120,26 @@ def test_an_index_in_quoted_code_is_code_not_a_reference() -> None:
     answer = "Compare `subprotocols[0]` first. [2]"
     assert _check(answer).cleaned_answer == answer
     assert [c.id for c in build_citations(answer, [passage, other])] == [2]
+
+
+def test_text_between_two_short_code_spans_is_not_taken_for_a_quote() -> None:
+    passage = _passage(1, "For `a` of map type `M`:\n\n`x`'s type must be assignable to the key type of `M`\n"
+                          "if the map is `nil` or does not contain such an entry, "
+                          "`a[x]` is the zero value for the element type of `M`")
+    answer = ("For `a` of map type `M`: [1] if the map is `nil` or does not contain such an entry, `a[x]` is the "
+              "zero value for the element type of `M` [1]")
+    result = validate(answer, [passage], question="What happens when you read a nil map?", constraints=Constraints(),
+                      searches_done=1, opened_count=1)
+    assert result.ok, result.errors
+    # A code span the source does not hold is still caught.
+    assert not validate("Set `a` of map type `Q` to `zero_value(M)` [1].", [passage], question="?",
+                        constraints=Constraints(), searches_done=1, opened_count=1).ok
+
+
+def test_a_claim_is_quoted_by_the_unit_it_says_word_for_word() -> None:
+    # The two entries differ only in words too common to count as terms: the claim's own entry is its quote.
+    passage = _passage(1, "The position of the help text:\n\n`before`: display extra information before built-in help\n\n"
+                          "`after`: display extra information after built-in help")
+    answer = "`before`: display extra information before built-in help [1]"
+    assert [c.quote for c in build_citations(answer, [passage])] == [
+        "`before`: display extra information before built-in help"]

@@ -626,6 +626,29 @@ def test_site_generator_syntax_inside_a_code_example_is_the_examples_text() -> N
         ("code", "{% include footer.html %}")]
 
 
+def test_a_content_tab_or_open_collapsible_inside_a_code_example_is_the_examples_text() -> None:
+    page = ('# Tabs\n\nTabs start with `===`:\n\n```text title="Tabs"\n=== "Tab 1"\n    Markdown **content**.\n\n'
+            '???+ note "Open"\n    Shown.\n```\n\n=== "Tab 1"\n\n    Markdown **content**.\n')
+    loaded = MarkdownLoader().load(Path("tabbed.md"), page.encode())
+    assert [(block.kind, text_of(loaded, block), block.label) for block in loaded.blocks] == [
+        ("heading", "Tabs", None), ("paragraph", "Tabs start with `===`:", None),
+        ("code", '=== "Tab 1"\n    Markdown **content**.\n\n???+ note "Open"\n    Shown.', "Tabs"),
+        ("tab", "Markdown content.", "Tab 1")]
+
+
+def test_pymdown_blocks_read_as_the_notes_tabs_and_text_they_show() -> None:
+    page = ("# Math\n\n/// tip | YAML Configuration\nConfigure it in YAML.\n///\n\n"
+            "//// tab | MathJax 3\nUse this script.\n\n/// note\nNested.\n///\n\n```js\nwindow.MathJax = {};\n```\n////\n\n"
+            "/// details | Summary\n    type: warning\n    open: True\n\nHidden content.\n///\n\n"
+            "/// html | div[style='border: 1px solid red;']\nSome **content**, set `#!py3 True`.\n///\n")
+    loaded = MarkdownLoader().load(Path("math.md"), page.encode())
+    assert [(block.kind, text_of(loaded, block), block.label) for block in loaded.blocks] == [
+        ("heading", "Math", None), ("note", "Configure it in YAML.", "YAML Configuration"),
+        ("tab", "Use this script.", "MathJax 3"), ("note", "Nested.", "Note"),
+        ("code", "window.MathJax = {};", "MathJax 3"), ("note", "Hidden content.", "Summary"),
+        ("paragraph", "Some content, set `True`.", None)]
+
+
 def test_jekyll_hugo_and_gitbook_code_and_note_tags_are_code_and_notes() -> None:
     page = ("# Plugins\n\n{% highlight ruby %}\ndef foo\n  puts 'foo'\nend\n{% endhighlight %}\n\n"
             '{{< highlight yaml "hl_lines=2" >}}\napiVersion: apps/v1\nkind: Deployment\n{{< /highlight >}}\n\n'

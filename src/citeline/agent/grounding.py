@@ -23,7 +23,10 @@ CITE = re.compile(r"\s?\[(\d{1,3})\]")
 # holds three-backtick lines of its own: an example of Markdown) and closes with the same fence.
 FENCED = re.compile(r"^[ \t]*(?P<fence>`{3,})[^\n]*\n(?P<body>.*?)\n[ \t]*(?P=fence)(?!`)[ \t]*"
                     r"(?:\n[ \t]*\[(?P<ref>\d{1,3})\])?", re.MULTILINE | re.DOTALL)
-_QUOTED = re.compile(r"[\"“]([^\"”\n]{8,}?)[\"”]|`([^`\n]{4,}?)`")
+# Quoted text in an answer: a double-quoted phrase, or an inline code span. Every code span is matched,
+# short ones too, so that the text between two short spans (`a` of map type `M`) is never taken for one.
+_QUOTED = re.compile(r"[\"“]([^\"”\n]{8,}?)[\"”]|`([^`\n]+?)`")
+_SHORTEST_CODE_QUOTE = 4  # shorter code (`a`, `nil`) is a name, checked with the sentence's terms
 _SENTENCE = re.compile(r"[^\n]+?(?:[.!?](?:\s*\[\d{1,3}\])*(?=\s|$)|$)", re.MULTILINE)
 _DECLINE = re.compile(
     r"(don't|do not|does not|doesn't) have enough information|insufficient documentation|"
@@ -196,9 +199,8 @@ def validate(
                 check.supported, check.reason = False, "a claim with no citation and no supporting passage"
         # Rule 2, second half: quoted text must be verbatim in what the sentence cites.
         cited_texts = [_norm(evidence[n - 1].text) for n in refs] or [_norm(p.text) for p in evidence]
-        for quote in _QUOTED.finditer(body):
-            quoted = _norm(quote.group(1) or quote.group(2))
-            if quoted and not any(quoted in source for source in cited_texts):
+        for quoted in _quotes(body):
+            if not any(quoted in source for source in cited_texts):
                 check.supported, check.reason = False, f'quoted text "{quoted[:60]}" is not verbatim in the source'
         result.sentences.append(check)
         if check.supported:
@@ -210,7 +212,7 @@ def validate(
 
     if constraints.requires_exact_quote:
         opened_norm = [_norm(p.text) for p in evidence]
-        quotes = [_norm(m.group(1) or m.group(2)) for m in _QUOTED.finditer(cleaned)]
+        quotes = _quotes(cleaned)
         blocks = [_norm(b.group("body")) for b in FENCED.finditer(cleaned)]
         if not any(q and any(q in src for src in opened_norm) for q in quotes + blocks):
             result.fail("EXACT_QUOTE_MISSING", "The question requires an exact quote from an opened passage; "
@@ -227,6 +229,12 @@ def validate(
         result.fail("NO_EVIDENCE", "No passage was retrieved, so no claim can be supported.")
     result.grounded_answer = _without(cleaned, removed_spans) if removed_spans else cleaned
     return result
+
+
+def _quotes(text: str) -> list[str]:
+    """The quoted phrases and code spans of `text` that must stand verbatim in a source, normalised."""
+    return [_norm(phrase) for match in _QUOTED.finditer(text)
+            if (phrase := match.group(1) or match.group(2)) and (match.group(1) or len(phrase) >= _SHORTEST_CODE_QUOTE)]
 
 
 def _without(text: str, spans: list[tuple[int, int]]) -> str:
@@ -250,14 +258,19 @@ def best_quote(fragment: str, passage: Passage) -> tuple[str, float]:
     parts = name_parts(terms)
     fragment_terms = [t for t in terms if t not in parts]
     candidates = [unit.text for unit in passage_units(1, passage)] or [span.text for span in segments(passage.text)]
+    said = _norm(fragment)
+    best_key: tuple[float, bool, int] | None = None
     for candidate in candidates:
         span_terms = set(content_terms(candidate))
         if not fragment_terms or not span_terms:
             continue
         overlap = sum(1 for t in fragment_terms if t in span_terms) / len(fragment_terms)
-        # Among equally supporting units the shortest is the sentence that says it.
-        if overlap > best_score or (overlap == best_score and len(candidate) < len(best_text)):
-            best_text, best_score = candidate, overlap
+        # Among equally supporting units the one the fragment says word for word is its quote (of
+        # "`before`: … before built-in help" and "`after`: … after built-in help" the terms alone cannot
+        # tell), else the shortest, the sentence that says it.
+        key = (overlap, _norm(candidate) in said, -len(candidate))
+        if best_key is None or key > best_key:
+            best_text, best_score, best_key = candidate, overlap, key
     if best_score < 0:
         best_score = support_score(fragment, passage.text)
     return best_text, round(max(0.0, best_score), 4)

@@ -168,14 +168,20 @@ def prepare_source(text: str) -> str:
     """The MkDocs source rewritten so that CommonMark plus admonitions parses it, line for line.
     Code fences are left as they are, but for the include lines a generator fills them from: an
     example of a site generator's syntax (`:::note`, `{% include footer.html %}`) is what it shows."""
-    text = _outside_code(text, _generator_blocks)
+    blocks = _SlashBlocks()
+    text = _outside_code(text, lambda part: _material_markers(blocks.rewrite(_generator_blocks(part))))
     text = _colon_fences(text)
     text = _BLANK_RUN.sub(_indent_blank_run, text)
-    text = _TAB.sub(lambda m: f'{m.group(1)}!!! tab "{m.group(2)}"', text)
-    text = _COLLAPSIBLE_OPEN.sub(lambda m: f"{m.group(1)}???", text)
     text = _AUTODOC.sub(_blank_out, text)
     return _outside_code(text, lambda part: _MACHINERY_LINE.sub(_blank_out, part),
                          lambda code: _CODE_MACHINERY_LINE.sub(_blank_out, code))
+
+
+def _material_markers(text: str) -> str:
+    """MkDocs Material's content tabs as admonitions of type `tab`, and its collapsible admonitions
+    shown open (`???+`) as collapsible ones (code examples of them are left as they are)."""
+    text = _TAB.sub(lambda m: f'{m.group(1)}!!! tab "{m.group(2)}"', text)
+    return _COLLAPSIBLE_OPEN.sub(lambda m: f"{m.group(1)}???", text)
 
 
 # Site generators' own block tags, rewritten line for line into what CommonMark and the colon fences
@@ -225,6 +231,54 @@ def _generator_blocks(text: str) -> str:
         elif _TABS_LINE.match(line):
             lines[number] = ""
     return "\n".join(lines)
+
+
+# PyMdown's InlineHilite names a code span's language before it (`#!py3 True`, `#!tex $x$`); the
+# page shows the code alone.
+_INLINE_LANGUAGE = re.compile(r"\A#!\w[\w+#.-]*[ \t]+(?=\S)")
+# PyMdown's generic blocks: `/// note | Title` … `///`, nested ones fenced by more slashes, options
+# as indented `key: value` lines under the opening line.
+_SLASH_OPEN = re.compile(r"^([ \t]*)(/{3,})[ \t]*([\w-]+)[ \t]*(?:\|[ \t]*(.*?))?[ \t]*$")
+_SLASH_CLOSE = re.compile(r"^([ \t]*)(/{3,})[ \t]*$")
+_SLASH_OPTION = re.compile(r"^[ \t]{4,}[\w-]+:")
+# The blocks read as MyST's directives of the same name; the rest (`html`, `define`, `caption`)
+# only shape what they hold, which reads as it stands.
+_SLASH_DIRECTIVES = frozenset(("admonition", "details", "tab", "note", "attention", "caution", "danger", "error",
+                               "hint", "important", "tip", "warning", "info", "abstract", "example", "question",
+                               "quote", "success", "failure", "bug", "todo", "seealso"))
+
+
+class _SlashBlocks:
+    """Rewrites PyMdown's blocks line for line, across the parts of a page between its code
+    fences (a block may hold code): a block read as a directive becomes a colon fence of as many
+    colons as it has slashes, so nesting holds; the lines of the others and options go."""
+
+    def __init__(self) -> None:
+        self.open: list[tuple[int, bool]] = []  # each open block's slashes, and whether it is a fence
+        self.options = False  # in the option lines right under an opening line
+
+    def rewrite(self, text: str) -> str:
+        """One part of the page (no code fence in it), rewritten."""
+        lines = text.split("\n")
+        for number, line in enumerate(lines):
+            if self.options and _SLASH_OPTION.match(line):
+                lines[number] = ""
+                continue
+            self.options = False
+            if match := _SLASH_OPEN.match(line):
+                kind, title = match.group(3).lower(), (match.group(4) or "").strip()
+                fence = kind in _SLASH_DIRECTIVES
+                if fence:
+                    name = kind if kind in ("tab", "details") or not title else "admonition"
+                    lines[number] = f"{match.group(1)}{':' * len(match.group(2))}{{{name}}} {title}".rstrip()
+                else:
+                    lines[number] = ""
+                self.open.append((len(match.group(2)), fence))
+                self.options = True
+            elif (match := _SLASH_CLOSE.match(line)) and self.open and len(match.group(2)) >= self.open[-1][0]:
+                slashes, fence = self.open.pop()
+                lines[number] = f"{match.group(1)}{':' * slashes}" if fence else ""
+        return "\n".join(lines)
 
 
 # A code fence's opening line (any indentation: fences sit inside admonitions and list items).
@@ -390,7 +444,7 @@ def render_inline(token: Token, hidden: list[str] | None = None) -> str:
                     continue
             pieces.append(_prose(before))
             run = []
-            pieces.append(_code_span(content))
+            pieces.append(_code_span(_INLINE_LANGUAGE.sub("", content, count=1)))
         elif child.type in ("softbreak", "hardbreak"):
             run.append(" ")
         elif child.type == "text":
