@@ -176,8 +176,9 @@ def test_directives_become_blocks(tmp_path: Path) -> None:
         ("Deprecated since version 1.0", "Deprecated since version 1.0: Use `Client` instead."),
     ]
     code = [b for b in doc.blocks if b.kind == "code"]
+    # labelled with its caption, as a built page titles it
     assert [(b.label, block_text(doc, b)) for b in code] == [
-        ("python", "import httpx\nclient = httpx.Client(timeout=5.0)")]
+        ("Example", "import httpx\nclient = httpx.Client(timeout=5.0)")]
     by_text = {block_text(doc, b): b for b in doc.blocks}
     assert by_text["SSL_CERT_FILE"].kind == "paragraph"
     assert by_text["Path to a CA bundle used when `SSL_CERT_DIR` is unset."].label == "SSL_CERT_FILE"
@@ -385,3 +386,27 @@ def test_a_section_title_inside_a_directive_keeps_its_words_not_its_underline(tm
                          "   Examples\n   ~~~~~~~~\n\n   The examples below.\n")
     assert "Examples" in doc.text and "~~~" not in doc.text
     assert markup_found(doc.text) == []
+
+
+def _blocks(doc) -> list[tuple[str, str, str | None]]:  # type: ignore[no-untyped-def]
+    return [(block.kind, doc.text[block.start:block.end], block.label) for block in doc.blocks]
+
+
+def test_a_definition_whose_term_holds_a_role_stays_with_its_term(tmp_path: Path) -> None:
+    # docutils notes the role it had to guess ("data") inside the definition; the note is not text.
+    doc = load(tmp_path, "Types\n=====\n\n``str`` / :data:`click.STRING`:\n    The default parameter type.\n")
+    assert _blocks(doc)[1:] == [("list_item", "`str` / `click.STRING`: - The default parameter type.",
+                                 "`str` / `click.STRING`:")]
+
+
+def test_a_code_blocks_caption_labels_it_and_an_example_under_its_name_is_code(tmp_path: Path) -> None:
+    doc = load(tmp_path, "Testing\n=======\n\n.. code-block:: python\n   :caption: ``hello.py``\n\n   print('Hi')\n\n"
+                         ".. click:example::\n    @click.command()\n    def cli():\n        pass\n\n    cli()\n")
+    assert _blocks(doc)[1:] == [("code", "print('Hi')", "hello.py"),
+                                ("code", "@click.command()\ndef cli():\n    pass\n\ncli()", "python")]
+
+
+def test_a_line_blocks_lines_and_a_dropped_footnote_mark_keep_their_spacing(tmp_path: Path) -> None:
+    doc = load(tmp_path, "Credits\n=======\n\n| line A\n| line B\n\nA footnote [#a]_ and a citation [X1]_.\n\n"
+                         ".. [#a] Foot.\n.. [X1] Cite.\n")
+    assert [text for _, text, _ in _blocks(doc)[1:3]] == ["line A line B", "A footnote and a citation."]

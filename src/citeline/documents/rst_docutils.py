@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import re
+import textwrap
 import threading
 import warnings
 from typing import Any, ClassVar
@@ -97,10 +98,11 @@ class _Base(Directive):  # type: ignore[misc]
             self.state.nested_parse(self.content, self.content_offset, into)
         return into
 
-    def example_block(self) -> nodes.literal_block | None:
-        """The content as a code block when it is code (`example_language`): an extension's example
-        directive (`.. click:example::`) holds code that, read as rst, would become paragraphs of torn code."""
-        code = "\n".join(self.content)
+    def example_block(self, code: str | None = None) -> nodes.literal_block | None:
+        """The content (or `code`) as a code block when it is code (`example_language`): an
+        extension's example directive (`.. click:example::`) holds code that, read as rst, would
+        become paragraphs of torn code."""
+        code = "\n".join(self.content) if code is None else code
         language = example_language(code)
         if language is None:
             return None
@@ -168,6 +170,10 @@ class _Code(_Base):
         language = self.argument().split()[0] if self.argument() else ""
         block = nodes.literal_block(code, code)
         block["language"] = language
+        if caption := " ".join(str(self.options.get("caption") or "").split()):
+            # the file name or title a built page shows over the code, its inline markup read
+            inline, _messages = self.state.inline_text(caption, self.lineno)
+            block["caption"] = "".join(node.astext() for node in inline)
         block.line = self.content_offset + 1 if self.content else self.lineno
         return [block] if code.strip() else []
 
@@ -192,6 +198,11 @@ class _Description(_Base):
     def run(self) -> list[nodes.Node]:
         signatures = [line.strip() for line in self.argument().split("\n") if line.strip()]
         if not signatures and (code := self.example_block()):
+            return [code]
+        if signatures and self.name.lower().rsplit(":", 1)[-1] not in _DESCRIPTIONS and (code := self.example_block(
+                textwrap.dedent("\n".join(self.block_text.split("\n")[1:])).strip("\n"))):
+            # An extension's example written right under its name (`.. click:example::` with no
+            # blank line): docutils takes its first lines for signatures, Sphinx's extension for code.
             return [code]
         box = _container("describe", signatures[0] if signatures else "", self.lineno)
         for signature in signatures:

@@ -23,6 +23,9 @@ from citeline.documents.registry import register_loader
 
 _LINE_BREAK = re.compile(r"\r\n|[\r\n\x0c\u2028\u2029]")
 _MARKUP_EDGES = re.compile(r"^[`*|_:]+|[`*|_:]+$")
+# Footnote and citation marks are not read (a reader's "[1]" would pass for an answer's citation).
+_DROPPED_MARK = "\x01"
+_BEFORE_DROPPED_MARK = re.compile(r"\s*\x01(?=[.,;:!?)])")
 _SILENT = (nodes.system_message, nodes.target, nodes.substitution_definition, nodes.pending, nodes.raw,
            nodes.image, nodes.transition, nodes.footnote_reference, nodes.citation_reference)
 # A line of one repeated punctuation character: a heading underline docutils did not accept
@@ -71,7 +74,11 @@ def inline_text(node: nodes.Node) -> str:
     while stack:
         current = stack.pop()
         if isinstance(current, nodes.Text):
-            parts.append(str(current))
+            parts.append(current.astext())  # without docutils' marks of backslash escapes (`\-\-include`)
+        elif isinstance(current, nodes.line):  # a line block's line ends where the page breaks it
+            stack.extend([nodes.Text("\n"), *reversed(current.children)])
+        elif isinstance(current, (nodes.footnote_reference, nodes.citation_reference)):
+            parts.append(_DROPPED_MARK)
         elif isinstance(current, nodes.literal):
             parts.append(f"`{current.astext()}`")
         elif isinstance(current, nodes.problematic):
@@ -82,7 +89,8 @@ def inline_text(node: nodes.Node) -> str:
                 stack.extend(reversed(current.children))
         elif isinstance(current, nodes.Element):
             stack.extend(reversed(current.children))
-    return "".join(parts)
+    # A dropped footnote mark takes the space before it when punctuation follows ("a citation [X1]_.").
+    return _BEFORE_DROPPED_MARK.sub("", "".join(parts)).replace(_DROPPED_MARK, "").rstrip("\n")
 
 
 def _enumerator(kind: str, number: int) -> str:
@@ -248,6 +256,8 @@ class _Walker:
         texts: list[str] = []
         rest: list[nodes.Node] = []
         for child in item.children if children is None else children:
+            if isinstance(child, nodes.system_message):
+                continue  # docutils' note on a role it had to guess ("data"), not the item's text
             if isinstance(child, nodes.paragraph) and not rest:
                 texts.append(inline_text(child))
             else:
@@ -315,7 +325,7 @@ class _Walker:
             language = "pycon"
         elif isinstance(node, nodes.math_block):
             language = "math"
-        self.builder.block("code", node.astext(), label=self.context.title(),
+        self.builder.block("code", node.astext(), label=node.get("caption") or self.context.title(),
                            source=self._source(node), preformatted=True, language=language)
 
     def _admonition(self, node: nodes.Element) -> None:
