@@ -602,6 +602,30 @@ def test_a_built_sites_notes_hidden_tabs_and_highlighted_code_read_as_its_reader
     assert [b.kind for b in doc.blocks if doc.text[b.start:b.end] == "Install"] == ["heading"]
 
 
+TITLED_CODE = """<html><body><main><h1>Shell completion</h1>
+<div class="sphinx-tabs docutils container"><div class="closeable" role="tablist">
+<button class="sphinx-tabs-tab" role="tab" aria-selected="true">Bash</button><button class="sphinx-tabs-tab" role="tab">Zsh</button></div>
+<div class="sphinx-tabs-panel" role="tabpanel"><p>Add this to bashrc.</p></div>
+<div class="sphinx-tabs-panel" role="tabpanel" hidden="true"><p>Add this to zshrc.</p></div></div>
+<button type="button">Copy</button>
+<div class="literal-block-wrapper docutils container"><div class="code-block-caption"><span class="caption-text">
+<code>hello.py</code></span><a class="headerlink" href="#id1">¶</a></div>
+<div class="highlight-python"><div class="highlight"><pre>print("hi")</pre></div></div></div>
+<div class="highlight"><table class="highlighttable"><tr><th colspan="2" class="filename"><span class="filename">app.py</span></th></tr>
+<tr><td class="linenos"><div class="linenodiv"><pre>1\n2</pre></div></td><td class="code"><div><pre><span></span><code>def app():
+    pass</code></pre></div></td></tr></table></div>
+</main></body></html>"""
+
+
+def test_tab_titles_written_as_buttons_and_code_titles_label_what_they_hold(tmp_path: Path) -> None:
+    doc = load(tmp_path, TITLED_CODE)
+    # sphinx-tabs writes its titles as buttons: a tab's button is its title, another button is a control
+    assert [(b.kind, doc.text[b.start:b.end], b.label) for b in doc.blocks[1:]] == [
+        ("tab", "Add this to bashrc.", "Bash"), ("tab", "Add this to zshrc.", "Zsh"),
+        ("code", 'print("hi")', "hello.py"), ("code", "def app():\n    pass", "app.py")]
+    assert "Copy" not in doc.text
+
+
 CARTOUCHE = """<html><body><div class="section"><h2>Using packages</h2>
 <p>The installed packages are listed like this:</p>
 <blockquote><table summary="" class="cartouche" border="1"><tr><td>

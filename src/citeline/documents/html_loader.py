@@ -217,6 +217,12 @@ def _line_numbers(tag: Any, name: str, classes: list[str]) -> bool:
     return name == "span" and bool({"ln", "lnt"} & set(classes)) and tag.find_parent("pre") is not None
 
 
+def _tab_title(tag: Any) -> bool:
+    """Whether `tag` is an ARIA tab's title: a button, as sphinx-tabs and Bootstrap write them, that
+    is a tab is the title of its panel, not a control to drop."""
+    return str(tag.get("role", "")).lower() == "tab"
+
+
 def _holds_tablist(tag: Any) -> bool:
     """Whether a child or grandchild of `tag` is an ARIA tab list (asked of every block, so only
     that deep)."""
@@ -357,7 +363,7 @@ def _prepare(soup: Any, builder: DocumentBuilder) -> Any:
             continue
         if not isinstance(node, Tag):
             continue
-        if node.name in _DROP:
+        if node.name in _DROP and not _tab_title(node):
             node.decompose()
             continue
         if hidden_element(node.attrs or {}):
@@ -617,8 +623,7 @@ class _Walker:
         elif name in {"p", "figcaption", "caption", "summary"}:
             self.builder.block(self.context.kind("paragraph"), self.inline(tag.contents), label=self.context.label())
         elif name == "pre":
-            self.builder.block("code", self.clean(_preformatted(tag)), label=self.context.title(),
-                               preformatted=True, language=_language(tag))
+            self._code(tag, self.context.title())
         elif name in {"ul", "ol"}:
             self._list(tag, stack)
         elif name == "dl":
@@ -635,7 +640,7 @@ class _Walker:
         elif "segmentedlist" in classes:
             self._segmented_list(tag, stack)
         elif self._member(tag, classes, stack) or self._admonition(tag, classes, stack) \
-                or self._tabs(tag, classes, stack):
+                or self._tabs(tag, classes, stack) or self._titled_code(tag, classes, stack):
             pass
         else:
             stack.append(_Action(lambda _stack: self.flush()))
@@ -873,6 +878,29 @@ class _Walker:
         children = [child for child in tag.contents if child is not title_tag]
         self._within(stack, title, "note", children)
         return True
+
+    def _titled_code(self, tag: Any, classes: set[str], stack: list[Any]) -> bool:
+        """A code block under its title (Sphinx's caption, PyMdown's file name): the title labels
+        the code, as a code fence's title does, rather than standing as a paragraph over it."""
+        title_tag = None
+        if "literal-block-wrapper" in classes:  # Sphinx: div.code-block-caption, then the code
+            title_tag = tag.find(class_="code-block-caption", recursive=False)
+        elif "highlight" in classes:  # PyMdown: span.filename over the pre, or over its table of line numbers
+            title_tag = (tag.find("span", class_="filename", recursive=False)
+                         or tag.select_one(":scope > table.highlighttable th.filename"))
+        if title_tag is None:
+            return False
+        code = tag.select_one("td.code pre") or tag.find("pre")
+        if code is None:
+            return False
+        title = " ".join(self.inline(title_tag.contents).replace("`", "").split())  # a name, not code in prose
+        stack.append(_Action(lambda _stack: self._code(code, title or self.context.title())))
+        stack.append(_Action(lambda _stack: self.flush()))
+        return True
+
+    def _code(self, pre: Any, label: str | None) -> None:
+        self.builder.block("code", self.clean(_preformatted(pre)), label=label, preformatted=True,
+                           language=_language(pre))
 
     def _tabs(self, tag: Any, classes: set[str], stack: list[Any]) -> bool:
         """Tab sets (MkDocs Material, sphinx-design, sphinx-tabs): each panel's blocks carry its
