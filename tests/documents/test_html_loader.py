@@ -1120,3 +1120,23 @@ def test_a_pydoctor_modules_summary_reads_its_classes_as_name_and_first_line(tmp
         ("paragraph", None, "def deferLater(clock, delay, callable):"),
         ("paragraph", "def deferLater(clock, delay, callable):",
          "Call the given function after a certain period of time has passed.")]
+
+
+def test_an_articles_title_and_description_before_it_are_read_with_it(tmp_path: Path) -> None:
+    # JSDoc's class page: no <main>; the h1 and the class's description stand before its one <article>.
+    page = ("<html><head><title>JSDoc: Class: DualOptions</title></head><body><div id=\"main\">"
+            "<h1 class=\"page-title\">Class: DualOptions</h1><section><header><h2>DualOptions(options)</h2>"
+            "<div class=\"class-description\">This class is to make it easier to work with dual options.</div>"
+            "</header><article><h3>Methods</h3><h4>valueFromOption(value, option)</h4>"
+            "<div class=\"description\">Did the value come from the option?</div></article></section></div>"
+            "<nav><h2><a href=\"index.html\">Home</a></h2><ul><li><a href=\"Option.html\">Option</a></li></ul></nav>"
+            "</body></html>")
+    doc = load(tmp_path, page)
+    assert doc.title == "Class: DualOptions"
+    assert doc.text.startswith("Class: DualOptions\n\nDualOptions(options)\n\n"
+                               "This class is to make it easier to work with dual options.")
+    assert "Option\n" not in doc.text and "Home" not in doc.text
+    # A site's h1 beside its navigation is not the article's: the article alone is read.
+    site = page.replace("</section></div><nav>", "</section><nav>").replace("</nav></body>", "</nav></div></body>")
+    site_doc = load(tmp_path, site)
+    assert site_doc.text.startswith("Methods\n\nvalueFromOption") and "DualOptions(options)" not in site_doc.text

@@ -346,6 +346,10 @@ def _prepare(soup: Any, builder: DocumentBuilder) -> Any:
 
     candidates: dict[int, list[Any]] = {}
     articles: list[Any] = []
+    first_h1: Any = None
+    # The elements holding each navigation landmark, by identity (bs4 tags compare equal by content);
+    # taken before it is dropped, which cuts it from them.
+    navigation: list[set[int]] = []
     # A walk that never enters a dropped element (asking bs4 whether an element was already
     # decomposed searches its subtree, which is quadratic on deeply nested markup).
     stack: list[Any] = list(reversed(soup.contents))
@@ -357,6 +361,8 @@ def _prepare(soup: Any, builder: DocumentBuilder) -> Any:
             continue
         if not isinstance(node, Tag):
             continue
+        if node.name == "nav" or str(node.get("role", "")).lower() == "navigation":
+            navigation.append({id(parent) for parent in node.parents})
         if node.name in _DROP:
             node.decompose()
             continue
@@ -364,6 +370,8 @@ def _prepare(soup: Any, builder: DocumentBuilder) -> Any:
             builder.hidden(node.get_text(" "), "hidden element")
             node.decompose()
             continue
+        if node.name == "h1" and first_h1 is None and node.get_text().strip():
+            first_h1 = node
         if node.name in ("div", "ul") and "item-table" in class_names(node):
             _item_table_as_definitions(node)
         rank = _main_rule(node)
@@ -377,8 +385,31 @@ def _prepare(soup: Any, builder: DocumentBuilder) -> Any:
             if found.get_text().strip():
                 return found
     if len(articles) == 1 and articles[0].get_text().strip():
-        return articles[0]
+        return _with_its_title(articles[0], first_h1, navigation, soup)
     return soup.body or soup
+
+
+def _with_its_title(article: Any, h1: Any, navigation: list[set[int]], soup: Any) -> Any:
+    """The content of a page read from its one `<article>`: the article, or, when the page's h1 stands
+    before it outside it (JSDoc puts the title and a class's description before the article of its
+    members: `div#main > h1`, `section > header + article`), the nearest element holding both, so
+    that neither is lost; unless that element holds the page's navigation or is the whole page, when
+    the h1 is the site's rather than the article's."""
+    if h1 is None or any(parent is article for parent in h1.parents) or not _precedes(h1, article):
+        return article
+    h1_parents = {id(parent) for parent in h1.parents}
+    common = next((parent for parent in article.parents if id(parent) in h1_parents), None)
+    if common is None or common is soup or common.name in ("body", "html"):
+        return article
+    # A navigation landmark inside the article is its own (a table of contents); beside it, the site's.
+    if any(id(common) in holders and id(article) not in holders for holders in navigation):
+        return article
+    return common
+
+
+def _precedes(first: Any, second: Any) -> bool:
+    """Whether `first` comes before `second` in the document (neither holding the other)."""
+    return any(node is second for node in first.find_all_next(second.name))
 
 
 def _item_table_as_definitions(table: Any) -> None:
