@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 import time
 import warnings
 from pathlib import Path
@@ -1144,3 +1145,149 @@ def test_a_pydoctor_modules_summary_reads_its_classes_as_name_and_first_line(tmp
         ("paragraph", None, "def deferLater(clock, delay, callable):"),
         ("paragraph", "def deferLater(clock, delay, callable):",
          "Call the given function after a certain period of time has passed.")]
+
+
+def test_an_articles_title_and_description_before_it_are_read_with_it(tmp_path: Path) -> None:
+    # JSDoc's class page: no <main>; the h1 and the class's description stand before its one <article>.
+    page = ("<html><head><title>JSDoc: Class: DualOptions</title></head><body><div id=\"main\">"
+            "<h1 class=\"page-title\">Class: DualOptions</h1><section><header><h2>DualOptions(options)</h2>"
+            "<div class=\"class-description\">This class is to make it easier to work with dual options.</div>"
+            "</header><article><h3>Methods</h3><h4>valueFromOption(value, option)</h4>"
+            "<div class=\"description\">Did the value come from the option?</div></article></section></div>"
+            "<nav><h2><a href=\"index.html\">Home</a></h2><ul><li><a href=\"Option.html\">Option</a></li></ul></nav>"
+            "</body></html>")
+    doc = load(tmp_path, page)
+    assert doc.title == "Class: DualOptions"
+    assert doc.text.startswith("Class: DualOptions\n\nDualOptions(options)\n\n"
+                               "This class is to make it easier to work with dual options.")
+    assert "Option\n" not in doc.text and "Home" not in doc.text
+    # A site's h1 beside its navigation is not the article's: the article alone is read.
+    site = page.replace("</section></div><nav>", "</section><nav>").replace("</nav></body>", "</nav></div></body>")
+    site_doc = load(tmp_path, site)
+    assert site_doc.text.startswith("Methods\n\nvalueFromOption") and "DualOptions(options)" not in site_doc.text
+
+
+YARD = """<!DOCTYPE html><html><head><title>Module: Thor::Actions &mdash; Documentation by YARD 0.9.28</title>
+<script type="text/javascript" src="../js/app.js"></script></head><body>
+<div class="nav_wrap"><iframe id="nav" src="../class_list.html?1"></iframe><div id="resizer"></div></div>
+<div id="main" tabindex="-1"><div id="header"><div id="menu"><a href="../_index.html">Index (A)</a> &raquo;
+<span class='title'><a href="../Thor.html">Thor</a></span> &raquo; <span class="title">Actions</span></div>
+<div id="search"><a class="full_list_link" id="class_list_link" href="../class_list.html"></a></div>
+<div class="clear"></div></div>
+<div id="content"><h1>Module: Thor::Actions</h1>
+<div class="box_info"><dl><dt>Inherits:</dt><dd><span class="inheritName">Object</span>
+<ul class="fullTree"><li>Object</li><li class="next">Thor::Actions</li></ul>
+<a href="#" class="inheritanceTree">show all</a></dd></dl></div>
+<h2>Constant Summary <small><a href="#" class="constants_summary_toggle">collapse</a></small></h2>
+<dl class="constants"><dt id="WARNINGS-constant" class="">WARNINGS =
+<div class="docstring"><div class="discussion"><p>Warnings shown when a file is left unchanged.</p>
+<h4 id="label-Examples">Examples</h4>
+<pre class="code ruby"><code class="ruby">say WARNINGS[:unchanged_no_flag]</code></pre></div></div>
+<div class="tags"></div></dt>
+<dd><pre class="code"><span class='lbrace'>{</span> <span class='label'>unchanged_no_flag:</span> <span class='tstring'>'File unchanged!'</span> <span class='rbrace'>}</span></pre></dd>
+<dt id="TEMPLATE_EXTNAME-constant" class="">TEMPLATE_EXTNAME =</dt>
+<dd><pre class="code"><span class='tstring'>&quot;.tt&quot;</span></pre></dd></dl>
+<h2>Instance Method Summary <small><a href="#" class="summary_toggle">collapse</a></small></h2>
+<ul class="summary"><li class="public "><span class="summary_signature">
+<a href="#action-instance_method" title="#action (instance method)">#<strong>action</strong>(instance)  &#x21d2; Object </a>
+</span><span class="summary_desc"><div class='inline'><p>Wraps an action object.</p></div></span></li></ul>
+<h3 class="inherited">Methods included from <a href="Base.html">Base</a></h3>
+<p class="inherited"><a href="Base.html#included-class_method">included</a></p>
+<div id="instance_method_details" class="method_details_list"><h2>Instance Method Details</h2>
+<div class="method_details first"><h3 class="signature first" id="action-instance_method">
+#<strong>action</strong>(instance)  &#x21d2; <tt>Object</tt></h3>
+<div class="docstring"><div class="discussion"><p>Wraps an action object.</p></div></div>
+<div class="tags"></div><table class="source_code"><tr><td><pre class="lines">
+
+
+89
+90
+91</pre></td><td><pre class="code"><span class="info file"># File 'lib/thor/actions.rb', line 89</span>
+
+<span class='kw'>def</span> <span class='id identifier rubyid_action'>action</span>(instance)
+  instance.invoke!
+<span class='kw'>end</span></pre></td></tr></table></div></div></div>
+<div id="footer">Generated by <a href="https://yardoc.org" title="Yay! A Ruby Documentation Tool" target="_parent">yard</a>
+0.9.28 (ruby-3.1.2).</div></div></body></html>"""
+
+
+def test_a_yard_methods_folded_source_and_the_pages_chrome_are_not_read(tmp_path: Path) -> None:
+    doc = load(tmp_path, YARD)
+    # The source YARD's stylesheet hides under each method (and its line numbers), the breadcrumb,
+    # the "collapse" and "show all" toggles, the folded ancestry and the credit.
+    for gone in ("def action", "File 'lib/thor/actions.rb'", "89", "Index (A)", "collapse", "show all",
+                 "Object\nThor::Actions", "Generated by", "yard"):
+        assert gone not in doc.text, gone
+    assert [s.heading for s in doc.sections][:2] == ["Module: Thor::Actions", "Module: Thor::Actions > Constant Summary"]
+    assert "Inherits: Object" in doc.text
+    # The same classes on a page YARD did not make are that page's own.
+    other = load(tmp_path, YARD.replace("yardoc.org", "example.org"))
+    assert "def action" in other.text and "collapse" in other.text
+
+
+def test_a_yard_pages_summary_of_the_methods_it_details_is_not_read(tmp_path: Path) -> None:
+    doc = load(tmp_path, YARD)
+    assert doc.text.count("Wraps an action object.") == 1  # in the method's details
+    assert "#action(instance) ⇒ Object" not in doc.text
+    # A summary's heading over the names included from a module stays over them ...
+    assert '".tt"\n\nInstance Method Summary\n\nMethods included from Base\n\nincluded' in doc.text
+    # ... and goes when nothing is left under it.
+    own = load(tmp_path, re.sub(r'<h3 class="inherited">.*?</p>', "", YARD, flags=re.DOTALL))
+    assert "Instance Method Summary" not in own.text and '".tt"\n\nInstance Method Details' in own.text
+
+
+def test_a_yard_constant_reads_as_its_name_value_and_documentation_and_its_code_as_ruby(tmp_path: Path) -> None:
+    doc = load(tmp_path, YARD)
+    blocks = [(b.kind, b.label, b.language, doc.text[b.start:b.end]) for b in doc.blocks]
+    start = blocks.index(("paragraph", None, None, "WARNINGS"))
+    assert blocks[start:start + 6] == [
+        ("paragraph", None, None, "WARNINGS"),
+        ("code", "ruby", "ruby", "{ unchanged_no_flag: 'File unchanged!' }"),
+        ("paragraph", "WARNINGS", None, "Warnings shown when a file is left unchanged."),
+        ("heading", None, None, "Examples"),
+        ("code", "ruby", "ruby", "say WARNINGS[:unchanged_no_flag]"),
+        ("paragraph", None, None, "TEMPLATE_EXTNAME")]
+    assert blocks[start + 6] == ("code", "ruby", "ruby", '".tt"')
+
+
+JSDOC = """<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>JSDoc: Class: Option</title>
+<script src="scripts/prettify/prettify.js"> </script></head><body><div id="main">
+<h1 class="page-title">Class: Option</h1><section><header>
+<h2><span class="attribs"><span class="type-signature"></span></span>Option<span class="signature">(flags, description<span class="signature-attributes">opt</span>)</span><span class="type-signature"></span></h2>
+</header><article><div class="container-overview"><h2>Constructor</h2>
+<h4 class="name" id="Option"><span class="type-signature"></span>new Option<span class="signature">(flags, description<span class="signature-attributes">opt</span>)</span><span class="type-signature"></span></h4>
+<div class="description">Initialize a new <code>Option</code> with the given <code>flags</code>.</div>
+<h5>Parameters:</h5><table class="params"><thead><tr><th>Name</th><th>Type</th><th>Attributes</th></tr></thead>
+<tbody><tr><td class="name"><code>description</code></td><td class="type"><span class="param-type">string</span></td>
+<td class="attributes">&lt;optional><br></td></tr></tbody></table>
+<dl class="details"><dt class="tag-since">Since:</dt><dd class="tag-since"><ul class="dummy"><li>2.0</li></ul></dd>
+<dt class="tag-source">Source:</dt><dd class="tag-source"><ul class="dummy"><li>
+<a href="lib_option.js.html">lib/option.js</a>, <a href="lib_option.js.html#line11">line 11</a></li></ul></dd></dl>
+<h5>Example</h5><pre class="prettyprint"><code>program.addOption(new Option('-d, --debug'));</code></pre>
+<h5>README</h5><pre class="prettyprint source lang-sh"><code>npm install commander</code></pre>
+<pre class="prettyprint source"><code>a plain block</code></pre>
+</div></article></section></div>
+<nav><h2><a href="index.html">Home</a></h2><h3>Classes</h3><ul><li><a href="Option.html">Option</a></li></ul></nav>
+<br class="clear"><footer>Documentation generated by <a href="https://github.com/jsdoc/jsdoc">JSDoc 4.0.5</a> on Tue Dec 01
+2026</footer><script> prettyPrint(); </script></body></html>"""
+
+
+def test_a_jsdoc_pages_source_links_are_not_read_and_its_signatures_read_whole(tmp_path: Path) -> None:
+    doc = load(tmp_path, JSDOC)
+    assert "Source:" not in doc.text and "line 11" not in doc.text
+    assert "Since:\n\n2.0" in doc.text  # the rest of a member's details stay
+    # JSDoc marks an optional parameter in a signature with "opt", the parameters' table says it.
+    assert [s.heading for s in doc.sections][:4] == [
+        "Class: Option", "Class: Option > Option(flags, description)", "Class: Option > Constructor",
+        "Class: Option > Constructor > new Option(flags, description)"]
+    assert "descriptionopt" not in doc.text
+    # The same classes on a page JSDoc did not make are that page's own.
+    other = load(tmp_path, JSDOC.replace("github.com/jsdoc/jsdoc", "example.org"))
+    assert "line 11" in other.text and "descriptionopt" in other.text
+
+
+def test_a_jsdoc_example_is_javascript(tmp_path: Path) -> None:
+    doc = load(tmp_path, JSDOC)
+    assert [(b.language, doc.text[b.start:b.end]) for b in doc.blocks if b.kind == "code"] == [
+        ("javascript", "program.addOption(new Option('-d, --debug'));"), ("sh", "npm install commander"),
+        (None, "a plain block")]  # a README's code block says its language, or has none

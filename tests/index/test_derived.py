@@ -123,13 +123,14 @@ def test_the_same_names_outside_a_build_are_the_users_own(tmp_path: Path) -> Non
     _write(tmp_path, "index-all.html", "help-doc.html", "notes/class-use/intro.html", "_sources/intro.rst.txt",
            "_modules/intro.html", "table_of_contents.html", "settings.html", "all.html", "src/intro.html",
            "api-index-full.html", "theindex.html", "doc-index.html", "nameIndex.html", "index.html", "intro.html",
-           "genindex.html", "search.html", "404.html")
+           "genindex.html", "search.html", "404.html", "_index.html", "class_list.html", "frames.html",
+           "app.js.html")
     found, left_out = _walk(tmp_path)
-    assert sorted(found) == ["404.html", "_modules/intro.html", "_sources/intro.rst.txt", "all.html",
-                             "api-index-full.html", "doc-index.html", "genindex.html", "help-doc.html",
-                             "index-all.html", "index.html", "intro.html", "nameIndex.html",
-                             "notes/class-use/intro.html", "search.html", "settings.html", "src/intro.html",
-                             "table_of_contents.html", "theindex.html"]
+    assert sorted(found) == ["404.html", "_index.html", "_modules/intro.html", "_sources/intro.rst.txt", "all.html",
+                             "api-index-full.html", "app.js.html", "class_list.html", "doc-index.html",
+                             "frames.html", "genindex.html", "help-doc.html", "index-all.html", "index.html",
+                             "intro.html", "nameIndex.html", "notes/class-use/intro.html", "search.html",
+                             "settings.html", "src/intro.html", "table_of_contents.html", "theindex.html"]
     assert left_out == {}
 
 
@@ -149,3 +150,34 @@ def test_a_built_sites_page_not_found_is_left_out_beside_its_sitemap(tmp_path: P
     found, left_out = _walk(tmp_path)
     assert sorted(found) == ["guide/index.html", "index.html"]
     assert left_out == {"404.html": "a site build's page-not-found page"}
+
+
+def test_a_yard_builds_index_lists_and_frame_set_are_left_out(tmp_path: Path) -> None:
+    _write(tmp_path, "js/full_list.js", "js/app.js", "css/style.css", "_index.html", "class_list.html",
+           "method_list.html", "file_list.html", "frames.html", "index.html", "file.README.html", "Thor.html",
+           "Thor/Actions.html")
+    (tmp_path / "index.html").write_text("<html><body><p>the README</p></body></html>", encoding="utf-8")
+    found, left_out = _walk(tmp_path)
+    # With a README, the front page is the README: read.
+    assert sorted(found) == ["Thor.html", "Thor/Actions.html", "file.README.html", "index.html"]
+    reason = ("a YARD build's index, frame set or list of its classes, methods or files (the class and module "
+              "pages are read)")
+    assert left_out == {name: reason for name in ("_index.html", "class_list.html", "method_list.html",
+                                                  "file_list.html", "frames.html")}
+    # Without one, YARD writes its index again as the front page.
+    (tmp_path / "index.html").write_bytes((tmp_path / "_index.html").read_bytes())
+    found, left_out = _walk(tmp_path)
+    assert "index.html" not in found
+    assert left_out["index.html"] == ("a YARD build's second copy of its index (`_index.html`), its front page "
+                                      "where there is no README")
+
+
+def test_a_jsdoc_builds_source_pages_and_template_scripts_are_left_out(tmp_path: Path) -> None:
+    _write(tmp_path, "scripts/linenumber.js", "scripts/prettify/prettify.js",
+           "scripts/prettify/Apache-License-2.0.txt", "styles/jsdoc-default.css", "index.html", "Option.html",
+           "global.html", "lib_option.js.html", "index.js.html", "src_widget.tsx.html")
+    found, left_out = _walk(tmp_path)
+    assert sorted(found) == ["Option.html", "global.html", "index.html"]
+    sources = "a JSDoc build's highlighted copy of a source file (the documentation pages are read)"
+    assert left_out == {"lib_option.js.html": sources, "index.js.html": sources, "src_widget.tsx.html": sources,
+                        "scripts": "a JSDoc build's template scripts and their licence"}

@@ -10,7 +10,10 @@ and its settings and help pages; gtk-doc and Nim an index of every symbol; Haddo
 name (`doc-index*.html`), a highlighted copy of every module's source (`src/`) and a Hoogle database
 of every signature (`<package>.txt`); pydoctor a list of every object field by field, indexes of its
 names, classes and modules, a list of the undocumented ones, a help page and, where it cannot link
-one to the other, its root package's page twice (`index.html` and `twisted.html`). Read, they
+one to the other, its root package's page twice (`index.html` and `twisted.html`); YARD an index of
+every class and module (`_index.html`, again as `index.html` where there is no README), the lists of
+classes, methods and files its frame set shows beside a page, and the frame set; JSDoc a highlighted
+copy of every source file (`lib_option.js.html`) and, with its template's scripts, their licence. Read, they
 answer beside or instead of the page they were made from, so that an answer cites a page twice or
 quotes an index line. They are left out with the reason when the build that made them is
 recognised by the files only it leaves; the same names outside such a build are the user's own and
@@ -86,6 +89,22 @@ _PYDOCTOR_DERIVED = "a pydoctor build's list or index of its objects, or its hel
 _PYDOCTOR_FRONT = "index.html"
 _PYDOCTOR_COPY = "a pydoctor build's second copy of its root package's page (the one named by the package is read)"
 
+# YARD's output root: its index of every class and module beside the script of its frame set's lists.
+_YARD_INDEX = "_index.html"
+_YARD_SCRIPT = Path("js") / "full_list.js"
+_YARD_PAGES = frozenset((_YARD_INDEX, "class_list.html", "method_list.html", "file_list.html", "frames.html"))
+_YARD_DERIVED = ("a YARD build's index, frame set or list of its classes, methods or files (the class and module "
+                 "pages are read)")
+# Without a README, YARD writes its index again as the front page.
+_YARD_FRONT = "index.html"
+_YARD_COPY = "a YARD build's second copy of its index (`_index.html`), its front page where there is no README"
+# JSDoc's default template (and those made from it) leaves its scripts beside the pages: a highlighted
+# copy of every source file is named after the file's path (`lib/option.js` as `lib_option.js.html`).
+_JSDOC_MARKS = (Path("scripts") / "linenumber.js", Path("scripts") / "prettify" / "prettify.js")
+_JSDOC_SOURCE_PAGE = re.compile(r"^.+\.(?:js|jsx|mjs|cjs|jsdoc|ts|tsx)\.html$")
+_JSDOC_SOURCES = "a JSDoc build's highlighted copy of a source file (the documentation pages are read)"
+_JSDOC_SCRIPTS = "a JSDoc build's template scripts and their licence"
+
 
 @dataclass
 class DerivedPages:
@@ -131,7 +150,21 @@ class DerivedPages:
         if names >= _PYDOCTOR_MARKS:
             found += [(name, _PYDOCTOR_DERIVED) for name in sorted(_PYDOCTOR_PAGES & names)]
             found += [(_PYDOCTOR_FRONT, _PYDOCTOR_COPY)] if _root_package_copy(folder, names) else []
+        if _YARD_INDEX in names and (folder / _YARD_SCRIPT).is_file():
+            found += [(name, _YARD_DERIVED) for name in sorted(_YARD_PAGES & names)]
+            found += [(_YARD_FRONT, _YARD_COPY)] if _same_file(folder, _YARD_FRONT, _YARD_INDEX) else []
+        if all((folder / mark).is_file() for mark in _JSDOC_MARKS):
+            found += [("scripts", _JSDOC_SCRIPTS)]
+            found += [(name, _JSDOC_SOURCES) for name in sorted(names) if _JSDOC_SOURCE_PAGE.match(name)]
         return found
+
+
+def _same_file(folder: Path, name: str, other: str) -> bool:
+    """Whether `name` in `folder` holds the same bytes as `other` beside it (False if either cannot be read)."""
+    try:
+        return (folder / name).is_file() and filecmp.cmp(folder / name, folder / other, shallow=False)
+    except OSError:
+        return False
 
 
 def _within(folder: Path, roots: list[Path]) -> bool:
