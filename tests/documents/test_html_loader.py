@@ -1291,3 +1291,184 @@ def test_a_jsdoc_example_is_javascript(tmp_path: Path) -> None:
     assert [(b.language, doc.text[b.start:b.end]) for b in doc.blocks if b.kind == "code"] == [
         ("javascript", "program.addOption(new Option('-d, --debug'));"), ("sh", "npm install commander"),
         (None, "a plain block")]  # a README's code block says its language, or has none
+# An Erlang/OTP reference page as erl_docgen writes it (OTP 25, trimmed): the page's name in the top bar
+# and again over the content, a note box, and functions whose types sit under an h3 "Types" title below
+# their h4 signature, one with the release it came in floated in its heading.
+ERL_DOCGEN = """<!DOCTYPE html PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN">
+<html xmlns:erl="http://erlang.org" xmlns:fn="http://www.w3.org/2005/02/xpath-functions">
+<head><title>Erlang -- lists</title></head><body><div id="container">
+<div class="topbar"><div class="topbar-expand "><button>=</button></div>
+<div class="topbar-title"><h1 id="lists">lists</h1></div></div>
+<aside class="hide-mobile" id="leftnav"><nav class="leftnav-tube"><ul><li><a href="lists.html#all-2">all/2</a></li>
+</ul></nav></aside>
+<div id="content"><div class="innertube"><center><h1>lists</h1></center></div>
+<div class="innertube"><h3 id="module-summary" class="title-link"><div class="title-name">Module Summary</div>
+</h3><div class="REFBODY module-summary-body">List processing functions.</div></div>
+<div class="note"><div class="label">Note</div><div class="content"><p><p>Position numbering starts at 1.</p>
+</p></div></div>
+<div class="innertube"><h3 id="export" class="title-link"><div class="title-name">Exports</div></h3></div>
+<div class="exports-body">
+<article class="func"><h4 id="all-2" class="bold_code title-link func-head">
+<span class="title-name">all(Pred, List) -&gt; <span class="bold_code bc-14"><a href="#">boolean()</a></span></span>
+</h4><div class="REFBODY fun-types"><h3 id="types" class="func-types-title">Types</h3>
+<div class="REFTYPES rt-1"><span class="bold_code bc-2">Pred = fun((Elem :: T) -&gt; boolean())</span></div>
+<div class="REFTYPES rt-1"><span class="bold_code bc-2">List = [T]</span></div></div>
+<div class="exports-tube"><div class="REFBODY rb-7"><p>Returns <span class="code">true</span> if
+<span class="code">Pred(Elem)</span> returns <span class="code">true</span> for all elements.</p></div></div></article>
+<article class="func"><h4 id="droplast-1" class="bold_code title-link func-head">
+<span class="title-name">droplast(List) -&gt; InitList</span><div class="title-since"><span class="since">OTP 17.0</span>
+</div></h4><div class="REFBODY fun-types"><h3 id="types" class="func-types-title">Types</h3>
+<div class="REFTYPES rt-1"><span class="bold_code bc-2">List = [T, ...]</span></div></div>
+<div class="exports-tube"><div class="REFBODY rb-7"><p>Drops the last element of a List.</p></div></div></article>
+</div><div class="footer"><hr><p>Copyright © 1997-2026 Ericsson AB. All Rights Reserved.</p></div>
+</div></div></body></html>"""
+
+
+def test_an_erl_docgen_functions_types_and_description_stay_in_its_section(tmp_path: Path) -> None:
+    doc = load(tmp_path, ERL_DOCGEN)
+    # The "Types" title under a function's signature is no heading: every function after the first
+    # nested under it ("lists > Types > droplast(…)"), its types and description filed under "Types".
+    assert [s.heading for s in doc.sections] == [
+        "lists", "lists > Module Summary", "lists > Exports", "lists > Exports > all(Pred, List) -> boolean()",
+        "lists > Exports > droplast(List) -> InitList"]
+    entry = [(b.kind, b.label, doc.text[b.start:b.end]) for b in doc.blocks
+             if b.section == "lists > Exports > all(Pred, List) -> boolean()"]
+    assert entry == [
+        ("heading", None, "all(Pred, List) -> boolean()"), ("paragraph", None, "Types:"),
+        ("paragraph", "Types", "Pred = fun((Elem :: T) -> boolean())"), ("paragraph", "Types", "List = [T]"),
+        ("paragraph", None, "Returns true if Pred(Elem) returns true for all elements.")]
+
+
+def test_an_erl_docgen_page_reads_its_title_once_its_notes_as_notes_and_a_release_apart(tmp_path: Path) -> None:
+    doc = load(tmp_path, ERL_DOCGEN)
+    assert doc.title == "lists" and doc.text.startswith("lists\n\nModule Summary")  # not the top bar's again
+    note = next(b for b in doc.blocks if doc.text[b.start:b.end] == "Position numbering starts at 1.")
+    assert (note.kind, note.label) == ("note", "Note")
+    assert "\n\nNote\n\n" not in doc.text
+    # The release a function came in reads after its signature, not run into it.
+    assert "droplast(List) -> InitList\n\nOTP 17.0\n\nTypes:" in doc.text
+
+
+def test_a_note_box_opening_with_its_title_reads_as_a_note_not_a_section(tmp_path: Path) -> None:
+    # DocBook's note (git's user manual): read as a heading, "Note" took every paragraph after the note.
+    doc = load(tmp_path, '<html><body><h2>Submodules</h2><div class="note" style="margin-left: 0.5in"><h3 '
+                         'class="title">Note</h3><p>Do not use local URLs here.</p></div><p>See what files git '
+                         'submodule created:</p><div class="example"><p class="title"><b>Example 1. Setup</b></p>'
+                         '<pre>$ ls -a</pre></div></body></html>')
+    assert [(b.kind, b.label, b.section, doc.text[b.start:b.end]) for b in doc.blocks] == [
+        ("heading", None, "Submodules", "Submodules"),
+        ("note", "Note", "Submodules", "Do not use local URLs here."),
+        ("paragraph", None, "Submodules", "See what files git submodule created:"),
+        ("paragraph", None, "Submodules", "Example 1. Setup"), ("code", None, "Submodules", "$ ls -a")]
+
+
+def test_a_small_bar_of_up_and_homepage_links_is_navigation(tmp_path: Path) -> None:
+    doc = load(tmp_path, '<html><body><center><small>[ <A HREF="index.html">Up</A> | <A HREF="http://www.erlang.org/">'
+                         'Homepage</A> ]</small><br><h1>OTP Reference Page Index</h1></center><p>Pages.</p>'
+                         '</body></html>')
+    assert doc.text == "OTP Reference Page Index\n\nPages."
+
+
+# A TypeDoc 0.28 class page (commander's typings, trimmed): its index of members, its hierarchy with a
+# link to the class tree, and a group of members folded under its heading, "Methods".
+TYPEDOC = """<!DOCTYPE html><html class="default" lang="en" data-base="../"><head><meta charset="utf-8"/>
+<title>Command | commander</title></head><body><header class="tsd-page-toolbar"><div class="tsd-toolbar-contents
+container"><a href="../index.html" class="title">commander</a></div></header>
+<div class="container container-main"><div class="col-content"><div class="tsd-page-title">
+<ul class="tsd-breadcrumb" aria-label="Breadcrumb"><li><a href="" aria-current="page">Command</a></li></ul>
+<h1>Class Command</h1></div>
+<section class="tsd-panel tsd-hierarchy"><h4>Hierarchy (<a href="../hierarchy.html#Command">View Summary</a>)</h4>
+<ul class="tsd-hierarchy"><li class="tsd-hierarchy-item"><span class="tsd-hierarchy-target">Command</span></li></ul>
+</section><aside class="tsd-sources"><ul><li>Defined in commander/package/typings/index.d.ts:376</li></ul></aside>
+<section class="tsd-panel-group tsd-index-group"><section class="tsd-panel tsd-index-panel">
+<details class="tsd-index-content tsd-accordion" open><summary class="tsd-accordion-summary tsd-index-summary">
+<h5 class="tsd-index-heading uppercase">Index</h5></summary><div class="tsd-accordion-details">
+<section class="tsd-index-section"><h3 class="tsd-index-heading tsd-anchor-link" id="methods">Methods</h3>
+<div class="tsd-index-list"><a href="#action" class="tsd-index-link"><span>action</span></a>
+<a href="#addargument" class="tsd-index-link"><span>add<wbr/>Argument</span></a></div></section></div></details>
+</section></section>
+<details class="tsd-panel-group tsd-member-group tsd-accordion" open><summary class="tsd-accordion-summary"
+data-key="section-Properties"><h2 class="tsd-anchor-link" id="properties-1">Properties</h2></summary><section>
+<section class="tsd-panel tsd-member"><h3 class="tsd-anchor-link" id="commands"><code class="tsd-tag">Readonly</code>
+<span>commands</span></h3><div class="tsd-signature"><span class="tsd-kind-property">commands</span><span
+class="tsd-signature-symbol">:</span> <span class="tsd-signature-type">readonly Command[]</span></div>
+<aside class="tsd-sources"><ul><li>Defined in commander/package/typings/index.d.ts:377</li></ul></aside></section>
+</section></details>
+<details class="tsd-panel-group tsd-member-group tsd-accordion" open><summary class="tsd-accordion-summary"
+data-key="section-Methods"><h2 class="tsd-anchor-link" id="methods-1">Methods</h2></summary><section>
+<section class="tsd-panel tsd-member"><h3 class="tsd-anchor-link" id="action"><span>action</span></h3>
+<ul class="tsd-signatures"><li class=""><div class="tsd-signature tsd-anchor-link" id="action-1"><span
+class="tsd-kind-call-signature">action</span><span class="tsd-signature-symbol">(</span><span
+class="tsd-kind-parameter">fn</span><span class="tsd-signature-symbol">:</span> <span
+class="tsd-signature-type">Function</span><span class="tsd-signature-symbol">)</span><span
+class="tsd-signature-symbol">:</span> <span class="tsd-signature-type">this</span></div>
+<div class="tsd-description"><div class="tsd-comment tsd-typography"><p>Register callback <code>fn</code> for the
+command.</p></div>
+<div class="tsd-parameters"><h4 class="tsd-parameters-title">Parameters</h4><ul class="tsd-parameter-list">
+<li><span><span class="tsd-kind-parameter">fn</span>: <span class="tsd-signature-type">Function</span></span>
+<div class="tsd-comment tsd-typography"><p>the action handler</p></div></li>
+<li><span><code class="tsd-tag">Optional</code><span class="tsd-kind-parameter">name</span>: <span
+class="tsd-signature-type">string</span></span></li></ul></div>
+<h4 class="tsd-returns-title">Returns <span class="tsd-signature-type">this</span></h4><p><code>this</code> command
+for chaining</p>
+<div class="tsd-comment tsd-typography"><div class="tsd-tag-example"><h4 class="tsd-anchor-link"
+id="example">Example<a href="#example" aria-label="Permalink" class="tsd-anchor-icon"></a></h4><pre><code
+class="js">program.action(() =&gt; {});</code><button>Copy</button></pre></div></div>
+<aside class="tsd-sources"><ul><li>Defined in commander/package/typings/index.d.ts:626</li></ul></aside></div></li>
+</ul></section>
+<section class="tsd-panel tsd-member"><h3 class="tsd-anchor-link" id="help"><span>help</span></h3>
+<ul class="tsd-signatures"><li class=""><div class="tsd-signature tsd-anchor-link" id="help-1"><span
+class="tsd-kind-call-signature">help</span><span class="tsd-signature-symbol">():</span> <span
+class="tsd-signature-type">never</span></div><div class="tsd-description"><div class="tsd-comment
+tsd-typography"><p>Output help information and exit.</p></div><h4 class="tsd-returns-title">Returns <span
+class="tsd-signature-type">never</span></h4></div></li></ul></section>
+</section></details></div></div></body></html>"""
+
+
+def test_a_typedoc_member_reads_as_its_signature_then_its_description_and_fields(tmp_path: Path) -> None:
+    doc = load(tmp_path, TYPEDOC)
+    signature = "action(fn: Function): this"
+    # The group's heading is a heading, not the title of a note every member of it was labelled with.
+    assert [(b.kind, b.label, doc.text[b.start:b.end]) for b in doc.blocks
+            if b.section == "Class Command > Methods > action"] == [
+        ("heading", None, "action"), ("paragraph", None, signature),
+        ("paragraph", signature, "Register callback `fn` for the command."),
+        ("paragraph", signature, "Parameters:"),
+        # a parameter's description reads with its name
+        ("list_item", "fn", "fn: Function - the action handler"),
+        ("list_item", "Parameters", "Optional name: string"),
+        ("list_item", signature, "Returns: this - `this` command for chaining"),
+        ("paragraph", signature, "Example:"), ("code", "js", "program.action(() => {});")]
+    # A return value without a description is the member's last line, not a section run into the next one.
+    assert [(b.kind, b.section, doc.text[b.start:b.end]) for b in doc.blocks][-2:] == [
+        ("paragraph", "Class Command > Methods > help", "Output help information and exit."),
+        ("list_item", "Class Command > Methods > help", "Returns: never")]
+    assert [s.heading for s in doc.sections] == [
+        "Class Command", "Class Command > Hierarchy", "Class Command > Properties",
+        "Class Command > Properties > Readonly commands", "Class Command > Methods",
+        "Class Command > Methods > action", "Class Command > Methods > help"]
+    assert not [b for b in doc.blocks if b.kind == "note"]
+
+
+def test_a_typedoc_pages_index_and_class_tree_link_are_not_read(tmp_path: Path) -> None:
+    doc = load(tmp_path, TYPEDOC)
+    for gone in ("Index", "addArgument", "View Summary", "Hierarchy (", "Defined in"):
+        assert gone not in doc.text, gone
+    assert doc.text.startswith("Class Command\n\nHierarchy\n\nCommand\n\nProperties\n\nReadonly commands\n\n"
+                               "commands: readonly Command[]\n\nMethods")
+    # The same classes on a page TypeDoc did not make are that page's own.
+    other = load(tmp_path, TYPEDOC.replace("tsd-page-title", "page-title"))
+    assert "addArgument" in other.text
+
+
+def test_a_typedoc_members_flags_are_words_apart_and_its_examples_keep_their_language(tmp_path: Path) -> None:
+    doc = load(tmp_path, '<html><body><div class="col-content"><div class="tsd-page-title"><h1>Variable program<code '
+                         'class="tsd-tag">Const</code></h1></div><div class="tsd-signature"><span class="tsd-kind-'
+                         'variable">program</span>: <span class="tsd-signature-type">Command</span></div><div '
+                         'class="tsd-comment tsd-typography"><pre><code class="ts">program.parse();</code></pre><pre>'
+                         '<code class="Text">Usage: prog</code></pre></div></div></body></html>')
+    assert [(b.kind, b.label, b.language, doc.text[b.start:b.end]) for b in doc.blocks] == [
+        ("heading", None, None, "Variable program Const"),  # not "program`Const`"
+        ("paragraph", None, None, "program: Command"),
+        ("code", "ts", "ts", "program.parse();"),
+        ("code", None, None, "Usage: prog")]  # a plain-text block names no language

@@ -1,10 +1,11 @@
 """Readers of what one documentation generator alone writes in HTML: a groff manual page's tagged
 paragraphs, a gtk-doc entry's fields, Haddock's entries and instances, pydoctor's entries, summaries
-and field tables, YARD's method sources, summaries and constants, JSDoc's source links and examples.
-Each rewrites the parsed page in place, before it is walked, into the plain structures the HTML
-loader reads (definition lists, entries, field lists); the loader chooses them by the generator the
-page names (`page_generators`), and Haddock, which names none, by its page menu. Their class names
-are plain words other pages use, which is why they are read so on such pages only."""
+and field tables, YARD's method sources, summaries and constants, JSDoc's source links and examples,
+TypeDoc's members and erl_docgen's functions. Each rewrites the parsed page in place, before it is
+walked, into the plain structures the HTML loader reads (definition lists, entries, field lists);
+the loader chooses them by the generator the page names (`page_generators`), and those of generators
+that name none (Haddock, TypeDoc, erl_docgen) by a mark of theirs on the page. Their class names are
+plain words other pages use, which is why they are read so on such pages only."""
 
 from __future__ import annotations
 
@@ -76,6 +77,27 @@ def page_generators(soup: Any) -> list[str]:
     credits when it writes none (YARD, JSDoc). Asked before the footer is dropped."""
     names = [str(meta.get("content", "")) for meta in soup.find_all("meta", attrs={"name": "generator"})]
     return names + [name for selector, name in _CREDITS if soup.select_one(selector) is not None]
+
+
+# Sphinx's class of a described object (`.. describe::`): a definition list of that class is read as
+# API entries, each term a signature and its definition the description, labelled with it.
+_API_ENTRY = "describe"
+# A TypeDoc page (TypeDoc writes no generator tag): the title over its content.
+_TYPEDOC_PAGE = "div.tsd-page-title"
+# TypeDoc's index of a page's members, and the hierarchy's heading ("Hierarchy (View Summary)").
+_TYPEDOC_INDEX = ".tsd-index-group, .tsd-index-panel, details.tsd-index-content"
+_TYPEDOC_HIERARCHY = ".tsd-hierarchy > h4"
+_EMPTY_BRACKETS = re.compile(r"\s*\(\s*\)")
+# The items of the lists of an entry's parameters, type parameters and an object type's members.
+_TYPEDOC_PARAMETERS = "ul.tsd-parameter-list > li, ul.tsd-type-parameter-list > li, ul.tsd-parameters > li"
+# What starts the next part of a page after a declaration's signature.
+_TYPEDOC_SECTIONS = frozenset(("section", "details", *HEADINGS))
+# The block of an entry's comment tags ("Example", "Deprecated"), after its return value.
+_TYPEDOC_TAGS = frozenset(("tsd-comment",))
+# An Erlang/OTP page made by erl_docgen (OTP 25 and before): its XSLT's namespace is left on the page.
+_ERL_DOCGEN_PAGE = 'html[xmlns\\:erl="http://erlang.org"]'
+_ERL_TYPES_TITLE = "h3.func-types-title"
+_ERL_SINCE = ".title-since"
 
 
 def _read_man_page(soup: Any, root: Any) -> None:
@@ -174,6 +196,157 @@ def read_haddock(soup: Any, root: Any) -> None:
         entry.append(signature)
         if documentation is not None and documentation.name == "div" and "doc" in class_names(documentation):
             entry.append(documentation.extract())
+
+
+def _heading_as_field(soup: Any, heading: Any, ends: frozenset[str] = frozenset()) -> None:
+    """A heading labelling a part of an API entry ("Types", "Parameters", "Returns `this`", "Example")
+    made a field of the entry, as Sphinx writes one: its leading words the field's name ("Returns:"),
+    the rest of it and the elements after it up to the next heading (or an element of a class in
+    `ends`) the field's value. A heading would open a section that runs on over the entries after it."""
+    field = soup.new_tag("dl", attrs={"class": "field-list"})
+    term, value = soup.new_tag("dt"), soup.new_tag("dd")
+    contents = list(heading.contents)
+    words = str(contents.pop(0)).strip() if contents and isinstance(contents[0], str) else ""
+    if not words:  # no leading words to name it by: the whole heading is the name
+        words, contents = heading.get_text(" ", strip=True), []
+    term.append(words if words.endswith(":") else f"{words}:")
+    following: list[Any] = []
+    node = heading.next_sibling
+    while node is not None and not _ends_field(node, ends):
+        following.append(node)
+        node = node.next_sibling
+    value.extend(contents)
+    if _words(contents) and _words(following):
+        value.append(" - ")  # "Returns: this - `this` command for chaining"
+    value.extend(following)
+    field.extend((term, value))
+    heading.replace_with(field)
+
+
+def _words(nodes: list[Any]) -> bool:
+    """Whether any of the elements or strings holds text."""
+    return any((node.get_text() if hasattr(node, "get_text") else str(node)).strip() for node in nodes)
+
+
+def _ends_field(node: Any, ends: frozenset[str]) -> bool:
+    """Whether `node` ends the value of a field made of a heading: the next heading, or an element of a
+    class in `ends`."""
+    name = getattr(node, "name", None)
+    return name is not None and (name in HEADINGS or bool(ends & set(class_names(node))))
+
+
+def _read_typedoc(soup: Any, root: Any) -> None:
+    """A TypeDoc page as a person reads it: its index of the page's members (links under "Constructors",
+    "Properties", "Methods") and the "View Summary" link to the class tree are not read; a member's flags
+    ("Optional", "Readonly") are words before its name, not code run into it; a code example keeps the
+    language TypeDoc names it by; and each member reads as an API entry: each signature, then its
+    description labelled with it, its parameters, return value and tags ("Example", "Deprecated") as
+    fields of it rather than headings of their own, each parameter with its description."""
+    for index in root.select(_TYPEDOC_INDEX):
+        index.extract()  # not decomposed: an element inside one already dropped is only detached from it
+    for heading in root.select(_TYPEDOC_HIERARCHY):
+        for link in heading.find_all("a"):
+            link.decompose()
+        heading.string = _EMPTY_BRACKETS.sub("", heading.get_text())  # "Hierarchy (View Summary)"
+    for flag in root.select("code.tsd-tag"):  # before the name ("Optional argChoices"), or after it
+        flag.name = "span"
+        flag.insert_before(" ")
+        flag.insert_after(" ")
+    for code in root.select("pre > code[class]"):
+        languages = class_names(code)
+        if len(languages) == 1:  # TypeDoc classes a fenced example by its language alone ("js")
+            code["class"] = f"language-{languages[0]}"
+    descriptions = [*_typedoc_signature_lists(soup, root), *_typedoc_declarations(soup, root)]
+    for item in root.select(_TYPEDOC_PARAMETERS):
+        _typedoc_parameter(item)
+    inside = {id(description) for description in descriptions}
+    for heading in root.find_all(list(HEADINGS)):
+        if any(id(parent) in inside for parent in heading.parents):
+            _heading_as_field(soup, heading, ends=_TYPEDOC_TAGS)
+
+
+def _typedoc_signature_lists(soup: Any, root: Any) -> list[Any]:
+    """A member's list of signatures (one, or its overloads) made an API entry of each: its signature,
+    then its description (TypeDoc lays them out as `li > div.tsd-signature` and the rest of the item,
+    or as an item `li.tsd-signature` then `li.tsd-description`, or before 0.23 as a second list,
+    `ul.tsd-descriptions`). Returns the descriptions."""
+    descriptions: list[Any] = []
+    for signatures in root.find_all("ul", class_="tsd-signatures"):
+        entries = soup.new_tag("dl", attrs={"class": _API_ENTRY})
+        second = signatures.find_next_sibling()
+        if second is not None and "tsd-descriptions" not in class_names(second):
+            second = None
+        apart = second.find_all("li", class_="tsd-description", recursive=False) if second is not None else []
+        for item in signatures.find_all("li", recursive=False):
+            classes = class_names(item)
+            if "tsd-description" in classes:
+                descriptions.append(_entry_part(soup, entries, "dd", item.contents))
+            elif "tsd-signature" in classes:
+                _entry_part(soup, entries, "dt", item.contents)
+                if apart:
+                    descriptions.append(_entry_part(soup, entries, "dd", apart.pop(0).contents))
+            elif (signature := item.find(class_="tsd-signature", recursive=False)) is not None:
+                _entry_part(soup, entries, "dt", signature.extract().contents)
+                descriptions.append(_entry_part(soup, entries, "dd", item.contents))
+        if second is not None:
+            second.decompose()
+        signatures.replace_with(entries)
+    return descriptions
+
+
+def _typedoc_declarations(soup: Any, root: Any) -> list[Any]:
+    """A declaration's signature standing alone (a property's, a type alias', an interface's) made an
+    API entry: its signature, then the elements after it up to the next section of the page (an
+    interface's hierarchy, its members) as its description. Returns the descriptions."""
+    descriptions: list[Any] = []
+    for signature in root.find_all(class_="tsd-signature"):
+        entry = soup.new_tag("dl", attrs={"class": _API_ENTRY})
+        following: list[Any] = []
+        for node in signature.next_siblings:
+            if getattr(node, "name", None) in _TYPEDOC_SECTIONS:
+                break
+            following.append(node)
+        signature.replace_with(entry)
+        _entry_part(soup, entry, "dt", signature.contents)
+        descriptions.append(_entry_part(soup, entry, "dd", following))
+    return descriptions
+
+
+def _entry_part(soup: Any, entry: Any, name: str, contents: list[Any]) -> Any:
+    """A new term or definition of `entry` holding `contents` (moved there); returns it."""
+    part = soup.new_tag(name)
+    part.extend(list(contents))
+    entry.append(part)
+    return part
+
+
+def _typedoc_parameter(item: Any) -> None:
+    """A parameter, type parameter or member of an object type (a line naming it, a `span` or, for a
+    member, an `h5`; then its comment) read as one item: "exitCode: number - suggested exit code …",
+    not its name and type with the description apart."""
+    first = item.find(True, recursive=False)
+    if first is not None and first.name in HEADINGS:
+        first.name = "span"
+    comments = [comment for comment in item.find_all("div", class_="tsd-comment", recursive=False)
+                if comment.get_text().strip()]
+    if comments:
+        comments[0].insert_before(" - ")
+    for comment in comments:
+        comment.unwrap()  # its paragraphs join the item's text
+
+
+def _read_erl_docgen(soup: Any, root: Any) -> None:
+    """An Erlang/OTP page as erl_docgen writes it: a function's "Types" title, an `h3` under the
+    function's `h4` signature, made a field of the entry ("Types:", then the types labelled with it),
+    so that the types and the description after them stay in the function's section instead of a
+    "Types" section every function after it nests in; and the release a function came in ("OTP 17.0",
+    floated right in its heading) read after the signature rather than run into it."""
+    for title in root.select(_ERL_TYPES_TITLE):
+        _heading_as_field(soup, title)
+    for since in root.select(_ERL_SINCE):
+        heading = since.find_parent(list(HEADINGS))
+        if heading is not None:
+            heading.insert_after(since.extract())
 
 
 def _margin(tag: Any) -> float | None:
@@ -348,4 +521,8 @@ def _read_jsdoc(_soup: Any, root: Any) -> None:
 GENERATOR_READERS: tuple[tuple[re.Pattern[str], Callable[[Any, Any], None]], ...] = (
     (_GROFF, _read_man_page), (_GTKDOC, _read_gtkdoc), (_PYDOCTOR, _read_pydoctor_page), (_YARD, _read_yard),
     (_JSDOC, _read_jsdoc),
+)
+# ... and of generators that write no such tag, chosen by a mark of theirs on the page (a CSS selector).
+MARKED_READERS: tuple[tuple[str, Callable[[Any, Any], None]], ...] = (
+    (_TYPEDOC_PAGE, _read_typedoc), (_ERL_DOCGEN_PAGE, _read_erl_docgen),
 )

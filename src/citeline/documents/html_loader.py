@@ -10,7 +10,7 @@ smuggle instructions to a model — and reported when they carry such instructio
 What stays becomes blocks: headings (sections), paragraphs, list items, `<pre>` code (with the
 language Sphinx or a highlighter names), table rows with their header (DocBook's segmented lists
 too), definition lists (Sphinx API entries: the signature, then its description labelled with it;
-Doxygen's, RDoc's, Haddock's and pydoctor's entries alike) and admonitions labelled with their title. bs4 over lxml keeps no source positions, so HTML blocks have no source offsets.
+Doxygen's, RDoc's, Haddock's, pydoctor's and TypeDoc's entries alike) and admonitions labelled with their title. bs4 over lxml keeps no source positions, so HTML blocks have no source offsets.
 """
 
 from __future__ import annotations
@@ -24,7 +24,13 @@ from typing import Any
 from citeline.documents.builder import Containers, DocumentBuilder, item_name
 from citeline.documents.hidden import hidden_element
 from citeline.documents.html_elements import HEADINGS, class_names, own_rows
-from citeline.documents.html_generators import GENERATOR_READERS, HADDOCK_PAGE, page_generators, read_haddock
+from citeline.documents.html_generators import (
+    GENERATOR_READERS,
+    HADDOCK_PAGE,
+    MARKED_READERS,
+    page_generators,
+    read_haddock,
+)
 from citeline.documents.loaders import decode_text, refuse_only_includes, sanitize
 from citeline.documents.models import ADMONITION_KINDS, BlockKind, LoadedDocument
 from citeline.documents.registry import register_loader
@@ -45,12 +51,12 @@ _CHROME_ROLES = frozenset(("navigation", "banner", "contentinfo", "search", "com
 # theme switch; pydoctor's "(source)" links and the "class documentation" line over every page;
 # Docusaurus' table of contents and version badge, Starlight's
 # "Section titled …" anchors, Jupyter Book's print-only header, Docsy's "Last modified" line, GitBook's
-# search results). A plain `sidebar`
+# search results, a site's top bar: erl_docgen's holds the page's name over the page). A plain `sidebar`
 # class is left alone: it is docutils' sidebar directive, which is content.
 _CHROME_CLASS = re.compile(
     r"^(?:.+sidebar.*|sidebar[-_].+|.*breadcrumbs?.*|.*banner.*|skip-?link|skip-to-content|md-skip|"
     r"headerlink|viewcode-(?:link|back)|related|relbar.*|md-header.*|md-footer.*|md-tabs.*|md-source-file|"
-    r"md-content__button|md-clipboard|edit-?this-?page|prev-next.*|navbar.*|nav-?bar|toctree-wrapper|"
+    r"md-content__button|md-clipboard|edit-?this-?page|prev-next.*|navbar.*|nav-?bar|top-?bar.*|toctree-wrapper|"
     r"bd-header.*|bd-footer.*|bd-toc.*|footer.*|header-?link|copybutton|linenos|lineno|announcement.*|"
     r"cookie.*|rst-footer-buttons|rst-versions|wy-nav-side|wy-nav-top|feedback.*|(?:main|sub|site|top|nav)?-?menu|"
     r"tagline|toc|list-of-(?:figures|tables|examples|equations|procedures)|nav(?:header|footer)|permalink|"
@@ -96,10 +102,10 @@ _REDIRECT_WORDS = 30  # "Redirecting to macro.parse_quote.html..." and a link or
 _FOOTNOTE_MARK = re.compile(r"\[?(?:\d{1,3}|[*†‡])\]?")
 # Links and labels of a navigation bar (HTML's link types for a page's place in a sequence).
 _NAVIGATION_RELS = frozenset(("next", "prev", "previous", "up", "contents", "index", "start", "first", "last", "top"))
-_NAVIGATION_WORDS = frozenset(("next", "previous", "prev", "up", "contents", "index", "top", "home", "back", "forward",
-                               "jump", "to"))
+_NAVIGATION_WORDS = frozenset(("next", "previous", "prev", "up", "contents", "index", "top", "home", "homepage",
+                               "back", "forward", "jump", "to"))
 _NAVIGATION_ARROWS = frozenset(("<", ">", "<<", ">>", "«", "»", "‹", "›", "←", "→", "↑", "?"))
-_NAVIGATION_BLOCKS = frozenset(("div", "p", "table", "tr", "td", "span", "ul", "li"))
+_NAVIGATION_BLOCKS = frozenset(("div", "p", "table", "tr", "td", "span", "ul", "li", "small"))
 _NAVIGATION_NODES = 120  # elements and strings a navigation bar stays within
 _LINK_LIST_NODES = 20_000  # ... and a table of contents or an index
 _WORD = re.compile(r"[^\W\d_]+")
@@ -113,6 +119,11 @@ _LINE_BLOCKS = frozenset(("div", "p"))  # a line of code a highlighter lays out 
 # Block elements met inside inline content (a list in a table cell): a space on either side.
 _INLINE_BREAKS = frozenset(("p", "div", "ul", "ol", "dl", "dt", "dd", "blockquote", "table", "tr", "td", "th"))
 _SITE_ADMONITIONS = frozenset(("theme-admonition", "custom-block"))
+# Notes drawn as a box classed by their kind and opening with their title (see `_box_title`). An
+# example's box is left out: DocBook titles it "Example 3. …" over the example, which is no note.
+_BOX_KINDS = frozenset(ADMONITION_KINDS) - {"example", "quote", "abstract"}
+_BOX_TITLE_CLASSES = frozenset(("label", "title"))
+_BOX_TITLE_WORDS = 4  # "Note", "Warning": the note's kind or a short name, not a sentence
 _SITE_ADMONITION_TITLE = re.compile(r"^(?:admonitionHeading.*|custom-block-title)$")
 _VERSION_CLASSES = frozenset(("versionadded", "versionchanged", "deprecated", "versionremoved"))
 # Sphinx marks API entries `dl.py.function`, `dl.py.class`, `dl.c.function`, ...
@@ -463,7 +474,7 @@ def _language(pre: Any) -> str | None:
             continue
         for name in class_names(tag):
             match = _LANGUAGE_CLASS.match(name)
-            if match and match.group(1) not in {"default", "none", "text"}:
+            if match and match.group(1).lower() not in {"default", "none", "text"}:
                 return match.group(1)
     return None
 
@@ -525,6 +536,25 @@ def _drawn_columns(rows: list[tuple[str, ...]]) -> set[int]:
         return set()
     return {column for column, cell in enumerate(rows[0])
             if cell in _DRAWN_CELLS and all(column < len(row) and row[column] == cell for row in rows)}
+
+
+def _heading_summary(summary: Any) -> bool:
+    """Whether a `<details>`' summary holds a heading (or rustdoc's `.code-header` signature): the
+    folded content is a section of the page under it, not a note titled by it."""
+    return summary.find(list(HEADINGS)) is not None or summary.find(class_="code-header") is not None
+
+
+def _box_title(tag: Any, classes: set[str]) -> Any:
+    """The title of a note drawn as a box of its own kind (`div.note`, `div.warning`) that opens with
+    it, as a heading (DocBook's `<h3 class="title">Note</h3>`) or a label (erl_docgen's `<div
+    class="label">Note</div>`); None for any other element. Read as a heading, such a title opened a
+    section that ran on over the page after the note."""
+    if tag.name != "div" or not classes & _BOX_KINDS:
+        return None
+    first = next((child for child in tag.contents if getattr(child, "name", None)), None)
+    if first is None or not (first.name in HEADINGS or _BOX_TITLE_CLASSES & set(class_names(first))):
+        return None
+    return first if len(first.get_text().split()) <= _BOX_TITLE_WORDS else None
 
 
 def _page_title(head: str, h1: str | None) -> str:
@@ -895,9 +925,10 @@ class _Walker:
             title_tag = tag.find(class_=_SITE_ADMONITION_TITLE, recursive=False)
         elif tag.name == "details":
             title_tag = tag.find("summary", recursive=False)
-            if title_tag is None or title_tag.find(class_="code-header") is not None:
-                # Not a note: rustdoc folds an item's documentation under its signature (a
-                # `.code-header` heading), or a page's under a toggle left out as chrome.
+            if title_tag is None or _heading_summary(title_tag):
+                # Not a note: a folded section under its heading (rustdoc folds an item's documentation
+                # under its signature, a `.code-header` heading; TypeDoc a group of members under "Methods"),
+                # or a page's content under a toggle left out as chrome.
                 stack.append(_Action(lambda _stack: self.flush()))
                 stack.extend(reversed((title_tag.contents if title_tag else [])
                                       + [child for child in tag.contents if child is not title_tag]))
@@ -908,7 +939,9 @@ class _Walker:
             self._within(stack, title or None, "note", list(tag.contents))
             return True
         else:
-            return False
+            title_tag = _box_title(tag, classes)  # DocBook's and erl_docgen's notes
+            if title_tag is None:
+                return False
         title = " ".join(self.inline(title_tag.contents).split()) if title_tag is not None else ""
         if title.lower() in ADMONITION_KINDS:
             title = title.capitalize()  # "TIP", "note": the kind, as a title
@@ -993,13 +1026,14 @@ class HtmlLoader:
         scripted = soup.find("script") is not None
         generators = page_generators(soup)
         haddock = soup.select_one(HADDOCK_PAGE) is not None
+        readers = [read for generator, read in GENERATOR_READERS if any(generator.match(name) for name in generators)]
+        readers += [read for mark, read in MARKED_READERS if soup.select_one(mark) is not None]
         root = _prepare(soup, builder)
         if haddock:
             read_haddock(soup, root)
         _drop_chrome(root)
-        for generator, read in GENERATOR_READERS:
-            if any(generator.match(name) for name in generators):
-                read(soup, root)
+        for read in readers:
+            read(soup, root)
 
         walker = _Walker(builder, _HADDOCK_MEMBER_PARTS if haddock else _MEMBER_PARTS)
         walker.walk(root)
