@@ -1472,3 +1472,12 @@ def test_a_typedoc_members_flags_are_words_apart_and_its_examples_keep_their_lan
         ("paragraph", None, None, "program: Command"),
         ("code", "ts", "ts", "program.parse();"),
         ("code", None, None, "Usage: prog")]  # a plain-text block names no language
+
+
+def test_a_page_fragment_is_titled_by_the_template_comment_opening_it(tmp_path: Path) -> None:
+    # Go's documentation pages are fragments for the site's template, which takes the title from this comment.
+    doc = load(tmp_path, '<!--{\n\t"Title": "The Go Programming Language Specification",\n\t"Path": "/ref/spec"\n}-->\n\n'
+                         '<h2 id="Introduction">Introduction</h2>\n<p>This is the reference manual.</p>', name="go_spec.html")
+    assert doc.title == "The Go Programming Language Specification"
+    # an ordinary comment is no title
+    assert load(tmp_path, "<!-- built by hand --><p>Text.</p>", name="notes.html").title == "notes"

@@ -15,6 +15,7 @@ Doxygen's, RDoc's, Haddock's, pydoctor's and TypeDoc's entries alike) and admoni
 
 from __future__ import annotations
 
+import json
 import re
 import warnings
 from collections.abc import Callable, Iterable
@@ -557,6 +558,23 @@ def _box_title(tag: Any, classes: set[str]) -> Any:
     return first if len(first.get_text().split()) <= _BOX_TITLE_WORDS else None
 
 
+def _template_title(soup: Any) -> str:
+    """The title a page fragment gives its site's template in a comment opening it (`<!--{"Title":
+    "The Go Programming Language Specification", …}-->`, as Go's documentation pages do), or ""."""
+    from bs4.element import Comment
+
+    first = next((node for node in soup.descendants if not (isinstance(node, str) and not isinstance(node, Comment)
+                                                             and not node.strip())), None)
+    if not isinstance(first, Comment):
+        return ""
+    try:
+        fields = json.loads(str(first))
+    except ValueError:
+        return ""
+    title = fields.get("Title") if isinstance(fields, dict) else None
+    return " ".join(title.split()) if isinstance(title, str) else ""
+
+
 def _page_title(head: str, h1: str | None) -> str:
     """The page's own title: the `<title>` without the site's name that generators add to every
     page ("How to capture output — pytest documentation" over an h1 "How to capture output"), else
@@ -1019,7 +1037,7 @@ class HtmlLoader:
             raise IngestError(f"{path.name}: could not be parsed as HTML ({exc})",
                               hint="check the file") from exc
         builder = DocumentBuilder()
-        head_title = soup.title.get_text(" ", strip=True) if soup.title else ""
+        head_title = soup.title.get_text(" ", strip=True) if soup.title else _template_title(soup)
         metadata = self._metadata(soup)
         redirect = _redirect_target(soup)
         framed = [str(frame["src"]) for frame in soup.find_all("frame", src=True)]
