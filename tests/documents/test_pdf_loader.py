@@ -345,6 +345,31 @@ def test_a_footnote_at_the_foot_of_a_page_does_not_cut_the_sentence_running_on(t
     assert [block[2:4] for block in blocks[at:at + 3]] == [(1, (1, 2)), (1, ()), (1, ())]
 
 
+def test_a_footnote_whose_mark_is_raised_onto_a_line_of_its_own_is_a_footnote(tmp_path: Path) -> None:
+    # As Texinfo sets R-admin's footnotes: the 7 pt mark stands higher above the 9 pt text than the
+    # small capitals ("GNU") beside it, so it is read as a line of its own. It still opens the
+    # footnotes: the mark goes, and the sentence cut by the page break goes on past the footnote.
+    note = [("1", BODY_FONT, 7.0, 4.4), ("e.g. ", BODY_FONT, 9.0, 0.0), ("GNU", BODY_FONT, 8.0, 0.2),
+            (" tar version 1.15 or later.", BODY_FONT, 9.0, 0.0)]
+    data = manual_pdf([
+        [Heading(1, "Getting the sources"), Fill(bottom=170),
+         Para(["The sources are kept in a Subversion repository: check out the current release branch from",
+               "https://svn.r-project.org/R/branches/"]),
+         Spans([note])],
+        [Para(["R-x-y-branch/ where x and y are the major and minor version numbers."]),
+         Heading(2, "Building"), Para(["Unpack the sources with a tar that can read them."])],
+    ])
+    blocks = _blocks(load(tmp_path, data, name="r-admin.pdf"))
+    texts = [text for _, text, *_ in blocks]
+    whole = ("The sources are kept in a Subversion repository: check out the current release branch from "
+             "https://svn.r-project.org/R/branches/R-x-y-branch/ where x and y are the major and minor version "
+             "numbers.")
+    assert whole in texts
+    at = texts.index(whole)
+    assert texts[at + 1:at + 3] == ["e.g. GNU tar version 1.15 or later.", "Building"]
+    assert "1" not in texts
+
+
 def test_a_name_broken_at_an_underscore_is_joined(tmp_path: Path) -> None:
     data = manual_pdf([[Heading(1, "Libraries"),
                         Para(["Users can have libraries of their own, named by the environment variable R_",

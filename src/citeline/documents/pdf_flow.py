@@ -81,14 +81,15 @@ _NOTE_MARK = re.compile(r"\(?[\d*\u2020\u2021\u00a7]{1,3}\)?")
 def _footnotes_at(page: PageLayout, body_size: float) -> int:
     """Where the footnotes at the foot of `page` start among its lines (len(lines) if none): the
     first of a run of lines in smaller type, in the page's lower half, that ends the page and
-    opens with a raised footnote mark, below some text of the body's size."""
+    opens with a raised footnote mark (before its text, or raised onto a line of its own), below
+    some text of the body's size."""
     lines = page.lines
     start = len(lines)
     for index in range(len(lines) - 1, 0, -1):
         line = lines[index]
         if line.size >= body_size * _FOOTNOTE_SIZE_RATIO or line.top < page.height * 0.5:
             break
-        if line.marked:
+        if line.marked or _NOTE_MARK.fullmatch(line.text):
             start = index
     if start < len(lines) and not any(line.size >= body_size * _FOOTNOTE_SIZE_RATIO for line in lines[:start]):
         return len(lines)  # a page of small type: no body to set its footnotes apart from
