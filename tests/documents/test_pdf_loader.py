@@ -270,6 +270,34 @@ def test_table_of_contents_and_page_numbers_are_dropped(tmp_path: Path) -> None:
         ("2 Usage > 2.1 Asking questions", 3)]
 
 
+def test_text_starting_pages_alike_stays_and_only_the_running_header_goes(tmp_path: Path) -> None:
+    # As in bzip2's manual: a list of return values runs over pages, so three pages start with
+    # the same entry just below the header and end with the same line just above the footer. That
+    # is the pages' text, and so is whatever else starts or ends a page at that height; the
+    # header's chapter title changes, and the last chapter's, on one page only, goes as well.
+    chapters = ["How to use bzip2"] * 3 + ["Programming with libbzip2"] * 3 + ["Miscellanea"]
+    ask = Para(["Possible return values:"])
+    pages: list[list[Item]] = [
+        [Heading(1, "How to use bzip2"), Para(["bzip2 compresses files with the Burrows-Wheeler algorithm."])],
+        [Para(["Larger block sizes give rapidly diminishing marginal returns."])],
+        [Para(["Decompression needs about half as much memory as compression did."]),
+         Para(["The library reports every error it finds."]), Fill(bottom=95), ask],
+        [Para(["BZ_PARAM_ERROR"]), Para(["if b is NULL or buf is NULL"]), Fill(bottom=95), ask],
+        [Para(["BZ_PARAM_ERROR"]), Para(["if strm is NULL"]), Fill(bottom=95), ask],
+        [Para(["BZ_PARAM_ERROR"]), Para(["if small is neither 0 nor 1"])],
+        [Para(["If you want a faster compressor, consider zlib."])],
+    ]
+    doc = load(tmp_path, manual_pdf(pages, header=chapters), name="bzip2.pdf")
+    text = " ".join(doc.text.split())
+    for line in ["Larger block sizes give", "Decompression needs about", "BZ_PARAM_ERROR if b is NULL",
+                 "BZ_PARAM_ERROR if strm is NULL", "BZ_PARAM_ERROR if small", "If you want a faster"]:
+        assert line in text, line
+    assert text.count("Possible return values:") == 3
+    assert "Programming with" not in text and "Miscellanea" not in text and "Example Corp" not in text
+    assert text.count("How to use bzip2") == 1  # the chapter's heading, not its running header
+    assert doc.metadata["furniture_lines_removed"] == 14  # a header and a footer on each page
+
+
 def test_a_table_continued_on_the_next_page_is_one_table(tmp_path: Path) -> None:
     head = ["Option", "Default"]
     pages: list[list[Item]] = [
