@@ -398,6 +398,30 @@ def test_a_footnote_whose_mark_is_raised_onto_a_line_of_its_own_is_a_footnote(tm
     assert "1" not in texts
 
 
+def test_a_heading_wrapped_onto_a_second_line_is_one_heading(tmp_path: Path) -> None:
+    # As FOP sets valgrind's manual: a title page in larger type than any heading shifts the levels
+    # that sizes give away from the outline's, so the line a title wrapped onto ("Memcheck") ranked
+    # apart from its first line, and even matched another title ("4. Memcheck: a memory error
+    # detector") as a chapter of its own.
+    body = Para(["Memcheck tracks every byte of memory the program allocates and every value it computes,",
+                 "and reports reads of memory that was never written and writes past the end of a block."])
+    data = manual_pdf([
+        [Spans([[("Valgrind Documentation", "Helvetica-Bold", 25.0, 0.0)]]), body],
+        [Heading(1, "4. Memcheck: a memory error detector"), body,
+         Heading(2, "4.2. Explanation of error messages from\nMemcheck"), body,
+         Heading(2, "4.3. Cachegrind: a cache and branch-\nprediction profiler"),
+         Para(["Cachegrind simulates the caches and the branch-prediction of the machine."])],
+    ])
+    doc = load(tmp_path, data, name="valgrind.pdf")
+    chapter = "4. Memcheck: a memory error detector"
+    assert [(b.section, doc.text[b.start:b.end]) for b in doc.blocks if b.kind == "heading"][1:] == [
+        (chapter, chapter),
+        (f"{chapter} > 4.2. Explanation of error messages from Memcheck", "4.2. Explanation of error messages from Memcheck"),
+        (f"{chapter} > 4.3. Cachegrind: a cache and branch-prediction profiler",
+         "4.3. Cachegrind: a cache and branch-prediction profiler"),
+    ]
+
+
 def test_a_name_broken_at_an_underscore_is_joined(tmp_path: Path) -> None:
     data = manual_pdf([[Heading(1, "Libraries"),
                         Para(["Users can have libraries of their own, named by the environment variable R_",

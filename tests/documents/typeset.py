@@ -24,6 +24,8 @@ CODE_FONT, CODE_SIZE, CODE_LEADING = "Courier", 9.0, 11.0
 
 @dataclass
 class Heading:
+    """A heading; a newline in its text wraps it onto another line (the outline has it whole)."""
+
     level: int
     text: str
 
@@ -114,12 +116,16 @@ class _Writer:
     def heading(self, item: Heading) -> None:
         size = {1: 18.0, 2: 14.0}.get(item.level, 12.0)
         self.y -= size * 0.8
-        self.text(MARGIN, self.y, item.text, "Helvetica-Bold", size)
+        top = self.y + size
+        for index, line in enumerate(item.text.split("\n")):
+            if index:
+                self.y -= size * 1.2
+            self.text(MARGIN, self.y, line, "Helvetica-Bold", size)
         if self.outline:
             key = f"h{self.marks}"
             self.marks += 1
-            self.c.bookmarkHorizontal(key, 0, self.y + size)
-            self.c.addOutlineEntry(item.text, key, level=item.level - 1)
+            self.c.bookmarkHorizontal(key, 0, top)
+            self.c.addOutlineEntry(" ".join(item.text.split()), key, level=item.level - 1)
         self.y -= size * 0.9
 
     def para(self, item: Para) -> None:
