@@ -270,6 +270,34 @@ def test_table_of_contents_and_page_numbers_are_dropped(tmp_path: Path) -> None:
         ("2 Usage > 2.1 Asking questions", 3)]
 
 
+def test_text_starting_pages_alike_stays_and_only_the_running_header_goes(tmp_path: Path) -> None:
+    # As in bzip2's manual: a list of return values runs over pages, so three pages start with
+    # the same entry just below the header and end with the same line just above the footer. That
+    # is the pages' text, and so is whatever else starts or ends a page at that height; the
+    # header's chapter title changes, and the last chapter's, on one page only, goes as well.
+    chapters = ["How to use bzip2"] * 3 + ["Programming with libbzip2"] * 3 + ["Miscellanea"]
+    ask = Para(["Possible return values:"])
+    pages: list[list[Item]] = [
+        [Heading(1, "How to use bzip2"), Para(["bzip2 compresses files with the Burrows-Wheeler algorithm."])],
+        [Para(["Larger block sizes give rapidly diminishing marginal returns."])],
+        [Para(["Decompression needs about half as much memory as compression did."]),
+         Para(["The library reports every error it finds."]), Fill(bottom=95), ask],
+        [Para(["BZ_PARAM_ERROR"]), Para(["if b is NULL or buf is NULL"]), Fill(bottom=95), ask],
+        [Para(["BZ_PARAM_ERROR"]), Para(["if strm is NULL"]), Fill(bottom=95), ask],
+        [Para(["BZ_PARAM_ERROR"]), Para(["if small is neither 0 nor 1"])],
+        [Para(["If you want a faster compressor, consider zlib."])],
+    ]
+    doc = load(tmp_path, manual_pdf(pages, header=chapters), name="bzip2.pdf")
+    text = " ".join(doc.text.split())
+    for line in ["Larger block sizes give", "Decompression needs about", "BZ_PARAM_ERROR if b is NULL",
+                 "BZ_PARAM_ERROR if strm is NULL", "BZ_PARAM_ERROR if small", "If you want a faster"]:
+        assert line in text, line
+    assert text.count("Possible return values:") == 3
+    assert "Programming with" not in text and "Miscellanea" not in text and "Example Corp" not in text
+    assert text.count("How to use bzip2") == 1  # the chapter's heading, not its running header
+    assert doc.metadata["furniture_lines_removed"] == 14  # a header and a footer on each page
+
+
 def test_a_table_continued_on_the_next_page_is_one_table(tmp_path: Path) -> None:
     head = ["Option", "Default"]
     pages: list[list[Item]] = [
@@ -343,6 +371,55 @@ def test_a_footnote_at_the_foot_of_a_page_does_not_cut_the_sentence_running_on(t
     assert texts[at + 1:at + 4] == ["The component model is described at length elsewhere.",
                                     "Its interfaces are identified by IIDs.", "Interfaces"]
     assert [block[2:4] for block in blocks[at:at + 3]] == [(1, (1, 2)), (1, ()), (1, ())]
+
+
+def test_a_footnote_whose_mark_is_raised_onto_a_line_of_its_own_is_a_footnote(tmp_path: Path) -> None:
+    # As Texinfo sets R-admin's footnotes: the 7 pt mark stands higher above the 9 pt text than the
+    # small capitals ("GNU") beside it, so it is read as a line of its own. It still opens the
+    # footnotes: the mark goes, and the sentence cut by the page break goes on past the footnote.
+    note = [("1", BODY_FONT, 7.0, 4.4), ("e.g. ", BODY_FONT, 9.0, 0.0), ("GNU", BODY_FONT, 8.0, 0.2),
+            (" tar version 1.15 or later.", BODY_FONT, 9.0, 0.0)]
+    data = manual_pdf([
+        [Heading(1, "Getting the sources"), Fill(bottom=170),
+         Para(["The sources are kept in a Subversion repository: check out the current release branch from",
+               "https://svn.r-project.org/R/branches/"]),
+         Spans([note])],
+        [Para(["R-x-y-branch/ where x and y are the major and minor version numbers."]),
+         Heading(2, "Building"), Para(["Unpack the sources with a tar that can read them."])],
+    ])
+    blocks = _blocks(load(tmp_path, data, name="r-admin.pdf"))
+    texts = [text for _, text, *_ in blocks]
+    whole = ("The sources are kept in a Subversion repository: check out the current release branch from "
+             "https://svn.r-project.org/R/branches/R-x-y-branch/ where x and y are the major and minor version "
+             "numbers.")
+    assert whole in texts
+    at = texts.index(whole)
+    assert texts[at + 1:at + 3] == ["e.g. GNU tar version 1.15 or later.", "Building"]
+    assert "1" not in texts
+
+
+def test_a_heading_wrapped_onto_a_second_line_is_one_heading(tmp_path: Path) -> None:
+    # As FOP sets valgrind's manual: a title page in larger type than any heading shifts the levels
+    # that sizes give away from the outline's, so the line a title wrapped onto ("Memcheck") ranked
+    # apart from its first line, and even matched another title ("4. Memcheck: a memory error
+    # detector") as a chapter of its own.
+    body = Para(["Memcheck tracks every byte of memory the program allocates and every value it computes,",
+                 "and reports reads of memory that was never written and writes past the end of a block."])
+    data = manual_pdf([
+        [Spans([[("Valgrind Documentation", "Helvetica-Bold", 25.0, 0.0)]]), body],
+        [Heading(1, "4. Memcheck: a memory error detector"), body,
+         Heading(2, "4.2. Explanation of error messages from\nMemcheck"), body,
+         Heading(2, "4.3. Cachegrind: a cache and branch-\nprediction profiler"),
+         Para(["Cachegrind simulates the caches and the branch-prediction of the machine."])],
+    ])
+    doc = load(tmp_path, data, name="valgrind.pdf")
+    chapter = "4. Memcheck: a memory error detector"
+    assert [(b.section, doc.text[b.start:b.end]) for b in doc.blocks if b.kind == "heading"][1:] == [
+        (chapter, chapter),
+        (f"{chapter} > 4.2. Explanation of error messages from Memcheck", "4.2. Explanation of error messages from Memcheck"),
+        (f"{chapter} > 4.3. Cachegrind: a cache and branch-prediction profiler",
+         "4.3. Cachegrind: a cache and branch-prediction profiler"),
+    ]
 
 
 def test_a_name_broken_at_an_underscore_is_joined(tmp_path: Path) -> None:

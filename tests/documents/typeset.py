@@ -24,6 +24,8 @@ CODE_FONT, CODE_SIZE, CODE_LEADING = "Courier", 9.0, 11.0
 
 @dataclass
 class Heading:
+    """A heading; a newline in its text wraps it onto another line (the outline has it whole)."""
+
     level: int
     text: str
 
@@ -114,12 +116,16 @@ class _Writer:
     def heading(self, item: Heading) -> None:
         size = {1: 18.0, 2: 14.0}.get(item.level, 12.0)
         self.y -= size * 0.8
-        self.text(MARGIN, self.y, item.text, "Helvetica-Bold", size)
+        top = self.y + size
+        for index, line in enumerate(item.text.split("\n")):
+            if index:
+                self.y -= size * 1.2
+            self.text(MARGIN, self.y, line, "Helvetica-Bold", size)
         if self.outline:
             key = f"h{self.marks}"
             self.marks += 1
-            self.c.bookmarkHorizontal(key, 0, self.y + size)
-            self.c.addOutlineEntry(item.text, key, level=item.level - 1)
+            self.c.bookmarkHorizontal(key, 0, top)
+            self.c.addOutlineEntry(" ".join(item.text.split()), key, level=item.level - 1)
         self.y -= size * 0.9
 
     def para(self, item: Para) -> None:
@@ -210,7 +216,7 @@ def manual_pdf(
     pages: list[list[Item]],
     *,
     title: str | None = None,
-    header: str | None = "Citeline Manual, Release 1.0",
+    header: str | list[str] | None = "Citeline Manual, Release 1.0",
     footer: str | None = "Example Corp. All rights reserved.",
     page_labels: list[str] | None = None,
     spaces: bool = False,
@@ -218,7 +224,7 @@ def manual_pdf(
 ) -> bytes:
     """A PDF with one list of items per page. The header carries the page number at its right,
     the footer its text at the left and "Page N" at the right (both at fixed positions); an empty
-    footer is the page number alone."""
+    footer is the page number alone. A list of headers gives each page its own (a chapter's title)."""
     out = io.BytesIO()
     canvas = Canvas(out, pagesize=(WIDTH, HEIGHT), invariant=True)
     if title is not None:
@@ -227,7 +233,8 @@ def manual_pdf(
     for number, items in enumerate(pages, start=1):
         label = page_labels[number - 1] if page_labels else str(number)
         if header is not None:
-            writer.text(MARGIN, HEIGHT - 40, header, "Helvetica-Oblique", 9)
+            text = header if isinstance(header, str) else header[number - 1]
+            writer.text(MARGIN, HEIGHT - 40, text, "Helvetica-Oblique", 9)
             writer.text(WIDTH - MARGIN - stringWidth(label, "Helvetica-Oblique", 9), HEIGHT - 40, label,
                         "Helvetica-Oblique", 9)
         if footer is not None:

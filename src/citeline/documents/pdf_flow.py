@@ -81,14 +81,15 @@ _NOTE_MARK = re.compile(r"\(?[\d*\u2020\u2021\u00a7]{1,3}\)?")
 def _footnotes_at(page: PageLayout, body_size: float) -> int:
     """Where the footnotes at the foot of `page` start among its lines (len(lines) if none): the
     first of a run of lines in smaller type, in the page's lower half, that ends the page and
-    opens with a raised footnote mark, below some text of the body's size."""
+    opens with a raised footnote mark (before its text, or raised onto a line of its own), below
+    some text of the body's size."""
     lines = page.lines
     start = len(lines)
     for index in range(len(lines) - 1, 0, -1):
         line = lines[index]
         if line.size >= body_size * _FOOTNOTE_SIZE_RATIO or line.top < page.height * 0.5:
             break
-        if line.marked:
+        if line.marked or _NOTE_MARK.fullmatch(line.text):
             start = index
     if start < len(lines) and not any(line.size >= body_size * _FOOTNOTE_SIZE_RATIO for line in lines[:start]):
         return len(lines)  # a page of small type: no body to set its footnotes apart from
@@ -392,8 +393,8 @@ class _Flow:
         pitch = self.style.line_pitch(previous)
         step = line.top - previous.top if same_page else 0.0
         if current.kind == "heading":
-            return (level is not None and level == current.level and same_page and line.size == previous.size
-                    and step <= pitch * _GAP_RATIO and len(current.lines) < 3)
+            close = same_page and line.size == previous.size and step <= pitch * _GAP_RATIO and len(current.lines) < 3
+            return close and ((level is not None and level == current.level) or self._title_goes_on(current, line))
         if current.kind == "code":
             return line.mono and not _glyph_bullet(line) and (not same_page or step <= pitch * 3.2)
         # A URL that did not fit goes on at the next line's start (in texinfo, in the code font).
@@ -417,6 +418,13 @@ class _Flow:
         if line.x0 - margin > line.size * 0.8 and first.x0 <= margin + 1 and not self._reaches_right(previous):
             return False  # a first-line indent after a short line: a new paragraph
         return url_goes_on or not self._ends_short(previous)
+
+    def _title_goes_on(self, current: _Open, line: Line) -> bool:
+        """Whether `line` carries on the title of the heading open before it, as the outline spells
+        the title: the line a long title wrapped onto ranks by its size alone, which need not be
+        the level the outline gave the heading's first line."""
+        joined = _titles_key(" ".join(item.text for item in [*current.lines, line]))
+        return any(_titles_key(entry.title).startswith(joined) for entry in self.outline.get(line.page, []))
 
     def _inline_code_line(self, current: _Open, previous: Line, line: Line, step: float, pitch: float) -> bool:
         """A line set wholly in a code font inside running prose (a long identifier or a list
@@ -455,7 +463,8 @@ class _Flow:
         first_page = current.lines[0].page
         pages = tuple(current.pages) if len(current.pages) > 1 else ()
         if current.kind == "heading":
-            self.builder.heading(current.level, " ".join(line.text for line in current.lines), page=first_page)
+            # A title wrapped at a hyphen is joined as a paragraph's line ends are.
+            self.builder.heading(current.level, _prose(current.lines, self.vocabulary), page=first_page)
             self.list_group = None
         elif current.kind == "code":
             self.builder.block("code", _code(current.lines, self.style), page=first_page, pages=pages,
