@@ -1481,3 +1481,11 @@ def test_a_page_fragment_is_titled_by_the_template_comment_opening_it(tmp_path: 
     assert doc.title == "The Go Programming Language Specification"
     # an ordinary comment is no title
     assert load(tmp_path, "<!-- built by hand --><p>Text.</p>", name="notes.html").title == "notes"
+
+
+def test_a_footnotes_link_back_to_its_mark_is_not_read(tmp_path: Path) -> None:
+    # Python-Markdown (MkDocs), Docusaurus and pandoc end each footnote with a "↩" link back to its mark.
+    doc = load(tmp_path, '<html><body><main><h1>Notes</h1><p>Text.<sup id="fnref:1"><a href="#fn:1">1</a></sup></p>'
+                         '<div class="footnote"><ol><li id="fn:1"><p>The footnote text.&#160;<a class="footnote-backref" '
+                         'href="#fnref:1" title="Jump back">&#8617;&#xFE0E;</a></p></li></ol></div></main></body></html>')
+    assert "↩" not in doc.text and "The footnote text." in doc.text

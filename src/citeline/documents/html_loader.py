@@ -63,7 +63,7 @@ _CHROME_CLASS = re.compile(
     r"tagline|toc|list-of-(?:figures|tables|examples|equations|procedures)|nav(?:header|footer)|permalink|"
     r"method-click-advice|method-source-code|out-of-band|rightside|hideme|link-seesrc|pragmawrap|pragmadots|"
     r"theme-switch-wrapper|simple-toc|sourcelink|categoryheader|table-of-contents|theme-doc-toc-.+|"
-    r"theme-doc-version-badge|sl-anchor-link|onlyprint|td-page-meta.*|search-results)$",
+    r"theme-doc-version-badge|sl-anchor-link|onlyprint|td-page-meta.*|search-results|footnote-back(?:ref)?)$",
     re.IGNORECASE,
 )
 # A rustdoc module's item table: each row's name and one-line summary (see `_item_table_as_definitions`).
