@@ -190,7 +190,7 @@ def test_blocks_under_a_heading_carry_its_path(doc: LoadedDocument) -> None:
     assert find(doc, "uv is installed with").section == "Installation"
     assert find(doc, "Use `irm`").section == "Installation > Standalone installer"
     assert find(doc, "`max_age` - Session expiry").section == "Installation > Sessions"
-    assert find(doc, "Copy the project.").section == "Installation > Sessions > Installing in a container"
+    assert find(doc, "3. Copy the project.").section == "Installation > Sessions > Installing in a container"
 
 
 # --- what a reader sees -------------------------------------------------------------------------
@@ -299,10 +299,18 @@ def test_list_items_are_whole_blocks_named_by_their_term(doc: LoadedDocument) ->
 
 def test_ordered_list_with_code_between_items(doc: LoadedDocument) -> None:
     steps = [text_of(doc, b) for b in doc.blocks if b.kind == "list_item" and b.section and b.section.endswith("container")]
-    assert steps == ["Copy the lockfile.", "Run the install step:", "Copy the project."]
+    assert steps == ["1. Copy the lockfile.", "2. Run the install step:", "3. Copy the project."]
     code = find(doc, "uv sync --locked")
     assert (code.kind, code.label, text_of(doc, code)) == ("code", "bash", "uv sync --locked")
-    assert find(doc, "Run the install step:").start < code.start < find(doc, "Copy the project.").start
+    assert find(doc, "2. Run the install step:").start < code.start < find(doc, "3. Copy the project.").start
+
+
+def test_an_ordered_lists_items_are_numbered_as_the_page_shows_them() -> None:
+    page = "# Steps\n\n1. Install it.\n1. Run it.\n\n4) Stop it.\n5) Remove it.\n"
+    loaded = MarkdownLoader().load(Path("steps.md"), page.encode())
+    # "1." on every line is shown 1, 2; a list may start elsewhere and close its numbers with ")"
+    assert [text_of(loaded, b) for b in loaded.blocks if b.kind == "list_item"] == [
+        "1. Install it.", "2. Run it.", "4) Stop it.", "5) Remove it."]
 
 
 def test_table_rows_are_sentences_labelled_with_the_header(doc: LoadedDocument) -> None:

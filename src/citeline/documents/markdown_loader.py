@@ -20,7 +20,7 @@ generator's machinery rather than the page's content never becomes prose:
 * a paragraph that is one short bold phrase ("**Establishing the connection**") is the heading
   of what follows, one level below the page's last heading;
 * a list item or table row is one block, so "Defaults to 2 weeks." stays with the `max_age`
-  it describes; code blocks are stored whole, without fences, labelled with their language.
+  it describes, and an ordered list's item keeps its number as the page shows it; code blocks are stored whole, without fences, labelled with their language.
 """
 
 from __future__ import annotations
@@ -614,6 +614,9 @@ class _Walker:
                 depth -= 1
                 if depth == 0:
                     break
+        # An ordered list's items are numbered as the page shows them: from its start, one by one,
+        # however the source numbers them ("1." on every line is a common way to write 1, 2, 3).
+        number = int(tokens[index].attrGet("start") or 1) if tokens[index].type == "ordered_list_open" else None
         position = index + 1
         while position < end:
             token = tokens[position]
@@ -635,6 +638,9 @@ class _Walker:
             text = " ".join(piece for piece in own if piece.strip())
             _, label = self.context()
             name = item_name(text)
+            if number is not None:
+                text = f"{number}{token.markup or '.'} {text}".rstrip()
+                number += 1
             self.builder.block("list_item", text, label=name or label,
                                source=self.source(token), group=group)
             if rest:
