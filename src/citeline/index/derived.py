@@ -189,23 +189,23 @@ def _within(folder: Path, roots: list[Path]) -> bool:
     return any(folder == root or folder.is_relative_to(root) for root in roots)
 
 
-def _opens_with(path: Path, header: bytes) -> bool:
-    """Whether the file begins with `header` (False if it cannot be read: it is then reported when read)."""
+def _head(path: Path, size: int) -> bytes:
+    """The file's first `size` bytes (none if it cannot be read: it is then reported when read)."""
     try:
         with path.open("rb") as file:
-            return file.read(len(header)) == header
+            return file.read(size)
     except OSError:
-        return False
+        return b""
+
+
+def _opens_with(path: Path, header: bytes) -> bool:
+    """Whether the file begins with `header`."""
+    return _head(path, len(header)) == header
 
 
 def _holds(path: Path, mark: bytes) -> bool:
-    """Whether the file's first bytes (its head, on a page) hold `mark` (False if it cannot be read:
-    it is then reported when read)."""
-    try:
-        with path.open("rb") as file:
-            return mark in file.read(_HEAD_BYTES)
-    except OSError:
-        return False
+    """Whether the file's first bytes (its head, on a page) hold `mark`."""
+    return mark in _head(path, _HEAD_BYTES)
 
 
 def _root_package_copy(folder: Path, names: set[str]) -> bool:
