@@ -101,14 +101,12 @@ def read_page(page: Any, number: int) -> PageLayout:
     """Lines and ruled tables of one page laid out by pdfminer (an `LTPage`)."""
     x0_page, _, x1_page, top_page = page.bbox
     layout = PageLayout(number, float(x1_page - x0_page), float(page.height))
-    chars: list[dict[str, Any]] = []
-    edges: list[dict[str, Any]] = []
-    backdrops: list[tuple[float, float, float, float]] = []
-    _collect(page, float(top_page), float(x0_page), chars, edges, backdrops)
-    chars, hidden = _visible(chars, backdrops, layout)
+    marks = _Marks(float(top_page), float(x0_page), layout.width, layout.height)
+    _collect(page, marks)
+    chars, hidden = _visible(marks.chars, marks.backdrops, layout)
     layout.hidden_text = _spelled(hidden)
     _mark_fixed_pitch(chars)
-    boxes = _table_boxes(edges, layout) if edges else []
+    boxes = _table_boxes(marks.edges, layout) if marks.edges else []
     in_tables: list[list[dict[str, Any]]] = [[] for _ in boxes]
     body: list[dict[str, Any]] = []
     for char in chars:
@@ -140,37 +138,174 @@ def read_page(page: Any, number: int) -> PageLayout:
     return layout
 
 
-def _collect(item: Any, page_top: float, page_left: float, chars: list[dict[str, Any]],
-             edges: list[dict[str, Any]], backdrops: list[tuple[float, float, float, float]]) -> None:
-    """Upright glyphs, ruling edges and what white text may show on (filled boxes, pictures) of a
-    layout tree, in top-down page coordinates (forms drawn through XObjects included)."""
+Box = tuple[float, float, float, float]  # x0, top, x1, bottom in top-down page coordinates
+
+
+@dataclass(frozen=True)
+class _Paint:
+    """A filled shape as painted: its box and its fill colour."""
+
+    box: Box
+    colour: Any
+
+
+@dataclass
+class _Marks:
+    """What a page paints, gathered from its layout tree: glyphs, the lines a reader sees (as
+    ruling edges for the table finder), the boxes and pictures white text may show on, and every
+    filled shape in painting order (what each later shape is painted on)."""
+
+    top: float  # the page's upper edge and left edge in pdfminer's bottom-up coordinates
+    left: float
+    width: float
+    height: float
+    chars: list[dict[str, Any]] = field(default_factory=list)
+    edges: list[dict[str, Any]] = field(default_factory=list)
+    backdrops: list[Box] = field(default_factory=list)
+    paints: list[_Paint] = field(default_factory=list)
+
+
+def _collect(item: Any, marks: _Marks) -> None:
+    """Upright glyphs, ruling edges, backdrops and fills of a layout tree, in top-down page
+    coordinates (forms drawn through XObjects included)."""
     from pdfminer.layout import LTChar, LTContainer, LTCurve, LTImage, LTRect
 
     for child in item:
         if isinstance(child, LTChar):
             if child.upright:
-                chars.append({
-                    "text": child.get_text(), "x0": child.x0 - page_left, "x1": child.x1 - page_left,
-                    "top": page_top - child.y1, "bottom": page_top - child.y0, "size": child.size,
+                marks.chars.append({
+                    "text": child.get_text(), "x0": child.x0 - marks.left, "x1": child.x1 - marks.left,
+                    "top": marks.top - child.y1, "bottom": marks.top - child.y0, "size": child.size,
                     "fontname": child.fontname, "white": _white(child.graphicstate.ncolor),
                 })
-        elif isinstance(child, LTRect):
-            x0, x1, top, bottom = child.x0 - page_left, child.x1 - page_left, page_top - child.y1, page_top - child.y0
-            if child.fill and not _white(child.non_stroking_color):
-                backdrops.append((x0, top, x1, bottom))
-            edges += [_edge(x0, x1, top, top), _edge(x0, x1, bottom, bottom),
-                      _edge(x0, x0, top, bottom), _edge(x1, x1, top, bottom)]
-        elif isinstance(child, LTCurve):
-            if child.fill and not _white(child.non_stroking_color):  # a rounded box, a banner
-                backdrops.append((child.x0 - page_left, page_top - child.y1, child.x1 - page_left, page_top - child.y0))
-            points = [(x - page_left, page_top - y) for x, y in child.pts]
-            for (ax, ay), (bx, by) in itertools.pairwise(points):
-                if ax == bx or ay == by:
-                    edges.append(_edge(min(ax, bx), max(ax, bx), min(ay, by), max(ay, by)))
+        elif isinstance(child, LTCurve):  # rectangles and straight lines are curves too
+            box = _box(child, marks)
+            if child.fill and not _white(child.non_stroking_color):  # a dark box, a rounded banner
+                marks.backdrops.append(box)
+            if child.fill and min(box[2] - box[0], box[3] - box[1]) >= _MIN_COVER:
+                marks.edges = _uncovered(marks.edges, box)
+            if _shows_lines(child, _ground(box, marks)):
+                marks.edges += _sides(box) if isinstance(child, LTRect) else _path_edges(child, marks)
+            if child.fill:
+                marks.paints.append(_Paint(box, child.non_stroking_color))
         elif isinstance(child, LTImage):  # white text on a picture may well show
-            backdrops.append((child.x0 - page_left, page_top - child.y1, child.x1 - page_left, page_top - child.y0))
+            marks.backdrops.append(_box(child, marks))
         elif isinstance(child, LTContainer):
-            _collect(child, page_top, page_left, chars, edges, backdrops)
+            _collect(child, marks)
+
+
+def _box(item: Any, marks: _Marks) -> Box:
+    return (item.x0 - marks.left, marks.top - item.y1, item.x1 - marks.left, marks.top - item.y0)
+
+
+def _sides(box: Box) -> list[dict[str, Any]]:
+    x0, top, x1, bottom = box
+    return [_edge(x0, x1, top, top), _edge(x0, x1, bottom, bottom),
+            _edge(x0, x0, top, bottom), _edge(x1, x1, top, bottom)]
+
+
+def _path_edges(curve: Any, marks: _Marks) -> list[dict[str, Any]]:
+    """The horizontal and vertical segments of a path (the straight sides of a rounded box)."""
+    points = [(x - marks.left, marks.top - y) for x, y in curve.pts]
+    return [_edge(min(ax, bx), max(ax, bx), min(ay, by), max(ay, by))
+            for (ax, ay), (bx, by) in itertools.pairwise(points) if ax == bx or ay == by]
+
+
+# A fill hides the lines painted before it beneath it (by more than the margin, in points) when
+# it is at least this many points wide and high: smaller fills (a chart's markers, thousands on
+# a page) would make the search slow and hide no table.
+_MIN_COVER = 12.0
+_COVER_MARGIN = 1.0
+# Where nothing is painted a page is white paper.
+_PAPER = (1.0, 1.0, 1.0)
+_HAIR = 0.5  # points: how thick a line of no width counts when finding what it is painted on
+# How far back in painting order a shape's ground is looked for: a page of a chart can paint
+# thousands of shapes, and a shape's ground is almost always painted shortly before it (beyond,
+# the paper is assumed).
+_GROUND_LOOKBACK = 400
+# Colours closer than this (the largest difference of their RGB components, 0-1) look the same:
+# a box in one on the other draws no line. Light grey code boxes (0.93) on white still show.
+_SAME_COLOUR = 0.03
+
+
+def _uncovered(edges: list[dict[str, Any]], box: Box) -> list[dict[str, Any]]:
+    """`edges` without their parts inside a box filled over them: a browser paints a page's sticky
+    header over whatever the page break put beneath it, and the sides of a code box hidden
+    there would join the header's frame into a table. An edge along the box's own border (a
+    cell painted up to the middle of its rule) still shows."""
+    x0, top = box[0] + _COVER_MARGIN, box[1] + _COVER_MARGIN
+    x1, bottom = box[2] - _COVER_MARGIN, box[3] - _COVER_MARGIN
+    kept: list[dict[str, Any]] = []
+    for edge in edges:
+        if edge["orientation"] == "h" and top < edge["top"] < bottom and edge["x0"] < x1 and edge["x1"] > x0:
+            y = edge["top"]
+            kept += [_edge(start, end, y, y) for start, end in ((edge["x0"], x0), (x1, edge["x1"])) if end > start]
+        elif edge["orientation"] == "v" and x0 < edge["x0"] < x1 and edge["top"] < bottom and edge["bottom"] > top:
+            x = edge["x0"]
+            kept += [_edge(x, x, start, end)
+                     for start, end in ((edge["top"], top), (bottom, edge["bottom"])) if end > start]
+        else:
+            kept.append(edge)
+    return kept
+
+
+def _ground(box: Box, marks: _Marks) -> Any:
+    """The colour a shape is painted on: that of the latest fill under most of it (of its part on
+    the page), else the paper. Most, not all: a browser paints the background of each line of an
+    inline code span as a box far wider than the page, clipped to the code block it sits in."""
+    x0, x1 = _thickened(max(box[0], 0.0), min(box[2], marks.width))
+    top, bottom = _thickened(max(box[1], 0.0), min(box[3], marks.height))
+    if x1 <= x0 or bottom <= top:
+        return _PAPER  # off the page
+    half = (x1 - x0) * (bottom - top) / 2
+    for paint in itertools.islice(reversed(marks.paints), _GROUND_LOOKBACK):
+        p_x0, p_top, p_x1, p_bottom = paint.box
+        covered_x, covered_y = min(x1, p_x1) - max(x0, p_x0), min(bottom, p_bottom) - max(top, p_top)
+        if covered_x > 0 and covered_y > 0 and covered_x * covered_y > half:
+            return paint.colour
+    return _PAPER
+
+
+def _thickened(start: float, end: float) -> tuple[float, float]:
+    """A span at least a hair wide (a line has no area), around its middle; a span ending before
+    it starts (off the page) is left as it is."""
+    if end < start or end - start >= _HAIR:
+        return start, end
+    middle = (start + end) / 2
+    return middle - _HAIR / 2, middle + _HAIR / 2
+
+
+def _shows_lines(shape: Any, ground: Any) -> bool:
+    """Whether a path's sides are lines a reader sees: it is stroked, or filled, in a colour that
+    differs from what it is painted on (a thin dark box is a rule, a grey header cell borders
+    the white ones). A browser fills every block box of a page white on the white page: taken as
+    ruling lines, they made a printed web page one page-sized table."""
+    return bool((shape.stroke and not _same_colour(shape.stroking_color, ground))
+                or (shape.fill and not _same_colour(shape.non_stroking_color, ground)))
+
+
+def _same_colour(colour: Any, other: Any) -> bool:
+    """Whether two colours (gray, RGB or CMYK components, 0-1) look alike; a pattern or an unknown
+    colour space is taken to differ from anything."""
+    first, second = _rgb(colour), _rgb(other)
+    if first is None or second is None:
+        return False
+    return max(abs(a - b) for a, b in zip(first, second, strict=True)) < _SAME_COLOUR
+
+
+def _rgb(colour: Any) -> tuple[float, float, float] | None:
+    """A colour as RGB components 0-1, or None when it is not a plain gray, RGB or CMYK colour."""
+    components = tuple(colour) if isinstance(colour, (tuple, list)) else (colour,)
+    if not all(isinstance(c, (int, float)) for c in components):
+        return None
+    if len(components) == 1:
+        return (float(components[0]),) * 3
+    if len(components) == 3:
+        return (float(components[0]), float(components[1]), float(components[2]))
+    if len(components) == 4:
+        cyan, magenta, yellow, black = (float(c) for c in components)
+        return (1 - min(1.0, cyan + black), 1 - min(1.0, magenta + black), 1 - min(1.0, yellow + black))
+    return None
 
 
 def _white(colour: Any) -> bool:
