@@ -413,7 +413,8 @@ def _browser_printed_pdf() -> bytes:
     the body, each heading and paragraph) is a white box filled on the white page; a code example
     sits in a light box with a coloured outline and a copy button's frame in its corner; a table
     has white cells, a grey header row and borders painted as thin grey boxes; from the second page
-    on, the site's sticky header is painted over the top of the page, over the end of a code box."""
+    on, the site's sticky header is painted over the top of the page, over the end of a code box.
+    Headings are larger than the text, a third-level one only by a seventh."""
     from reportlab.pdfgen.canvas import Canvas
 
     out = io.BytesIO()
@@ -465,8 +466,10 @@ def _browser_printed_pdf() -> bytes:
     box(28, 28, 555, 736, white)
     box(40, 28, 532, 736, white)
     code_box(660, 104, ["", "", "for name in names:", "    greet(name)", "", "greet('you')"])
-    box(40, 600, 532, 20, white)
-    text(46, 606, "Each name is greeted once.")
+    box(40, 620, 532, 24, white)
+    text(46, 626, "Greeting twice", "Helvetica", 12)  # a third-level heading: only a little larger
+    box(40, 590, 532, 20, white)
+    text(46, 596, "Each name is greeted once.")
     box(26, 730, 560, 36, (0, 0, 0))  # the sticky header: a black frame, white inside
     box(28, 732, 556, 32, white)
     canvas.setStrokeColorRGB(0.66, 0.66, 0.66)
@@ -490,5 +493,6 @@ def test_a_page_printed_by_a_browser_reads_as_its_headings_paragraphs_code_and_t
         ("table_row", "overlap: 40", 1, (), section),
         ("paragraph", "Go", 2, (), section),
         ("code", "for name in names:\n    greet(name)\n\ngreet('you')", 2, (), section),
-        ("paragraph", "Each name is greeted once.", 2, (), section),
+        ("heading", "Greeting twice", 2, (), f"{section} > Greeting twice"),
+        ("paragraph", "Each name is greeted once.", 2, (), f"{section} > Greeting twice"),
     ]

@@ -20,7 +20,10 @@ from dataclasses import dataclass, field
 from citeline.documents.builder import DocumentBuilder
 from citeline.documents.pdf_layout import Line, PageLayout, TableGrid
 
-_HEADING_SIZE_RATIO = 1.15
+# A line this much larger than the body text is a heading: a seventh larger is the smallest step
+# a stylesheet takes for one (a 16 px third-level heading over 14 px text); an eighth is not (a
+# 9 pt running header over 8 pt small print).
+_HEADING_SIZE_RATIO = 1.13
 _MAX_HEADING_CHARS = 200
 # Top-to-top distance above this multiple of the usual pitch is a paragraph gap.
 _GAP_RATIO = 1.35
