@@ -496,3 +496,83 @@ def test_a_page_printed_by_a_browser_reads_as_its_headings_paragraphs_code_and_t
         ("heading", "Greeting twice", 2, (), f"{section} > Greeting twice"),
         ("paragraph", "Each name is greeted once.", 2, (), f"{section} > Greeting twice"),
     ]
+
+
+# -- a page set in two columns ----------------------------------------------------------------
+
+_LEFT = ["Every index keeps the passages of the documents it was built",
+         "from, with the page and the section each passage came from,",
+         "so that an answer can point at where its words were found.",
+         "Passages are cut at headings first and then at paragraphs,",
+         "and a paragraph too long for one passage is cut between its",
+         "sentences, never inside one, so every passage reads on its",
+         "own. The cutting runs again whenever a document changes:",
+         "only its own passages are replaced, and the others are kept",
+         "as they were, with the numbers they had before, which keeps"]
+_RIGHT = ["every citation made earlier pointing at the same words. A",
+          "passage that moved to another page is found by its words.",
+          "Searching looks at the words of the question and at what",
+          "they mean, and the best passages of both searches are",
+          "merged into one list before the answer is written from them.",
+          "Each claim of the answer names the passages it rests on; a",
+          "claim no passage supports is left out, and the answer says",
+          "that nothing in the documents covers that part of the",
+          "question instead of guessing at what the answer could be."]
+
+
+def _two_column_pdf() -> bytes:
+    """A page as LaTeX sets a two-column article: numbered titles across the page, then two
+    columns of text on the same baselines with a 14 pt gutter between them, a paragraph running
+    from the foot of the left column to the head of the right one, a page number below."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+    from reportlab.pdfgen.canvas import Canvas
+
+    out = io.BytesIO()
+    canvas = Canvas(out, pagesize=(612, 792), invariant=True)
+    canvas.setFont("Helvetica-Bold", 14)
+    canvas.drawString(40, 730, "1 Indexes")
+    canvas.drawString(40, 710, "1.1 How the index is kept")
+    canvas.setFont("Helvetica", 9)
+    right = 40 + max(stringWidth(row, "Helvetica", 9) for row in _LEFT) + 14
+    for x, rows in ((40.0, _LEFT), (right, _RIGHT)):
+        for number, row in enumerate(rows):
+            canvas.drawString(x, 690 - 11 * number, row)
+    canvas.drawString(300, 60, "1")
+    canvas.save()
+    return out.getvalue()
+
+
+def test_a_page_in_two_columns_is_read_a_column_at_a_time(tmp_path: Path) -> None:
+    doc = load(tmp_path, _two_column_pdf())
+    section = "1.1 How the index is kept"
+    assert _blocks(doc) == [
+        ("heading", "1 Indexes", 1, (), "1 Indexes"),
+        ("heading", "1.1 How the index is kept", 1, (), section),  # a numbered title starts a heading
+        # the paragraph at the foot of the left column goes on at the head of the right one
+        ("paragraph", " ".join(_LEFT + _RIGHT), 1, (), section),
+    ]
+
+
+def test_a_table_without_rules_is_not_read_as_two_columns(tmp_path: Path) -> None:
+    from reportlab.pdfgen.canvas import Canvas
+
+    signals = [("SIGHUP", "Sent when the controlling terminal is closed or its parent process exits."),
+               ("SIGINT", "Sent when the user wishes to interrupt the process (Ctrl+C)."),
+               ("SIGQUIT", "Sent when the user wishes to end the process and dump its core."),
+               ("SIGILL", "Sent when the process has tried to run an illegal instruction."),
+               ("SIGTRAP", "Sent when an exception has occurred in the process."),
+               ("SIGABRT", "Sent to ask the process to abort."),
+               ("SIGBUS", "Sent when the process has caused a bus error."),
+               ("SIGFPE", "Sent when the process has done an illegal arithmetic operation."),
+               ("SIGKILL", "Sent to end the process at once."),
+               ("SIGUSR1", "Sent to signal a condition the user defines.")]
+    out = io.BytesIO()
+    canvas = Canvas(out, pagesize=(612, 792), invariant=True)
+    canvas.setFont("Helvetica", 9)
+    for number, (name, meaning) in enumerate(signals):
+        canvas.drawString(72, 700 - 13 * number, name)
+        canvas.drawString(160, 700 - 13 * number, meaning)
+    canvas.save()
+    doc = load(tmp_path, out.getvalue())
+    for name, meaning in signals:
+        assert f"{name} {meaning}" in doc.text
