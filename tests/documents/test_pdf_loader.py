@@ -485,8 +485,8 @@ def test_a_page_printed_by_a_browser_reads_as_its_headings_paragraphs_code_and_t
     section = "Configuration"
     assert [(kind, text, page, pages, heading) for kind, text, page, pages, heading in _blocks(doc)] == [
         ("heading", "Configuration", 1, (), section),
-        ("paragraph", "Write the settings in a small script that the tool runs before each ingest; the example "
-         "greets whoever runs it:", 1, (), section),
+        ("paragraph", "Write the settings in a small script that the tool runs before each ingest; "
+         "the example greets whoever runs it:", 1, (), section),
         ("code", "def greet(name):\n    if name:\n        print('Hello', name)", 1, (), section),
         ("paragraph", "The options:", 1, (), section),
         ("table_row", "chunk_tokens: 200", 1, (), section),

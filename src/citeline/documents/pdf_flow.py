@@ -1,5 +1,5 @@
 """Lines of laid-out pages back into the blocks a person reads: headings, paragraphs, list
-items, code and table rows, across page breaks.
+items, code and table rows, across page and column breaks.
 
 A line break in a PDF is where the paper ran out, not a break in the text: lines join into a
 paragraph unless something a reader sees says otherwise (a gap wider than the line pitch, a

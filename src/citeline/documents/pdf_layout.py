@@ -1,4 +1,5 @@
-"""Glyphs to words, lines and ruled tables, from where each glyph sits on the page.
+"""Glyphs to words, lines and ruled tables, from where each glyph sits on the page (a page set
+in two columns is read a column at a time; a table is ruled by lines a reader sees).
 
 A PDF has no words, spaces or lines: it paints glyphs at positions. Many producers never paint
 a space (TeX separates words by moving the pen), so words are found from the gaps between
@@ -270,8 +271,9 @@ def _band(rows: list[list[dict[str, Any]]], start: int, end: int, edge: float,
     rights = [right for _, right in sides.values() if right]
     starting = sum(1 for right in rights if right[0]["x0"] - edge <= _SAME_EDGE_PT)
     mono = [_is_mono(char) for side in lefts + rights for char in side]
+    narrower, wider = sorted((left_width, right_width))
     if (len(lefts) < _MIN_COLUMN_ROWS or starting < _MIN_COLUMN_ROWS
-            or min(left_width, right_width) < max(_MIN_COLUMN_WIDTH * width, _SIMILAR_WIDTHS * max(left_width, right_width))
+            or narrower < max(_MIN_COLUMN_WIDTH * width, _SIMILAR_WIDTHS * wider)
             or sum(mono) > 0.8 * len(mono)  # statements and their aligned comments: code, not columns
             or not _is_column(lefts, left_width)):
         return None
@@ -327,7 +329,8 @@ def _place(top: float, middle: float, bands: list[_Band]) -> tuple[float | None,
     return None, 0
 
 
-def _columns_of(row: list[dict[str, Any]], bands: list[_Band]) -> Iterator[tuple[list[dict[str, Any]], float | None, int]]:
+def _columns_of(row: list[dict[str, Any]],
+                bands: list[_Band]) -> Iterator[tuple[list[dict[str, Any]], float | None, int]]:
     """A row's glyphs as the line(s) they make: split at the gutter when the row lies in a band,
     each run of glyphs (a gutter's width apart from the next) in the column it starts in."""
     band = next((band for band in bands if band.top <= _row_top(row) <= band.bottom), None)
@@ -446,10 +449,12 @@ def _uncovered(edges: list[dict[str, Any]], box: Box) -> list[dict[str, Any]]:
     x1, bottom = box[2] - _COVER_MARGIN, box[3] - _COVER_MARGIN
     kept: list[dict[str, Any]] = []
     for edge in edges:
-        if edge["orientation"] == "h" and top < edge["top"] < bottom and edge["x0"] < x1 and edge["x1"] > x0:
+        horizontal = edge["orientation"] == "h"
+        if horizontal and top < edge["top"] < bottom and edge["x0"] < x1 and edge["x1"] > x0:
             y = edge["top"]
-            kept += [_edge(start, end, y, y) for start, end in ((edge["x0"], x0), (x1, edge["x1"])) if end > start]
-        elif edge["orientation"] == "v" and x0 < edge["x0"] < x1 and edge["top"] < bottom and edge["bottom"] > top:
+            kept += [_edge(start, end, y, y)
+                     for start, end in ((edge["x0"], x0), (x1, edge["x1"])) if end > start]
+        elif not horizontal and x0 < edge["x0"] < x1 and edge["top"] < bottom and edge["bottom"] > top:
             x = edge["x0"]
             kept += [_edge(x, x, start, end)
                      for start, end in ((edge["top"], top), (bottom, edge["bottom"])) if end > start]
