@@ -480,3 +480,176 @@ def test_text_a_reader_cannot_see_is_not_stored_and_an_instruction_in_it_is_repo
     assert ".tar.xz" in doc.text  # a line that starts on the page is read whole
     assert [(flag.reason, flag.stored) for flag in doc.flags] == [
         ("hidden text (invisible text on page 1): addresses an AI", False)]
+
+
+# -- a web page printed by a browser ----------------------------------------------------------
+
+
+def _browser_printed_pdf() -> bytes:
+    """Two pages shaped as Chromium prints a documentation page: every block box (the page area,
+    the body, each heading and paragraph) is a white box filled on the white page; a code example
+    sits in a light box with a coloured outline and a copy button's frame in its corner; a table
+    has white cells, a grey header row and borders painted as thin grey boxes; from the second page
+    on, the site's sticky header is painted over the top of the page, over the end of a code box.
+    Headings are larger than the text, a third-level one only by a seventh."""
+    from reportlab.pdfgen.canvas import Canvas
+
+    out = io.BytesIO()
+    canvas = Canvas(out, pagesize=(612, 792), invariant=True)
+
+    def box(x: float, y: float, width: float, height: float, rgb: tuple[float, float, float]) -> None:
+        canvas.setFillColorRGB(*rgb)
+        canvas.rect(x, y, width, height, fill=1, stroke=0)
+
+    def text(x: float, y: float, words: str, font: str = "Helvetica", size: float = 10.5) -> None:
+        canvas.setFillColorRGB(0.13, 0.13, 0.13)
+        canvas.setFont(font, size)
+        canvas.drawString(x, y, words)
+
+    def code_box(y: float, height: float, lines: list[str]) -> None:
+        canvas.setFillColorRGB(0.93, 1, 0.8)
+        canvas.roundRect(40, y, 532, height, 3, fill=1, stroke=0)
+        canvas.setStrokeColorRGB(0.67, 0.8, 0.6)
+        canvas.roundRect(40, y, 532, height, 3, fill=0, stroke=1)
+        canvas.roundRect(548, y + height - 13, 24, 13, 2, fill=0, stroke=1)  # the copy button
+        for number, line in enumerate(lines):
+            text(46 + 5.7 * (len(line) - len(line.lstrip())), y + height - 14 - 12 * number, line.lstrip(),
+                 "Courier", 9.5)
+
+    white, grey, rule = (1.0, 1.0, 1.0), (0.93, 0.93, 0.93), (0.87, 0.87, 0.87)
+    box(28, 28, 555, 736, white)  # the page area, the body
+    box(40, 28, 532, 736, white)
+    box(40, 700, 532, 36, white)
+    text(46, 710, "Configuration", "Helvetica-Bold", 20)
+    box(40, 650, 532, 40, white)
+    text(46, 676, "Write the settings in a small script that the tool runs before each")
+    text(46, 662, "ingest; the example greets whoever runs it:")
+    code_box(590, 50, ["def greet(name):", "    if name:", "        print('Hello', name)"])
+    box(40, 560, 532, 20, white)
+    text(46, 566, "The options:")
+    widths, top = (150.0, 382.0), 550.0
+    for row, cells in enumerate([("Option", "Default"), ("chunk_tokens", "200"), ("overlap", "40")]):
+        x, y = 40.0, top - 20 * (row + 1)
+        for cell, width in zip(cells, widths, strict=True):
+            box(x, y, width, 20, grey if row == 0 else white)
+            text(x + 5, y + 6, cell, "Helvetica-Bold" if row == 0 else "Helvetica")
+            box(x, y, 0.75, 20, rule)
+            box(x, y + 19.25, width, 0.75, rule)
+            x += width
+        box(x - 0.75, y, 0.75, 20, rule)
+    box(40, top - 60.75, 532, 0.75, rule)
+    canvas.showPage()
+
+    box(28, 28, 555, 736, white)
+    box(40, 28, 532, 736, white)
+    code_box(660, 104, ["", "", "for name in names:", "    greet(name)", "", "greet('you')"])
+    box(40, 620, 532, 24, white)
+    text(46, 626, "Greeting twice", "Helvetica", 12)  # a third-level heading: only a little larger
+    box(40, 590, 532, 20, white)
+    text(46, 596, "Each name is greeted once.")
+    box(26, 730, 560, 36, (0, 0, 0))  # the sticky header: a black frame, white inside
+    box(28, 732, 556, 32, white)
+    canvas.setStrokeColorRGB(0.66, 0.66, 0.66)
+    canvas.rect(110, 738, 430, 20, fill=0, stroke=1)  # its search field and button
+    text(548, 744, "Go")
+    canvas.showPage()
+    canvas.save()
+    return out.getvalue()
+
+
+def test_a_page_printed_by_a_browser_reads_as_its_headings_paragraphs_code_and_tables(tmp_path: Path) -> None:
+    doc = load(tmp_path, _browser_printed_pdf())
+    section = "Configuration"
+    assert [(kind, text, page, pages, heading) for kind, text, page, pages, heading in _blocks(doc)] == [
+        ("heading", "Configuration", 1, (), section),
+        ("paragraph", "Write the settings in a small script that the tool runs before each ingest; "
+         "the example greets whoever runs it:", 1, (), section),
+        ("code", "def greet(name):\n    if name:\n        print('Hello', name)", 1, (), section),
+        ("paragraph", "The options:", 1, (), section),
+        ("table_row", "chunk_tokens: 200", 1, (), section),
+        ("table_row", "overlap: 40", 1, (), section),
+        ("paragraph", "Go", 2, (), section),
+        ("code", "for name in names:\n    greet(name)\n\ngreet('you')", 2, (), section),
+        ("heading", "Greeting twice", 2, (), f"{section} > Greeting twice"),
+        ("paragraph", "Each name is greeted once.", 2, (), f"{section} > Greeting twice"),
+    ]
+
+
+# -- a page set in two columns ----------------------------------------------------------------
+
+_LEFT = ["Every index keeps the passages of the documents it was built",
+         "from, with the page and the section each passage came from,",
+         "so that an answer can point at where its words were found.",
+         "Passages are cut at headings first and then at paragraphs,",
+         "and a paragraph too long for one passage is cut between its",
+         "sentences, never inside one, so every passage reads on its",
+         "own. The cutting runs again whenever a document changes:",
+         "only its own passages are replaced, and the others are kept",
+         "as they were, with the numbers they had before, which keeps"]
+_RIGHT = ["every citation made earlier pointing at the same words. A",
+          "passage that moved to another page is found by its words.",
+          "Searching looks at the words of the question and at what",
+          "they mean, and the best passages of both searches are",
+          "merged into one list before the answer is written from them.",
+          "Each claim of the answer names the passages it rests on; a",
+          "claim no passage supports is left out, and the answer says",
+          "that nothing in the documents covers that part of the",
+          "question instead of guessing at what the answer could be."]
+
+
+def _two_column_pdf() -> bytes:
+    """A page as LaTeX sets a two-column article: numbered titles across the page, then two
+    columns of text on the same baselines with a 14 pt gutter between them, a paragraph running
+    from the foot of the left column to the head of the right one, a page number below."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+    from reportlab.pdfgen.canvas import Canvas
+
+    out = io.BytesIO()
+    canvas = Canvas(out, pagesize=(612, 792), invariant=True)
+    canvas.setFont("Helvetica-Bold", 14)
+    canvas.drawString(40, 730, "1 Indexes")
+    canvas.drawString(40, 710, "1.1 How the index is kept")
+    canvas.setFont("Helvetica", 9)
+    right = 40 + max(stringWidth(row, "Helvetica", 9) for row in _LEFT) + 14
+    for x, rows in ((40.0, _LEFT), (right, _RIGHT)):
+        for number, row in enumerate(rows):
+            canvas.drawString(x, 690 - 11 * number, row)
+    canvas.drawString(300, 60, "1")
+    canvas.save()
+    return out.getvalue()
+
+
+def test_a_page_in_two_columns_is_read_a_column_at_a_time(tmp_path: Path) -> None:
+    doc = load(tmp_path, _two_column_pdf())
+    section = "1.1 How the index is kept"
+    assert _blocks(doc) == [
+        ("heading", "1 Indexes", 1, (), "1 Indexes"),
+        ("heading", "1.1 How the index is kept", 1, (), section),  # a numbered title starts a heading
+        # the paragraph at the foot of the left column goes on at the head of the right one
+        ("paragraph", " ".join(_LEFT + _RIGHT), 1, (), section),
+    ]
+
+
+def test_a_table_without_rules_is_not_read_as_two_columns(tmp_path: Path) -> None:
+    from reportlab.pdfgen.canvas import Canvas
+
+    signals = [("SIGHUP", "Sent when the controlling terminal is closed or its parent process exits."),
+               ("SIGINT", "Sent when the user wishes to interrupt the process (Ctrl+C)."),
+               ("SIGQUIT", "Sent when the user wishes to end the process and dump its core."),
+               ("SIGILL", "Sent when the process has tried to run an illegal instruction."),
+               ("SIGTRAP", "Sent when an exception has occurred in the process."),
+               ("SIGABRT", "Sent to ask the process to abort."),
+               ("SIGBUS", "Sent when the process has caused a bus error."),
+               ("SIGFPE", "Sent when the process has done an illegal arithmetic operation."),
+               ("SIGKILL", "Sent to end the process at once."),
+               ("SIGUSR1", "Sent to signal a condition the user defines.")]
+    out = io.BytesIO()
+    canvas = Canvas(out, pagesize=(612, 792), invariant=True)
+    canvas.setFont("Helvetica", 9)
+    for number, (name, meaning) in enumerate(signals):
+        canvas.drawString(72, 700 - 13 * number, name)
+        canvas.drawString(160, 700 - 13 * number, meaning)
+    canvas.save()
+    doc = load(tmp_path, out.getvalue())
+    for name, meaning in signals:
+        assert f"{name} {meaning}" in doc.text

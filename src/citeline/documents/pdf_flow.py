@@ -1,5 +1,5 @@
 """Lines of laid-out pages back into the blocks a person reads: headings, paragraphs, list
-items, code and table rows, across page breaks.
+items, code and table rows, across page and column breaks.
 
 A line break in a PDF is where the paper ran out, not a break in the text: lines join into a
 paragraph unless something a reader sees says otherwise (a gap wider than the line pitch, a
@@ -18,9 +18,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from citeline.documents.builder import DocumentBuilder
-from citeline.documents.pdf_layout import Line, PageLayout, TableGrid
+from citeline.documents.pdf_layout import Line, PageLayout, TableGrid, reading_key
 
-_HEADING_SIZE_RATIO = 1.15
+# A line this much larger than the body text is a heading: a seventh larger is the smallest step
+# a stylesheet takes for one (a 16 px third-level heading over 14 px text); an eighth is not (a
+# 9 pt running header over 8 pt small print).
+_HEADING_SIZE_RATIO = 1.13
 _MAX_HEADING_CHARS = 200
 # Top-to-top distance above this multiple of the usual pitch is a paragraph gap.
 _GAP_RATIO = 1.35
@@ -36,6 +39,7 @@ _ENUMERATOR = re.compile(r"^(?:\(?\d{1,3}[.)]|\(?[a-z][.)]|\(?[ivx]{1,5}[.)])$")
 # same line of code.
 _WRAP_MARKS = frozenset("\u21aa\u21b3\u2937")
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
+_NUMBERED_TITLE = re.compile(r"\d+(?:\.\d+)*\.?\s")
 _SECTION_NUMBER = re.compile(r"^(?:chapter\s+|part\s+|appendix\s+)?(?:\d+(?:\.\d+)*|[A-Z](?:\.\d+)*)\.?\s+",
                              re.IGNORECASE)
 
@@ -62,8 +66,8 @@ class _Style:
     body_size: float
     heading_levels: dict[float, int]
     pitch: dict[tuple[float, bool], float]
-    left: dict[int, float]
-    right: dict[int, float]
+    left: dict[tuple[int, float | None, int], float]  # per page, band and column (see `_frame`)
+    right: dict[tuple[int, float | None, int], float]
     height: dict[int, float]
     text_bottom: float
     body_end: dict[int, int]  # per page, the index of its first footnote line (its line count if none)
@@ -71,6 +75,32 @@ class _Style:
 
     def line_pitch(self, line: Line) -> float:
         return self.pitch.get((line.size, line.mono), line.size * 1.25)
+
+    def margins(self, line: Line) -> tuple[float, float]:
+        """Where the body text of a line's page, or of its column, starts and ends."""
+        frame = _frame(line)
+        return self.left.get(frame, line.x0), self.right.get(frame, line.x1)
+
+
+def _frame(line: Line) -> tuple[int, float | None, int]:
+    """What a line's text is set in: its page, or a column of a band on it."""
+    return line.page, line.band, line.column
+
+
+def _same_column(line: Line, other: Line) -> bool:
+    """Whether two lines of a block are set in one column (a block may run on from the foot of
+    the column before; across a page break, the text's column is the page's)."""
+    return (line.band, line.column) == (other.band, other.column)
+
+
+def _margin(lines: list[Line], line: Line) -> float:
+    """Where the lines of a block set in `line`'s column start."""
+    return min((item.x0 for item in lines if _same_column(item, line)), default=line.x0)
+
+
+def _column_break(previous: Line, line: Line) -> bool:
+    """Whether `line` starts the next column of its page after `previous` ended one."""
+    return previous.page == line.page and line.top < previous.top and _frame(line) != _frame(previous)
 
 
 # Footnotes are set in smaller type than the text they annotate.
@@ -104,8 +134,8 @@ def _titles_key(text: str) -> str:
 def _style(pages: list[PageLayout]) -> _Style:
     weight: Counter[float] = Counter()
     pitches: dict[tuple[float, bool], list[float]] = {}
-    left: dict[int, float] = {}
-    right: dict[int, float] = {}
+    left: dict[tuple[int, float | None, int], float] = {}
+    right: dict[tuple[int, float | None, int], float] = {}
     for page in pages:
         for line, following in zip(page.lines, page.lines[1:], strict=False):
             if following.size == line.size and following.mono == line.mono:
@@ -117,10 +147,11 @@ def _style(pages: list[PageLayout]) -> _Style:
                 weight[line.size] += len(line.text)
     body_size = weight.most_common(1)[0][0] if weight else 10.0
     for page in pages:
-        body = [line for line in page.lines if line.size == body_size and not line.mono]
-        if body:
-            left[page.number] = min(line.x0 for line in body)
-            right[page.number] = max(line.x1 for line in body)
+        for line in page.lines:
+            if line.size == body_size and not line.mono:
+                frame = _frame(line)
+                left[frame] = min(left.get(frame, line.x0), line.x0)
+                right[frame] = max(right.get(frame, line.x1), line.x1)
     heading_sizes = sorted({line.size for page in pages for line in page.lines
                             if not line.mono and line.size >= body_size * _HEADING_SIZE_RATIO
                             and len(line.text) <= _MAX_HEADING_CHARS}, reverse=True)
@@ -279,8 +310,9 @@ class _Flow:
     def run(self) -> None:
         for page in self.pages:
             end = self.style.body_end.get(page.number, len(page.lines))
-            elements: list[tuple[float, Line | TableGrid]] = [(line.top, line) for line in page.lines[:end]]
-            elements += [(table.top, table) for table in page.tables]
+            elements: list[tuple[tuple[float, int, float], Line | TableGrid]] = [
+                (reading_key(line), line) for line in page.lines[:end]]
+            elements += [(reading_key(table), table) for table in page.tables]
             elements.sort(key=lambda item: item[0])
             for position, (_, element) in enumerate(elements):
                 following = elements[position + 1][1] if position + 1 < len(elements) else None
@@ -362,7 +394,7 @@ class _Flow:
     def _isolated(self, line: Line, following: Line | None) -> bool:
         pitch = self.style.line_pitch(line)
         before = self.previous is None or self.previous.page != line.page \
-            or line.top - self.previous.top > pitch * _GAP_RATIO
+            or _column_break(self.previous, line) or line.top - self.previous.top > pitch * _GAP_RATIO
         after = following is None or following.top - line.top > pitch * _GAP_RATIO \
             or following.bold != line.bold or following.size != line.size
         return before and after
@@ -389,11 +421,13 @@ class _Flow:
 
     def _continues(self, current: _Open, line: Line, level: int | None) -> bool:
         previous = current.lines[-1]
-        same_page = previous.page == line.page
+        column_break = _column_break(previous, line)
+        same_page = previous.page == line.page and not column_break  # text goes on down the page
         pitch = self.style.line_pitch(previous)
         step = line.top - previous.top if same_page else 0.0
         if current.kind == "heading":
-            close = same_page and line.size == previous.size and step <= pitch * _GAP_RATIO and len(current.lines) < 3
+            close = (same_page and line.size == previous.size and step <= pitch * _GAP_RATIO and len(current.lines) < 3
+                     and not _NUMBERED_TITLE.match(line.text))  # "1 Overview" then "2 Usage": two headings
             return close and ((level is not None and level == current.level) or self._title_goes_on(current, line))
         if current.kind == "code":
             return line.mono and not _glyph_bullet(line) and (not same_page or step <= pitch * 3.2)
@@ -406,16 +440,19 @@ class _Flow:
             numbered = False  # "… must not be\n0. …": a number that wrapped to the line start
         if level is not None or _glyph_bullet(line) or numbered or abs(line.size - previous.size) >= 0.6:
             return False
+        if column_break:  # a column ends where its text ends: the sentence may go on in the next
+            return not _TERMINAL.search(previous.text.rstrip()) or line.text[:1].islower()
         if not same_page:
             return self._runs_on(previous, line)
         if step > pitch * _GAP_RATIO or step <= 0:
             return False
         first = current.lines[0]
-        margin = min(item.x0 for item in current.lines)
+        margin = _margin(current.lines, line)
         if current.kind == "list_item":
             text_left = first.words[1].x0
             return line.x0 >= text_left - 2 and not self._ends_short(previous)
-        if line.x0 - margin > line.size * 0.8 and first.x0 <= margin + 1 and not self._reaches_right(previous):
+        opening = next((item for item in current.lines if _same_column(item, line)), line)
+        if line.x0 - margin > line.size * 0.8 and opening.x0 <= margin + 1 and not self._reaches_right(previous):
             return False  # a first-line indent after a short line: a new paragraph
         return url_goes_on or not self._ends_short(previous)
 
@@ -430,13 +467,13 @@ class _Flow:
         """A line set wholly in a code font inside running prose (a long identifier or a list
         of constants wrapped onto a line of its own): same pitch, same margin, no colon
         introducing it. A code block has a gap or a different leading before it."""
-        margin = min(item.x0 for item in current.lines)
+        margin = _margin(current.lines, line)
         return (current.kind in ("paragraph", "list_item") and previous.page == line.page and not previous.mono
                 and 0 < step <= pitch * 1.1 and abs(line.x0 - margin) <= 1.5
                 and not previous.text.rstrip().endswith(":"))
 
     def _reaches_right(self, line: Line) -> bool:
-        right = self.style.right.get(line.page, line.x1)
+        _, right = self.style.margins(line)
         return line.x1 >= right - 2 * line.size
 
     def _runs_on(self, previous: Line, line: Line) -> bool:
@@ -452,8 +489,7 @@ class _Flow:
         return full and (not _TERMINAL.search(previous.text.rstrip()) or line.text[:1].islower())
 
     def _ends_short(self, line: Line) -> bool:
-        left = self.style.left.get(line.page, line.x0)
-        right = self.style.right.get(line.page, line.x1)
+        left, right = self.style.margins(line)
         return bool(_TERMINAL.search(line.text.rstrip())) and line.x1 < right - 0.3 * (right - left)
 
     def _flush(self) -> None:

@@ -1,4 +1,5 @@
-"""Glyphs to words, lines and ruled tables, from where each glyph sits on the page.
+"""Glyphs to words, lines and ruled tables, from where each glyph sits on the page (a page set
+in two columns is read a column at a time; a table is ruled by lines a reader sees).
 
 A PDF has no words, spaces or lines: it paints glyphs at positions. Many producers never paint
 a space (TeX separates words by moving the pen), so words are found from the gaps between
@@ -66,6 +67,8 @@ class Line:
     bold: bool
     text: str
     marked: bool = False  # it began with a raised footnote mark ("¹ See …"), left out of its text
+    band: float | None = None  # in a band of two columns: the band's top (see `_Band`)
+    column: int = 0  # 1 or 2 in a band's left or right column; 0 across the page
 
     @property
     def char_width(self) -> float:
@@ -82,6 +85,8 @@ class TableGrid:
     top: float
     bottom: float
     rows: list[list[str]]
+    band: float | None = None  # as a line's
+    column: int = 0
 
 
 @dataclass
@@ -101,14 +106,12 @@ def read_page(page: Any, number: int) -> PageLayout:
     """Lines and ruled tables of one page laid out by pdfminer (an `LTPage`)."""
     x0_page, _, x1_page, top_page = page.bbox
     layout = PageLayout(number, float(x1_page - x0_page), float(page.height))
-    chars: list[dict[str, Any]] = []
-    edges: list[dict[str, Any]] = []
-    backdrops: list[tuple[float, float, float, float]] = []
-    _collect(page, float(top_page), float(x0_page), chars, edges, backdrops)
-    chars, hidden = _visible(chars, backdrops, layout)
+    marks = _Marks(float(top_page), float(x0_page), layout.width, layout.height)
+    _collect(page, marks)
+    chars, hidden = _visible(marks.chars, marks.backdrops, layout)
     layout.hidden_text = _spelled(hidden)
     _mark_fixed_pitch(chars)
-    boxes = _table_boxes(edges, layout) if edges else []
+    boxes = _table_boxes(marks.edges, layout) if marks.edges else []
     in_tables: list[list[dict[str, Any]]] = [[] for _ in boxes]
     body: list[dict[str, Any]] = []
     for char in chars:
@@ -121,56 +124,402 @@ def read_page(page: Any, number: int) -> PageLayout:
         else:
             body.append(char)
     removed = 0
-    for chars_of_line in _cluster_lines(body):
-        line, count = _make_line(chars_of_line, number)
-        removed += count
-        if line is not None:
-            layout.lines.append(line)
-    for (_, top, _, bottom, rows), table_chars in zip(boxes, in_tables, strict=True):
-        grid = _fill_table(rows, table_chars, number, top, bottom)
+    rows = list(_cluster_lines(body))
+    bands = _bands(rows, layout.width)
+    for chars_of_row in rows:
+        for chars_of_line, band, column in _columns_of(chars_of_row, bands):
+            line, count = _make_line(chars_of_line, number)
+            removed += count
+            if line is not None:
+                line.band, line.column = band, column
+                layout.lines.append(line)
+    for (x0, top, x1, bottom, cells), table_chars in zip(boxes, in_tables, strict=True):
+        grid = _fill_table(cells, table_chars, number, top, bottom)
         if grid is not None:
+            grid.band, grid.column = _place(top, (x0 + x1) / 2, bands)
             layout.tables.append(grid)
         else:  # not a real table after all: its text flows with the page
             for chars_of_line in _cluster_lines(table_chars):
                 line, count = _make_line(chars_of_line, number)
                 if line is not None:
+                    line.band, line.column = _place(line.top, (line.x0 + line.x1) / 2, bands)
                     layout.lines.append(line)
-    layout.lines.sort(key=lambda line: (line.top, line.x0))
+    layout.lines.sort(key=reading_key)
     layout.removed_chars = removed
     return layout
 
 
-def _collect(item: Any, page_top: float, page_left: float, chars: list[dict[str, Any]],
-             edges: list[dict[str, Any]], backdrops: list[tuple[float, float, float, float]]) -> None:
-    """Upright glyphs, ruling edges and what white text may show on (filled boxes, pictures) of a
-    layout tree, in top-down page coordinates (forms drawn through XObjects included)."""
+def reading_key(element: Line | TableGrid) -> tuple[float, int, float]:
+    """Where a line or a table comes in its page's reading order: top to bottom, except that a
+    band of two columns is read a column at a time, left before right."""
+    return (element.top if element.band is None else element.band, element.column, element.top)
+
+
+# -- columns ---------------------------------------------------------------------------------
+#
+# Lines are found by baseline across the whole page, so on a page set in two columns the left
+# and the right column's words on one baseline would join into one line. A band of rows that
+# share a vertical gutter (no glyph in it, many rows starting at its right edge, the text on its
+# left running up to it) is split there and read a column at a time.
+
+# The gap between two columns is at least this wide (LaTeX's default 10 pt at 10 pt type is 1 em).
+# A loosely justified line may space its words as widely: a gutter is also shared by many rows.
+_MIN_GUTTER_EM = 0.6
+# The most shared edges tried on a page (a dense table has rows starting at many x).
+_MAX_EDGES = 8
+# A gutter lies in the middle of the page, not in a margin nor at an indent.
+_GUTTER_ZONE = (0.2, 0.8)
+# A column has at least this many rows, and is at least this share of the page wide: a column
+# of labels beside their descriptions is not, nor a short table without rules.
+_MIN_COLUMN_ROWS = 8
+_MIN_COLUMN_WIDTH = 0.18
+_SAME_EDGE_PT = 1.5  # a column's rows start within this distance of its left edge
+# A band ends at a gap this many ems from one row's top to the next's (three lines of text: a
+# page number or a footer set apart below).
+_BAND_BREAK_EM = 3.6
+# Text in a column fills it: at least this share of its rows run from its left margin to its
+# right edge, give or take this share of its width (ragged or justified text does; the indent of
+# a paragraph's first line and the end of its last are exceptions).
+_FULL_ROWS_SHARE = 0.5
+_ROW_SLACK = 0.25
+# Columns of a page are about as wide as each other: a narrower side is a table's first column
+# (or a sidebar, read beside the text as before).
+_SIMILAR_WIDTHS = 0.6
+
+
+@dataclass(frozen=True)
+class _Band:
+    """Rows (from the one at `top` to the one at `bottom`) set in two columns, the right one
+    starting at `split` (or a hair right of it)."""
+
+    top: float
+    bottom: float
+    split: float
+
+
+def _bands(rows: list[list[dict[str, Any]]], width: float) -> list[_Band]:
+    """The bands of two columns among a page's rows (glyphs by baseline across the page, top to
+    bottom, each left to right)."""
+    bands: list[_Band] = []
+    taken: set[int] = set()
+    for edge in _column_edges(rows, width):
+        for start, end in _clear_runs(rows, edge, taken):
+            found = _band(rows, start, end, edge, width)
+            if found is not None:
+                band, members = found
+                bands.append(band)
+                taken.update(members)
+    return bands
+
+
+def _column_edges(rows: list[list[dict[str, Any]]], width: float) -> list[float]:
+    """Where a right column may start: an x in the middle of the page at which many rows start
+    their text or go on after a gap as wide as a gutter; the most shared first."""
+    starts: list[tuple[float, int]] = []
+    for index, row in enumerate(rows):
+        reach = None
+        for char in row:
+            size = max(float(char["size"]), 1.0)
+            after_gap = reach is None or char["x0"] - reach >= _MIN_GUTTER_EM * size
+            if after_gap and _GUTTER_ZONE[0] * width < char["x0"] < _GUTTER_ZONE[1] * width:
+                starts.append((char["x0"], index))
+            reach = char["x1"] if reach is None else max(reach, char["x1"])
+    starts.sort()
+    groups: list[list[tuple[float, int]]] = []
+    for start in starts:
+        if groups and start[0] - groups[-1][0][0] <= _SAME_EDGE_PT:
+            groups[-1].append(start)
+        else:
+            groups.append([start])
+    counted = [(len({index for _, index in group}), group[0][0]) for group in groups]
+    ranked = [edge for count, edge in sorted(counted, key=lambda item: -item[0]) if count >= _MIN_COLUMN_ROWS]
+    return ranked[:_MAX_EDGES]
+
+
+def _clear_runs(rows: list[list[dict[str, Any]]], edge: float, taken: set[int]) -> Iterator[tuple[int, int]]:
+    """Runs of consecutive rows (first and last index) that leave a gutter clear left of `edge`,
+    none in a band already, with no wide vertical gap between them."""
+    start: int | None = None
+    for index, row in enumerate(rows):
+        # A line of code too long for the left column runs on over the gutter: it crosses no gap.
+        clear = index not in taken and not any(
+            char["x0"] < edge - 0.5 and char["x1"] > edge - _MIN_GUTTER_EM * float(char["size"])
+            and not _is_mono(char) for char in row)
+        if clear and start is not None and index > start:
+            above = rows[index - 1]
+            size = max(float(char["size"]) for char in above)
+            if _row_top(row) - _row_top(above) > _BAND_BREAK_EM * size:
+                yield start, index - 1
+                start = None
+        if clear and start is None:
+            start = index
+        elif not clear and start is not None:
+            yield start, index - 1
+            start = None
+    if start is not None:
+        yield start, len(rows) - 1
+
+
+def _band(rows: list[list[dict[str, Any]]], start: int, end: int, edge: float,
+          width: float) -> tuple[_Band, list[int]] | None:
+    """The band of two columns parted left of `edge` in rows `start`..`end`, and its rows, if
+    both sides are columns of text."""
+    indexes = list(range(start, end + 1))
+    sides = _sides_of(rows, indexes, edge)
+    left_width, right_width = _side_widths(sides, edge, width)
+    lefts = [left for left, _ in sides.values() if left]
+    rights = [right for _, right in sides.values() if right]
+    starting = sum(1 for right in rights if right[0]["x0"] - edge <= _SAME_EDGE_PT)
+    mono = [_is_mono(char) for side in lefts + rights for char in side]
+    narrower, wider = sorted((left_width, right_width))
+    if (len(lefts) < _MIN_COLUMN_ROWS or starting < _MIN_COLUMN_ROWS
+            or narrower < max(_MIN_COLUMN_WIDTH * width, _SIMILAR_WIDTHS * wider)
+            or sum(mono) > 0.8 * len(mono)  # statements and their aligned comments: code, not columns
+            or not _is_column(lefts, left_width)):
+        return None
+    return _Band(_row_top(rows[start]), _row_top(rows[end]), edge - _SAME_EDGE_PT), indexes
+
+
+def _sides_of(rows: list[list[dict[str, Any]]], indexes: list[int],
+              edge: float) -> dict[int, tuple[list[dict[str, Any]], list[dict[str, Any]]]]:
+    """Each row's glyphs left of a gutter and right of it (a code line running on over the gutter
+    is on neither side)."""
+    return {index: ([char for char in rows[index] if char["x1"] <= edge - 0.5],
+                    [char for char in rows[index] if char["x0"] >= edge - 0.5]) for index in indexes}
+
+
+def _side_widths(sides: dict[int, tuple[list[dict[str, Any]], list[dict[str, Any]]]], edge: float,
+                 width: float) -> tuple[float, float]:
+    """How wide the text left and right of a gutter is (a code line running off the page counts
+    to the page's edge)."""
+    lefts = [char for left, _ in sides.values() for char in left]
+    rights = [char for _, right in sides.values() for char in right]
+    if not lefts or not rights:
+        return 0.0, 0.0
+    return (max(char["x1"] for char in lefts) - min(char["x0"] for char in lefts),
+            min(width, max(char["x1"] for char in rights)) - edge)
+
+
+def _is_column(lefts: list[list[dict[str, Any]]], width: float) -> bool:
+    """Whether the text left of a gutter is a column of running text: most of its rows fill it,
+    from its left margin up to the gutter (a paragraph's first line may be indented, its last
+    one short). A column of names in a table without rules does not: it is as wide as its
+    longest name."""
+    margin = min(char["x0"] for left in lefts for char in left)
+    reach = max(char["x1"] for left in lefts for char in left)
+    full = sum(1 for left in lefts if left[0]["x0"] - margin <= width * _ROW_SLACK
+               and reach - max(char["x1"] for char in left) <= width * _ROW_SLACK)
+    return full >= _FULL_ROWS_SHARE * len(lefts)
+
+
+def _is_mono(char: dict[str, Any]) -> bool:
+    return bool(char.get("fixed")) or _font_kind(str(char["fontname"]))[0]
+
+
+def _row_top(row: list[dict[str, Any]]) -> float:
+    return min(float(char["top"]) for char in row)
+
+
+def _place(top: float, middle: float, bands: list[_Band]) -> tuple[float | None, int]:
+    """The band (its top) and column (1 left, 2 right) a box at `top` centred on `middle` falls in;
+    (None, 0) outside every band."""
+    for band in bands:
+        if band.top <= top <= band.bottom:
+            return band.top, 1 if middle < band.split else 2
+    return None, 0
+
+
+def _columns_of(row: list[dict[str, Any]],
+                bands: list[_Band]) -> Iterator[tuple[list[dict[str, Any]], float | None, int]]:
+    """A row's glyphs as the line(s) they make: split at the gutter when the row lies in a band,
+    each run of glyphs (a gutter's width apart from the next) in the column it starts in."""
+    band = next((band for band in bands if band.top <= _row_top(row) <= band.bottom), None)
+    if band is None:
+        yield row, None, 0
+        return
+    left: list[dict[str, Any]] = []
+    right: list[dict[str, Any]] = []
+    side, reach = left, None
+    for char in row:
+        if reach is None or char["x0"] - reach >= _MIN_GUTTER_EM * float(char["size"]):
+            side = left if char["x0"] < band.split else right
+        side.append(char)
+        reach = char["x1"] if reach is None else max(reach, char["x1"])
+    for chars, column in ((left, 1), (right, 2)):
+        if chars:
+            yield chars, band.top, column
+
+
+Box = tuple[float, float, float, float]  # x0, top, x1, bottom in top-down page coordinates
+
+
+@dataclass(frozen=True)
+class _Paint:
+    """A filled shape as painted: its box and its fill colour."""
+
+    box: Box
+    colour: Any
+
+
+@dataclass
+class _Marks:
+    """What a page paints, gathered from its layout tree: glyphs, the lines a reader sees (as
+    ruling edges for the table finder), the boxes and pictures white text may show on, and every
+    filled shape in painting order (what each later shape is painted on)."""
+
+    top: float  # the page's upper edge and left edge in pdfminer's bottom-up coordinates
+    left: float
+    width: float
+    height: float
+    chars: list[dict[str, Any]] = field(default_factory=list)
+    edges: list[dict[str, Any]] = field(default_factory=list)
+    backdrops: list[Box] = field(default_factory=list)
+    paints: list[_Paint] = field(default_factory=list)
+
+
+def _collect(item: Any, marks: _Marks) -> None:
+    """Upright glyphs, ruling edges, backdrops and fills of a layout tree, in top-down page
+    coordinates (forms drawn through XObjects included)."""
     from pdfminer.layout import LTChar, LTContainer, LTCurve, LTImage, LTRect
 
     for child in item:
         if isinstance(child, LTChar):
             if child.upright:
-                chars.append({
-                    "text": child.get_text(), "x0": child.x0 - page_left, "x1": child.x1 - page_left,
-                    "top": page_top - child.y1, "bottom": page_top - child.y0, "size": child.size,
+                marks.chars.append({
+                    "text": child.get_text(), "x0": child.x0 - marks.left, "x1": child.x1 - marks.left,
+                    "top": marks.top - child.y1, "bottom": marks.top - child.y0, "size": child.size,
                     "fontname": child.fontname, "white": _white(child.graphicstate.ncolor),
                 })
-        elif isinstance(child, LTRect):
-            x0, x1, top, bottom = child.x0 - page_left, child.x1 - page_left, page_top - child.y1, page_top - child.y0
-            if child.fill and not _white(child.non_stroking_color):
-                backdrops.append((x0, top, x1, bottom))
-            edges += [_edge(x0, x1, top, top), _edge(x0, x1, bottom, bottom),
-                      _edge(x0, x0, top, bottom), _edge(x1, x1, top, bottom)]
-        elif isinstance(child, LTCurve):
-            if child.fill and not _white(child.non_stroking_color):  # a rounded box, a banner
-                backdrops.append((child.x0 - page_left, page_top - child.y1, child.x1 - page_left, page_top - child.y0))
-            points = [(x - page_left, page_top - y) for x, y in child.pts]
-            for (ax, ay), (bx, by) in itertools.pairwise(points):
-                if ax == bx or ay == by:
-                    edges.append(_edge(min(ax, bx), max(ax, bx), min(ay, by), max(ay, by)))
+        elif isinstance(child, LTCurve):  # rectangles and straight lines are curves too
+            box = _box(child, marks)
+            if child.fill and not _white(child.non_stroking_color):  # a dark box, a rounded banner
+                marks.backdrops.append(box)
+            if child.fill and min(box[2] - box[0], box[3] - box[1]) >= _MIN_COVER:
+                marks.edges = _uncovered(marks.edges, box)
+            if _shows_lines(child, _ground(box, marks)):
+                marks.edges += _sides(box) if isinstance(child, LTRect) else _path_edges(child, marks)
+            if child.fill:
+                marks.paints.append(_Paint(box, child.non_stroking_color))
         elif isinstance(child, LTImage):  # white text on a picture may well show
-            backdrops.append((child.x0 - page_left, page_top - child.y1, child.x1 - page_left, page_top - child.y0))
+            marks.backdrops.append(_box(child, marks))
         elif isinstance(child, LTContainer):
-            _collect(child, page_top, page_left, chars, edges, backdrops)
+            _collect(child, marks)
+
+
+def _box(item: Any, marks: _Marks) -> Box:
+    return (item.x0 - marks.left, marks.top - item.y1, item.x1 - marks.left, marks.top - item.y0)
+
+
+def _sides(box: Box) -> list[dict[str, Any]]:
+    x0, top, x1, bottom = box
+    return [_edge(x0, x1, top, top), _edge(x0, x1, bottom, bottom),
+            _edge(x0, x0, top, bottom), _edge(x1, x1, top, bottom)]
+
+
+def _path_edges(curve: Any, marks: _Marks) -> list[dict[str, Any]]:
+    """The horizontal and vertical segments of a path (the straight sides of a rounded box)."""
+    points = [(x - marks.left, marks.top - y) for x, y in curve.pts]
+    return [_edge(min(ax, bx), max(ax, bx), min(ay, by), max(ay, by))
+            for (ax, ay), (bx, by) in itertools.pairwise(points) if ax == bx or ay == by]
+
+
+# A fill hides the lines painted before it beneath it (by more than the margin, in points) when
+# it is at least this many points wide and high: smaller fills (a chart's markers, thousands on
+# a page) would make the search slow and hide no table.
+_MIN_COVER = 12.0
+_COVER_MARGIN = 1.0
+# Where nothing is painted a page is white paper.
+_PAPER = (1.0, 1.0, 1.0)
+_HAIR = 0.5  # points: how thick a line of no width counts when finding what it is painted on
+# How far back in painting order a shape's ground is looked for: a page of a chart can paint
+# thousands of shapes, and a shape's ground is almost always painted shortly before it (beyond,
+# the paper is assumed).
+_GROUND_LOOKBACK = 400
+# Colours closer than this (the largest difference of their RGB components, 0-1) look the same:
+# a box in one on the other draws no line. Light grey code boxes (0.93) on white still show.
+_SAME_COLOUR = 0.03
+
+
+def _uncovered(edges: list[dict[str, Any]], box: Box) -> list[dict[str, Any]]:
+    """`edges` without their parts inside a box filled over them: a browser paints a page's sticky
+    header over whatever the page break put beneath it, and the sides of a code box hidden
+    there would join the header's frame into a table. An edge along the box's own border (a
+    cell painted up to the middle of its rule) still shows."""
+    x0, top = box[0] + _COVER_MARGIN, box[1] + _COVER_MARGIN
+    x1, bottom = box[2] - _COVER_MARGIN, box[3] - _COVER_MARGIN
+    kept: list[dict[str, Any]] = []
+    for edge in edges:
+        horizontal = edge["orientation"] == "h"
+        if horizontal and top < edge["top"] < bottom and edge["x0"] < x1 and edge["x1"] > x0:
+            y = edge["top"]
+            kept += [_edge(start, end, y, y)
+                     for start, end in ((edge["x0"], x0), (x1, edge["x1"])) if end > start]
+        elif not horizontal and x0 < edge["x0"] < x1 and edge["top"] < bottom and edge["bottom"] > top:
+            x = edge["x0"]
+            kept += [_edge(x, x, start, end)
+                     for start, end in ((edge["top"], top), (bottom, edge["bottom"])) if end > start]
+        else:
+            kept.append(edge)
+    return kept
+
+
+def _ground(box: Box, marks: _Marks) -> Any:
+    """The colour a shape is painted on: that of the latest fill under most of it (of its part on
+    the page), else the paper. Most, not all: a browser paints the background of each line of an
+    inline code span as a box far wider than the page, clipped to the code block it sits in."""
+    x0, x1 = _thickened(max(box[0], 0.0), min(box[2], marks.width))
+    top, bottom = _thickened(max(box[1], 0.0), min(box[3], marks.height))
+    if x1 <= x0 or bottom <= top:
+        return _PAPER  # off the page
+    half = (x1 - x0) * (bottom - top) / 2
+    for paint in itertools.islice(reversed(marks.paints), _GROUND_LOOKBACK):
+        p_x0, p_top, p_x1, p_bottom = paint.box
+        covered_x, covered_y = min(x1, p_x1) - max(x0, p_x0), min(bottom, p_bottom) - max(top, p_top)
+        if covered_x > 0 and covered_y > 0 and covered_x * covered_y > half:
+            return paint.colour
+    return _PAPER
+
+
+def _thickened(start: float, end: float) -> tuple[float, float]:
+    """A span at least a hair wide (a line has no area), around its middle; a span ending before
+    it starts (off the page) is left as it is."""
+    if end < start or end - start >= _HAIR:
+        return start, end
+    middle = (start + end) / 2
+    return middle - _HAIR / 2, middle + _HAIR / 2
+
+
+def _shows_lines(shape: Any, ground: Any) -> bool:
+    """Whether a path's sides are lines a reader sees: it is stroked, or filled, in a colour that
+    differs from what it is painted on (a thin dark box is a rule, a grey header cell borders
+    the white ones). A browser fills every block box of a page white on the white page: taken as
+    ruling lines, they made a printed web page one page-sized table."""
+    return bool((shape.stroke and not _same_colour(shape.stroking_color, ground))
+                or (shape.fill and not _same_colour(shape.non_stroking_color, ground)))
+
+
+def _same_colour(colour: Any, other: Any) -> bool:
+    """Whether two colours (gray, RGB or CMYK components, 0-1) look alike; a pattern or an unknown
+    colour space is taken to differ from anything."""
+    first, second = _rgb(colour), _rgb(other)
+    if first is None or second is None:
+        return False
+    return max(abs(a - b) for a, b in zip(first, second, strict=True)) < _SAME_COLOUR
+
+
+def _rgb(colour: Any) -> tuple[float, float, float] | None:
+    """A colour as RGB components 0-1, or None when it is not a plain gray, RGB or CMYK colour."""
+    components = tuple(colour) if isinstance(colour, (tuple, list)) else (colour,)
+    if not all(isinstance(c, (int, float)) for c in components):
+        return None
+    if len(components) == 1:
+        return (float(components[0]),) * 3
+    if len(components) == 3:
+        return (float(components[0]), float(components[1]), float(components[2]))
+    if len(components) == 4:
+        cyan, magenta, yellow, black = (float(c) for c in components)
+        return (1 - min(1.0, cyan + black), 1 - min(1.0, magenta + black), 1 - min(1.0, yellow + black))
+    return None
 
 
 def _white(colour: Any) -> bool:
