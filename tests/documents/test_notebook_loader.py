@@ -281,9 +281,9 @@ def test_a_notebook_heavy_with_images_is_read_fast_without_them() -> None:
                                                     "display_data")))
     data = notebook_bytes(cells)
     assert len(data) > 40_000_000
-    started = time.monotonic()
+    started = time.process_time()
     loaded = NotebookLoader().load(Path("figures.ipynb"), data)
-    assert time.monotonic() - started < 10
+    assert time.process_time() - started < 10
     assert len(loaded.text) < 1000 and "iVBOR" not in loaded.text and "AAAA" not in loaded.text
     assert [s.heading for s in loaded.sections][-1] == "Figure 9"
 

@@ -66,11 +66,11 @@ def test_binary_file_named_md_is_refused_precisely(tmp_path: Path, payload: byte
 
 
 def test_long_line_is_refused_quickly(tmp_path: Path) -> None:
-    started = time.monotonic()
+    started = time.process_time()
     expected = r"line 3 is 2,000,001 characters long \(limit 1,000,000\).*MAX_LINE_CHARS"
     with pytest.raises(IngestError, match=expected):
         load(tmp_path, "dump.md", b"ok\nfine\n" + b"x" * 2_000_001 + b"\nend\n")
-    assert time.monotonic() - started < 5
+    assert time.process_time() - started < 5
 
 
 def test_line_check_is_exact_at_the_limit() -> None:
@@ -82,9 +82,9 @@ def test_line_check_is_exact_at_the_limit() -> None:
 def test_heading_regex_is_linear_on_hostile_lines(tmp_path: Path) -> None:
     # With the old backtracking pattern this line took minutes; now it is not even a heading.
     hostile = b"# a" + b" " * 200_000 + b"b\n"
-    started = time.monotonic()
+    started = time.process_time()
     doc = load(tmp_path, "hostile.md", hostile + b"\n# Real\n\nbody\n")
-    assert time.monotonic() - started < 5
+    assert time.process_time() - started < 5
     assert [s.heading for s in doc.sections][-1] == "Real"
 
 
