@@ -80,3 +80,36 @@ def test_code_and_plain_words_are_not_pointers(tmp_path: Path) -> None:
     source.write_text('"""Seeded corpora; a design choice."""\nrng = random.Random(seed=7)  # seeded, so runs repeat\n'
                       'label = "seed 004"\n', encoding="utf-8")
     assert [text for _, text in prose(source.read_text()) if POINTERS.search(text)] == []
+
+
+# A merge resolved in haste once left both sides of a README table row, with the markers, on main.
+CONFLICT_MARKER = re.compile(r"^(?:<{7}|>{7})(?: |$)", re.MULTILINE)
+OWN_FILES = ("README.md", "CHANGELOG.md", "Makefile", "pyproject.toml", "docs", "src", "tests", "bench",
+             "examples", ".ci", "eval/README.md")
+
+
+def own_text_files() -> list[Path]:
+    """The project's own text files: everything but the evaluation corpora, which are other projects' pages."""
+    files = []
+    for name in OWN_FILES:
+        path = ROOT / name
+        candidates = path.rglob("*") if path.is_dir() else [path]
+        files += [item for item in candidates if item.is_file() and "__pycache__" not in item.parts]
+    return sorted(files)
+
+
+def test_no_file_keeps_a_merge_conflict() -> None:
+    found = []
+    for path in own_text_files():
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue  # a binary fixture cannot hold a conflict a person resolves by hand
+        found += [f"{path.relative_to(ROOT).as_posix()}:{text.count(chr(10), 0, match.start()) + 1}"
+                  for match in CONFLICT_MARKER.finditer(text)]
+    assert not found, "resolve these merge conflicts (keep the right side, drop the markers):\n" + "\n".join(found)
+
+
+def test_the_conflict_check_sees_markers_and_not_rst_underlines() -> None:
+    assert CONFLICT_MARKER.findall("a\n<<<<<<< HEAD\nx\n=======\ny\n>>>>>>> branch\n") == ["<<<<<<< ", ">>>>>>> "]
+    assert CONFLICT_MARKER.findall("Title\n=======\n>>>>>>>>> not a marker\n") == []
