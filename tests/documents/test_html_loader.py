@@ -443,6 +443,21 @@ def test_a_redirect_page_has_no_text_of_its_own(tmp_path: Path) -> None:
     assert "moved to the crate root" in load(tmp_path, moved).text
 
 
+def test_a_page_of_only_menus_and_links_has_no_text_of_its_own(tmp_path: Path) -> None:
+    # A site's landing page that is navigation, a banner and a footer: in a folder it is skipped with
+    # the reason, where "no text could be extracted" failed the whole ingest and sent the user looking
+    # for an encoding fault.
+    landing = ('<html><head><title>Widgets</title></head><body><header>Widgets Inc.</header>'
+               '<nav><ul><li><a href="guide.html">Guide</a></li><li><a href="api.html">API</a></li></ul></nav>'
+               '<footer>© 2026 Widgets Inc.</footer></body></html>')
+    with pytest.raises(NoTextOfItsOwn, match=r"shows only page furniture \(navigation, header, footer\), "
+                                             r"no text of its own") as raised:
+        load(tmp_path, landing)
+    assert raised.value.hint == "nothing to fix: ingest the pages it links to"
+    # a page that shows nothing at all is left to the ingest's "no text" error, not called furniture
+    assert load(tmp_path, "<html><head><title>Blank</title></head><body> </body></html>").blocks == []
+
+
 GROFF = """<!-- Creator     : groff version 1.22.4 -->
 <html><head><meta name="generator" content="groff -Thtml, see www.gnu.org"><title>MSGMERGE</title></head><body>
 <h1 align="center">MSGMERGE</h1>

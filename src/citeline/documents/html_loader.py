@@ -1043,6 +1043,9 @@ class HtmlLoader:
         framed = [str(frame["src"]) for frame in soup.find_all("frame", src=True)]
         scripted = soup.find("script") is not None
         generators = page_generators(soup)
+        # Whether the page shows any text at all, asked before its furniture is dropped: a site's
+        # landing or section page that is only menus and links then says so, not "no text".
+        shows_text = soup.body is not None and any(text.strip() for text in soup.body.strings)
         haddock = soup.select_one(HADDOCK_PAGE) is not None
         readers = [read for generator, read in GENERATOR_READERS if any(generator.match(name) for name in generators)]
         readers += [read for mark, read in MARKED_READERS if soup.select_one(mark) is not None]
@@ -1068,6 +1071,9 @@ class HtmlLoader:
         if redirect and len(document.text.split()) <= _REDIRECT_WORDS:
             raise NoTextOfItsOwn(f"{path.name}: only redirects to another page ({redirect})",
                                  hint="ingest the page it redirects to")
+        if shows_text and not document.blocks:
+            raise NoTextOfItsOwn(f"{path.name}: shows only page furniture (navigation, header, footer), "
+                                 "no text of its own", hint="nothing to fix: ingest the pages it links to")
         return document
 
     @staticmethod
