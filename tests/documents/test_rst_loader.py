@@ -410,3 +410,55 @@ def test_a_line_blocks_lines_and_a_dropped_footnote_mark_keep_their_spacing(tmp_
     doc = load(tmp_path, "Credits\n=======\n\n| line A\n| line B\n\nA footnote [#a]_ and a citation [X1]_.\n\n"
                          ".. [#a] Foot.\n.. [X1] Cite.\n")
     assert [text for _, text, _ in _blocks(doc)[1:3]] == ["line A line B", "A footnote and a citation."]
+
+
+def test_a_class_described_by_hand_in_a_sphinx_page_keeps_its_name(tmp_path: Path) -> None:
+    # Werkzeug's datastructures page: Sphinx reads `.. class::` as a Python class (docutils'
+    # directive of that name is `rst-class` there); read as docutils', the name was lost and the
+    # description stood under no name.
+    source = """Data Structures
+===============
+
+.. module:: werkzeug.datastructures
+
+.. class:: OrderedMultiDict
+
+    Works like a regular :class:`MultiDict` but preserves the
+    order of the fields.
+"""
+    doc = load(tmp_path, source)
+    by_text = {block_text(doc, b): b for b in doc.blocks}
+    assert by_text["OrderedMultiDict"].kind == "paragraph"
+    assert by_text["Works like a regular `MultiDict` but preserves the order of the fields."].label == "OrderedMultiDict"
+    # Plain reStructuredText keeps docutils' meaning: a class set on what follows, not a word shown.
+    plain = load(tmp_path, "Title\n=====\n\n.. class:: special\n\nA special paragraph.\n", "plain.rst")
+    assert [block_text(plain, b) for b in plain.blocks] == ["Title", "A special paragraph."]
+
+
+def test_what_is_written_under_an_autodoc_directive_is_read(tmp_path: Path) -> None:
+    # Sphinx shows it after the docstring; dropped with the directive, FileStorage's attributes
+    # (`filename`, `stream`) were nowhere in the text.
+    source = """Data Structures
+===============
+
+.. autoclass:: FileStorage
+   :members:
+
+   .. attribute:: filename
+
+      The filename of the file on the client.
+
+.. autoclass:: Request
+    :members:
+
+    .. automethod:: _get_file_stream
+
+.. autosummary::
+   :toctree: generated
+
+   werkzeug.utils.redirect
+"""
+    doc = load(tmp_path, source)
+    assert [(block_text(doc, b), b.label) for b in doc.blocks] == [
+        ("Data Structures", None), ("FileStorage", None), ("filename", None),
+        ("The filename of the file on the client.", "filename")]

@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 from docutils import nodes, utils
 from docutils.core import publish_doctree
 from docutils.parsers.rst import Directive, Parser, directives, roles
+from docutils.parsers.rst.directives.misc import Class
 from docutils.parsers.rst.languages import en
 from docutils.parsers.rst.states import Inliner
 
@@ -45,6 +46,13 @@ _DESCRIPTIONS = frozenset((
 # A directive name as docutils' own explicit-markup pattern reads it.
 _DIRECTIVE_NAME = re.compile(
     r"^[ \t]*\.\.[ \t]+((?:(?!_)\w)+(?:[-._+:](?:(?!_)\w)+)*)[ \t]?::(?=[ \t]|$)", re.MULTILINE)
+# A role as docutils' inline pattern reads it (`:func:`, `:py:meth:`), the backtick after it.
+_ROLE_NAME = re.compile(r"(?<![\w`]):((?:(?!_)\w)+(?:[-._+:](?:(?!_)\w)+)*):`")
+# The autodoc directives that document one object: content written under one is shown by Sphinx
+# after the object's docstring (`.. attribute::` entries of its members, notes), so it is read.
+_AUTODOC_OBJECTS = frozenset(f"auto{objtype}" for objtype in (
+    "module", "class", "exception", "data", "newtypedata", "function", "decorator", "method",
+    "attribute", "property", "newvarattribute"))
 # Names registered for one file at most: a file inventing thousands of directive names gets the
 # rest reported by docutils (and dropped) instead of growing the registry without bound.
 _MAX_NEW_NAMES = 500
@@ -195,11 +203,14 @@ class _Description(_Base):
     """An object description (`py:function:: get(url)`): its signatures, then its body, which is
     labelled with the first signature."""
 
+    # Whether an extension's directive of this kind may hold an example right under its name.
+    examples: ClassVar[bool] = True
+
     def run(self) -> list[nodes.Node]:
         signatures = [line.strip() for line in self.argument().split("\n") if line.strip()]
-        if not signatures and (code := self.example_block()):
+        if not signatures and self.examples and (code := self.example_block()):
             return [code]
-        if signatures and self.name.lower().rsplit(":", 1)[-1] not in _DESCRIPTIONS and (code := self.example_block(
+        if signatures and self.examples and self.name.lower().rsplit(":", 1)[-1] not in _DESCRIPTIONS and (code := self.example_block(
                 textwrap.dedent("\n".join(self.block_text.split("\n")[1:])).strip("\n"))):
             # An extension's example written right under its name (`.. click:example::` with no
             # blank line): docutils takes its first lines for signatures, Sphinx's extension for code.
@@ -227,6 +238,39 @@ class _Description(_Base):
             return None
         fields.line = self.lineno
         return fields
+
+
+class _Autodoc(_Description):
+    """An autodoc directive (`.. autoclass:: FileStorage`): the docstring lives in the code, but the
+    content written under it is on the page, after the docstring; it is read as a description of
+    the object. Without content of its own (only options, or only more autodoc), nothing."""
+
+    examples = False
+
+    def run(self) -> list[nodes.Node]:
+        described = super().run()
+        box = described[0] if described else None
+        if not isinstance(box, nodes.container) or not any(
+                "citeline-signature" not in child.get("classes", []) for child in box.children
+                if isinstance(child, nodes.Element)):
+            return []
+        return described
+
+
+class _SphinxClass(_Description):
+    """`.. class:: OrderedMultiDict`: in a Sphinx document a Python class described by hand (Sphinx
+    renames docutils' directive to `rst-class`), whose name a built page shows above its
+    description; in plain reStructuredText, docutils' directive that sets the classes of what
+    follows."""
+
+    def run(self) -> list[nodes.Node]:
+        if getattr(self.state.document.settings, "citeline_sphinx", False):
+            return super().run()
+        if not self.arguments:
+            return []
+        classed = Class(self.name, self.arguments, self.options, self.content, self.lineno, self.content_offset,
+                        self.block_text, self.state, self.state_machine)
+        return list(classed.run())
 
 
 class _Tab(_Base):
@@ -260,6 +304,10 @@ class _Generic(_Base):
 def _directive_for(name: str) -> type[Directive]:
     """The directive class a (lower-case) directive name is read with."""
     objtype = name.rsplit(":", 1)[-1]
+    if name == "class":
+        return _SphinxClass
+    if objtype in _AUTODOC_OBJECTS:
+        return _Autodoc
     if name in DROPPED_DIRECTIVES or objtype in DROPPED_DIRECTIVES or objtype.startswith("auto"):
         return _Dropped
     if name in VERSION_TITLES:
@@ -287,7 +335,7 @@ def _register_built_in() -> None:
              | set(TAB_DIRECTIVES) | set(TITLED_CONTAINERS) | {"centered", "glossary", "hlist", "only",
                                                                   "tabs", "tab-set", "rst-class", "cssclass"})
     names |= {f"py:{objtype}" for objtype in _DESCRIPTIONS} | {objtype for objtype in _DESCRIPTIONS
-                                                               if objtype not in en.directives}
+                                                               if objtype not in en.directives} | {"class"}
     for name in names:
         _register(name)
     _known.update(names)
@@ -339,13 +387,19 @@ for _name, _value in vars(Inliner).items():
         setattr(_ForgivingInliner, _name, _value)
 
 
+def _sphinx_flavoured(source: str) -> bool:
+    """Whether the file is written for Sphinx: it uses a directive or a role docutils lacks."""
+    return (any(match.group(1).lower() not in en.directives for match in _DIRECTIVE_NAME.finditer(source))
+            or any(match.group(1).lower() not in en.roles for match in _ROLE_NAME.finditer(source)))
+
+
 def parse(source: str) -> nodes.document:
     """The document tree of `source`, quietly: problems become nodes, never output or exits."""
     with _lock:
         if not _known:
             _register_built_in()
         _register_names_in(source)
-    settings = dict(_SETTINGS, warning_stream=io.StringIO())
+    settings = dict(_SETTINGS, warning_stream=io.StringIO(), citeline_sphinx=_sphinx_flavoured(source))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         document = publish_doctree(source, parser=Parser(inliner=_ForgivingInliner()),
