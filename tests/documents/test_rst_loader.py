@@ -9,7 +9,7 @@ import pytest
 
 from citeline.documents.registry import loader_for
 from citeline.documents.rst_loader import RstLoader
-from citeline.errors import IngestError
+from citeline.errors import IngestError, NoTextOfItsOwn
 from citeline.evaluation.form import markup_found
 
 GUIDE = """\
@@ -377,6 +377,18 @@ def test_a_page_made_only_of_includes_is_an_error_naming_them(tmp_path: Path) ->
     assert raised.value.hint == "ingest the included files themselves"
     doc = load(tmp_path, "Guide\n=====\n\nText of its own.\n\n.. include:: secret.txt\n")
     assert "Text of its own." in doc.text and "outside" not in doc.text
+
+
+def test_a_page_made_only_of_autodoc_has_no_text_of_its_own(tmp_path: Path) -> None:
+    # Werkzeug's middleware pages are a title and `automodule`: the file is fine, its text lives in
+    # the code, so in a folder it is skipped saying so instead of failing "no text could be extracted".
+    page = "Application Dispatcher\n======================\n\n.. automodule:: werkzeug.middleware.dispatcher\n"
+    with pytest.raises(NoTextOfItsOwn, match=r"only documents code with autodoc \(werkzeug.middleware.dispatcher\), "
+                                             r"whose text Sphinx takes from the docstrings") as raised:
+        load(tmp_path, page)
+    assert raised.value.hint == "ingest the built HTML pages, which hold that text"
+    doc = load(tmp_path, page + "\nUse it to combine several applications.\n")
+    assert "combine several applications" in doc.text
 
 
 def test_a_section_title_inside_a_directive_keeps_its_words_not_its_underline(tmp_path: Path) -> None:

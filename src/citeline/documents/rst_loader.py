@@ -20,6 +20,7 @@ from citeline.documents.limits import check_line_lengths
 from citeline.documents.loaders import decode_text, refuse_only_includes, sanitize
 from citeline.documents.models import BlockKind, LoadedDocument
 from citeline.documents.registry import register_loader
+from citeline.errors import NoTextOfItsOwn
 
 _LINE_BREAK = re.compile(r"\r\n|[\r\n\x0c\u2028\u2029]")
 _MARKUP_EDGES = re.compile(r"^[`*|_:]+|[`*|_:]+$")
@@ -35,6 +36,8 @@ _TABLE_BORDER = re.compile(r"^[ \t]*[+=][-=+ \t]*$")
 _OPTION_LINE = re.compile(r"^[ \t]*:[\w-]+:")
 # An include directive's file: `.. include:: ../CHANGES.rst`, `.. literalinclude:: app.py`.
 _INCLUDED = re.compile(r"^[ \t]*\.\.[ \t]+(?:include|literalinclude)::[ \t]*(\S+)", re.MULTILINE)
+# Sphinx's autodoc directives, which fill the built page from the code's docstrings.
+_AUTODOC = re.compile(r"^[ \t]*\.\.[ \t]+auto\w+::[ \t]*(\S+)", re.MULTILINE)
 _BULLETS = re.compile(r"^[ \t]*(?:[*+-][ \t]+)+")
 _PARAMETER_FIELDS = frozenset(("param", "parameter", "arg", "argument", "key", "keyword"))
 
@@ -416,6 +419,12 @@ class RstLoader:
         document = builder.build(title=builder.first_heading or metadata.get("title") or path.stem,
                                  metadata=metadata, sanitized_chars=removed)
         refuse_only_includes(path.name, document, _INCLUDED.findall(text))
+        documented = list(dict.fromkeys(_AUTODOC.findall(text)))
+        if documented and all(block.kind == "heading" for block in document.blocks):
+            # Not "no text could be extracted": the file is fine, its text lives in the code.
+            shown = ", ".join(documented[:3]) + (", …" if len(documented) > 3 else "")
+            raise NoTextOfItsOwn(f"{path.name}: only documents code with autodoc ({shown}), whose text Sphinx "
+                                 "takes from the docstrings", hint="ingest the built HTML pages, which hold that text")
         return document
 
 
