@@ -103,6 +103,7 @@ class DocumentBuilder:
         self._heading_level = 0  # the level of the last heading the source marked as one
         self._last_group: object = None
         self.first_heading: str | None = None
+        self.first_heading_level = 0
 
     @property
     def section(self) -> str | None:
@@ -117,7 +118,7 @@ class DocumentBuilder:
             return None
         self._heading_level = level
         if self.first_heading is None:
-            self.first_heading = title
+            self.first_heading, self.first_heading_level = title, level
         return self._open_section(level, title, source=source, page=page)
 
     def subheading(self, title: str, *, source: tuple[int, int] | None = None) -> Block | None:

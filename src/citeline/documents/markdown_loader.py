@@ -25,6 +25,7 @@ generator's machinery rather than the page's content never becomes prose:
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -385,6 +386,13 @@ _LINE_BREAK = re.compile(r"</?(?:br|p|div|ul|ol|li|dl|dt|dd)\b[^>]*>", re.IGNORE
 _ITEM = re.compile(r"<li\b[^>]*>", re.IGNORECASE)
 # Inline HTML marking code (`<code>flake8 .</code>`): shown as a code span, as Markdown's own would be.
 _CODE_TAG = re.compile(r"<(/?)(?:code|samp|tt)\b[^>]*>", re.IGNORECASE)
+# What a reader sees of the raw HTML a README is laid out with: a heading (`<h1 align="center">`) and
+# a folded section's summary. An element's content stops at the next tag of its kind, so that an
+# unclosed one is given up at the next and the block is scanned once.
+_HTML_STRUCTURE = re.compile(r"<(h[1-6])\b([^>]*)>((?:[^<]|<(?!/?h[1-6]\b))*)</\1\s*>"
+                             r"|<summary\b([^>]*)>((?:[^<]|<(?!/?summary\b))*)</summary\s*>", re.IGNORECASE)
+_HTML_HEADING = re.compile(r"<h([1-6])\b[^>]*>((?:[^<]|<(?!/?h[1-6]\b))*)</h\1\s*>", re.IGNORECASE)
+_IMAGE_ALT = re.compile(r"""<img\b[^>]*?\balt\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.IGNORECASE)
 
 
 def _code_span(content: str) -> str:
@@ -673,9 +681,38 @@ class _Walker:
 
     def html(self, token: Token) -> None:
         """Raw HTML is presentation (terminal widgets, buttons, comments): dropped, but a comment
-        or hidden element that carries an instruction is reported."""
+        or hidden element that carries an instruction is reported. What structures a README laid
+        out in HTML is kept: its headings (`<h1 align="center">Yargs</h1>`, or the logo's alt text
+        when the heading is only a logo), and the summary of a folded section (`<details>`: a
+        header's reference, an FAQ's question), which heads the Markdown folded under it as a
+        section one level below the heading it sits in. Only where the HTML holds nothing else to
+        read: a heading inside a layout of boxes (a sponsor banner, a row of "67M+" figures over
+        their captions) would head nothing kept, or name a figure without what it counts."""
         visible = re.sub(r"<!--.*?-->", " ", token.content, flags=re.DOTALL)  # comments: reported by the loader
         self.builder.hidden(re.sub(r"<[^>]*>", " ", visible), "raw HTML", source=self.source(token))
+        if _html_text(_HTML_STRUCTURE.sub(" ", visible)):
+            return
+        for match in _HTML_STRUCTURE.finditer(visible):
+            if match.group(1) and not hidden_opening_tag(f"<{match.group(1)}{match.group(2)}>"):
+                self.html_heading(int(match.group(1)[1]), match.group(3), token)
+            elif match.group(5) is not None and not hidden_opening_tag(f"<summary{match.group(4)}>"):
+                heading = _HTML_HEADING.search(match.group(5))
+                if heading:
+                    self.html_heading(int(heading.group(1)), heading.group(2), token)
+                else:
+                    self.builder.subheading(_html_text(match.group(5)), source=self.source(token))
+
+    def html_heading(self, level: int, content: str, token: Token) -> None:
+        """A heading written in HTML: its text, or the alt text of the image it shows instead."""
+        text = _html_text(content)
+        if not text:
+            text = " ".join(alt for pair in _IMAGE_ALT.findall(content) for alt in pair if alt.strip())
+        self.builder.heading(level, text, source=self.source(token))
+
+
+def _html_text(content: str) -> str:
+    """The text an HTML fragment shows, tags dropped and entities read."""
+    return " ".join(html.unescape(re.sub(r"<[^>]*>", " ", content)).split())
 
 
 def _is_bold_heading(source: str) -> bool:
@@ -746,6 +783,15 @@ def read_markdown(text: str, builder: DocumentBuilder, source: str | None = None
     return metadata
 
 
+def _readme_title(path: Path, builder: DocumentBuilder) -> str | None:
+    """A README that does not open with a title of its own (its name is in a logo, or it starts at
+    "## Install") is titled by its folder, the project it describes, as its repository and package
+    pages show it, rather than by its first section's heading ("Table of contents")."""
+    if path.stem.lower() != "readme" or builder.first_heading_level == 1 or not path.parent.name:
+        return None
+    return path.parent.name
+
+
 class MarkdownLoader:
     """Markdown and MkDocs pages: typed blocks, heading sections, front matter as metadata."""
 
@@ -759,7 +805,7 @@ class MarkdownLoader:
         source = _outside_code(text, lambda part: _MDX_MODULE.sub(_blank_out, part)) if mdx else text
         builder = DocumentBuilder()
         metadata = read_markdown(text, builder, source)
-        title = str(metadata.get("title") or "") or builder.first_heading or path.stem
+        title = str(metadata.get("title") or "") or _readme_title(path, builder) or builder.first_heading or path.stem
         document = builder.build(title, metadata, removed)
         included = [m.group(1) or m.group(2) for m in _INCLUDED.finditer(source)]
         refuse_only_includes(path.name, document, included + _MYST_INCLUDED.findall(source))
