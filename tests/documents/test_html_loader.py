@@ -1504,3 +1504,21 @@ def test_a_footnotes_link_back_to_its_mark_is_not_read(tmp_path: Path) -> None:
                          '<div class="footnote"><ol><li id="fn:1"><p>The footnote text.&#160;<a class="footnote-backref" '
                          'href="#fnref:1" title="Jump back">&#8617;&#xFE0E;</a></p></li></ol></div></main></body></html>')
     assert "↩" not in doc.text and "The footnote text." in doc.text
+
+
+def test_code_elements_that_touch_read_as_one_code_span(tmp_path: Path) -> None:
+    # DocBook (PostgreSQL's manual) sets one piece of code as several elements: a placeholder, a
+    # literal, a placeholder. A reader sees "IP-address/mask-length", not "`IP-address``/``mask-length`".
+    page = """<html><head><title>21.1. The pg_hba.conf File</title></head><body>
+<div class="variablelist"><dl class="variablelist">
+<dt id="GUC-RECOVERY-TARGET"><span class="term"><code class="varname">recovery_target</code><code class="literal"> = 'immediate'</code></span></dt>
+<dd><p>These two fields can be used as an alternative to the
+<em class="replaceable"><code>IP-address</code></em><code class="literal">/</code><em class="replaceable"><code>mask-length</code></em>
+notation, as <code>host</code> <code>all</code> is.</p></dd>
+<dt><span class="term"><code class="literal">%`</code><em class="replaceable"><code>command</code></em><code class="literal">`</code></span></dt>
+<dd><p>The output of <em class="replaceable"><code>command</code></em>, similar to ordinary back-tick substitution.</p></dd>
+</dl></div></body></html>"""
+    doc = load(tmp_path, page)
+    assert "`recovery_target = 'immediate'` - These two fields can be used as an alternative to the " \
+           "`IP-address/mask-length` notation, as `host` `all` is." in doc.text
+    assert "`` %`command` `` - The output of `command`, similar to ordinary back-tick substitution." in doc.text

@@ -653,3 +653,99 @@ def test_a_table_without_rules_is_not_read_as_two_columns(tmp_path: Path) -> Non
     doc = load(tmp_path, out.getvalue())
     for name, meaning in signals:
         assert f"{name} {meaning}" in doc.text
+
+
+def test_a_run_in_title_the_outline_lists_is_a_heading_of_its_own(tmp_path: Path) -> None:
+    # LaTeX's \paragraph: the title in bold, a quad, then the text on the same line. A bold word
+    # inside a sentence ("gnuplot" here) is no title, even where the outline has one of that name.
+    quad = "    "
+    data = manual_pdf([[
+        Heading(1, "Gnuplot"),
+        Spans([[("Pseudocolumns", "Helvetica-Bold", 10.0, 0.0), (quad, BODY_FONT, 10.0, 0.0),
+                ("Expressions in the using clause of a plot statement can refer to", BODY_FONT, 10.0, 0.0)],
+               [("additional bookkeeping values held in pseudocolumns.", BODY_FONT, 10.0, 0.0)]],
+              title="Pseudocolumns"),
+        Spans([[("gnuplot", "Helvetica-Bold", 10.0, 0.0),
+                (" is a portable command-line driven graphing utility for Linux and", BODY_FONT, 10.0, 0.0)],
+               [("many other platforms.", BODY_FONT, 10.0, 0.0)]]),
+    ]])
+    blocks = [(kind, text) for kind, text, *_ in _blocks(load(tmp_path, data))]
+    assert ("heading", "Pseudocolumns") in blocks
+    assert ("paragraph", "Expressions in the using clause of a plot statement can refer to additional "
+            "bookkeeping values held in pseudocolumns.") in blocks
+    assert ("paragraph", "gnuplot is a portable command-line driven graphing utility for Linux and many "
+            "other platforms.") in blocks
+
+
+def _renamed_fonts(data: bytes, names: dict[str, str]) -> bytes:
+    """The PDF with its fonts' names changed (reportlab names a font after its file, TeX after its
+    own fonts: CMTT10, CMR10)."""
+    import pypdf
+    from pypdf.generic import NameObject
+
+    reader = pypdf.PdfReader(io.BytesIO(data))
+    writer = pypdf.PdfWriter(clone_from=reader)
+    for page in writer.pages:
+        for font in page["/Resources"]["/Font"].values():
+            font = font.get_object()
+            base = str(font["/BaseFont"]).lstrip("/")
+            for old, new in names.items():
+                base = base.replace(old, new)
+            font[NameObject("/BaseFont")] = NameObject("/" + base)
+            if "/FontDescriptor" in font:
+                font["/FontDescriptor"].get_object()[NameObject("/FontName")] = NameObject("/" + base)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def test_quotes_of_a_tex_typewriter_font_are_the_ascii_the_code_was_typed_with(tmp_path: Path) -> None:
+    # TeX sets a verbatim ' with its typewriter font's glyph named quoteright: extracted as ’, the
+    # command copied from the answer would not run. Quotes in the text face stay typographic.
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFont
+
+    mono = Path("/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf")
+    if not mono.exists():
+        pytest.skip("no DejaVu Sans Mono to embed")
+    pdfmetrics.registerFont(TTFont("TexTypewriter", str(mono)))
+    out = io.BytesIO()
+    from reportlab.pdfgen.canvas import Canvas
+
+    canvas = Canvas(out, invariant=True)
+    canvas.setFont("Helvetica", 10)
+    canvas.drawString(72, 720, "The format string is read by \u2019scanf\u2019 as follows:")
+    canvas.setFont("TexTypewriter", 9)
+    canvas.drawString(90, 700, "plot \u2019file\u2019 using 1:($2+$3) \u2019%lf,%lf,%lf\u2019")
+    canvas.drawString(90, 689, "\u2018set term\u2019 and \u2018set output\u2019")
+    canvas.showPage()
+    canvas.save()
+    doc = load(tmp_path, _renamed_fonts(out.getvalue(), {"DejaVuSansMono": "CMTT10"}))
+    assert "plot 'file' using 1:($2+$3) '%lf,%lf,%lf'\n`set term' and `set output'" in doc.text
+    assert "read by \u2019scanf\u2019 as follows" in doc.text
+
+
+def test_an_accent_tex_sets_over_a_letter_is_read_with_the_letter(tmp_path: Path) -> None:
+    # TeX's 7-bit fonts have no "ö": the accent is a glyph of its own set over the letter, and a
+    # reader reads "Bröker", not "Bro¨ker" or "Br¨oker".
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+    from reportlab.pdfgen.canvas import Canvas
+
+    out = io.BytesIO()
+    canvas = Canvas(out, invariant=True)
+    canvas.setFont("Helvetica", 12)
+    x = 72.0
+    for before, accent, letter, after in [("Hans-Bernhard Br", "\u00a8", "o", "ker, "),
+                                           ("P", "\u00b4", "e", "ter Juh"), ("", "\u00b4", "a", "sz and Ren"),
+                                           ("", "\u00b4", "e", " wrote it.")]:
+        canvas.drawString(x, 700, before)
+        x += stringWidth(before, "Helvetica", 12)
+        # The accent first, centred over the letter that follows, as TeX's \accent sets it.
+        shift = (stringWidth(letter, "Helvetica", 12) - stringWidth(accent, "Helvetica", 12)) / 2
+        canvas.drawString(x + shift, 700, accent)
+        canvas.drawString(x, 700, letter + after)
+        x += stringWidth(letter + after, "Helvetica", 12)
+    canvas.showPage()
+    canvas.save()
+    doc = load(tmp_path, out.getvalue())
+    assert "Hans-Bernhard Bröker, Péter Juhász and René wrote it." in doc.text

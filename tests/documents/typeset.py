@@ -79,6 +79,8 @@ class Spans:
 
     lines: list[list[tuple[str, str, float, float]]]  # each line's (text, font, size, rise)
     indent: float = 0.0  # the first line's indent
+    title: str = ""  # an outline entry at the paragraph (a run-in title, as LaTeX's \paragraph sets)
+    level: int = 2
 
 
 Item = Heading | Para | Code | Label | Table | Toc | Bullets | Fill | Spans
@@ -192,6 +194,11 @@ class _Writer:
                             "its passages, so that this page is full."]))
 
     def spans(self, item: Spans) -> None:
+        if item.title and self.outline:
+            key = f"h{self.marks}"
+            self.marks += 1
+            self.c.bookmarkHorizontal(key, 0, self.y)
+            self.c.addOutlineEntry(item.title, key, level=item.level - 1)
         for number, pieces in enumerate(item.lines):
             self.y -= LEADING
             x = MARGIN + (item.indent if number == 0 else 0.0)

@@ -116,6 +116,12 @@ _BLOCK_TAGS = frozenset((
     "summary", "fieldset", "body", "html", "center", "header", "aside", "li", "caption", *HEADINGS,
 ))
 _CODE_TAGS = frozenset(("code", "kbd", "samp", "tt"))
+
+
+def _code_span(code: str) -> str:
+    """Inline code in backticks; code holding a backtick (psql's prompt escape %`command`) is
+    fenced by two, with a space inside, so its own backticks stay part of it."""
+    return f"`` {code} ``" if "`" in code else f"`{code}`"
 _LINE_BLOCKS = frozenset(("div", "p"))  # a line of code a highlighter lays out as a block
 # Block elements met inside inline content (a list in a table cell): a space on either side.
 _INLINE_BREAKS = frozenset(("p", "div", "ul", "ol", "dl", "dt", "dd", "blockquote", "table", "tr", "td", "th"))
@@ -623,24 +629,42 @@ class _Walker:
         parts: list[str] = []
         stack: list[Any] = list(reversed(list(nodes)))
         items = False
+        # Code elements that touch read as one span: DocBook sets `IP-address/mask-length` as three
+        # (a placeholder, a literal "/", a placeholder), and "`IP-address``/``mask-length`" is no
+        # text a reader sees. `touching` is the code of the span that ends `parts`, if one does.
+        touching: str | None = None
         while stack:
             node = stack.pop()
             if isinstance(node, self._special_string):
                 continue
             if isinstance(node, self._string):
-                parts.append(self.clean(str(node)))
+                text = self.clean(str(node))
+                if text:
+                    touching = None
+                parts.append(text)
             elif isinstance(node, str):  # a separator pushed below, after a block's contents
+                touching = None
                 parts.append(node)
             elif isinstance(node, self._tag):
                 if node.name == "br":
+                    touching = None
                     parts.append("\n")
                 elif ticks and node.name in _CODE_TAGS:
-                    code = " ".join(self.clean(node.get_text()).split())
-                    parts.append(f"`{code}`" if code else "")
+                    raw = self.clean(node.get_text())
+                    if not raw.strip():
+                        continue
+                    if touching is not None:
+                        raw = touching + raw
+                        while parts and not parts[-1]:
+                            parts.pop()
+                        parts.pop()
+                    touching = raw
+                    parts.append(_code_span(" ".join(raw.split())))
                 else:
                     # A list or paragraph inside a cell or item ("<td><ul><li>black .</li><li>isort
                     # .</li></ul>") reads apart, its items after a separator, not run together.
                     if node.name == "li":
+                        touching = None
                         parts.append("; " if items else " ")
                         items = True
                     elif node.name in _INLINE_BREAKS:

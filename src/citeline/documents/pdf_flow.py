@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import statistics
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from citeline.documents.builder import DocumentBuilder
 from citeline.documents.pdf_layout import Line, PageLayout, TableGrid, reading_key
@@ -27,6 +27,9 @@ _HEADING_SIZE_RATIO = 1.13
 _MAX_HEADING_CHARS = 200
 # Top-to-top distance above this multiple of the usual pitch is a paragraph gap.
 _GAP_RATIO = 1.35
+# A run-in title (LaTeX's \paragraph) is set off from its text by a quad; words of a sentence are
+# a third of that apart.
+_RUN_IN_GAP_EM = 0.9
 _TERMINAL = re.compile(r"[.!?:…][\"'”’)\]]*$")
 # A line ending inside a URL, and a line going on with the rest of one: a first token in lower case
 # with a URL's punctuation in it ("com/library/…", "html)"); "for details" or "E.g." start anew.
@@ -391,6 +394,25 @@ class _Flow:
             return len(self.style.heading_levels) + 1
         return None
 
+    def _run_in_heading(self, line: Line) -> tuple[Line, Line] | None:
+        """A line opening with bold words that the outline lists as a title on its page, then,
+        after a quad, text in the body face: the title and the rest of the line, each a line of
+        its own."""
+        entries = self.outline.get(line.page)
+        if not entries or line.mono or line.bold or not line.words[0].bold:
+            return None
+        count = next(index for index, word in enumerate(line.words) if not word.bold)
+        key = _titles_key(" ".join(word.text for word in line.words[:count]))
+        if not key or not any(_titles_key(entry.title) == key for entry in entries):
+            return None
+        title_words, rest_words = line.words[:count], line.words[count:]
+        if rest_words[0].x0 - title_words[-1].x1 < _RUN_IN_GAP_EM * line.size:
+            return None  # a word of the paragraph set in bold, as a command's name often is
+        title = replace(line, words=title_words, x1=title_words[-1].x1, bold=True,
+                        text=" ".join(word.text for word in title_words))
+        rest = replace(line, words=rest_words, bold=False, text=" ".join(word.text for word in rest_words))
+        return title, rest
+
     def _isolated(self, line: Line, following: Line | None) -> bool:
         pitch = self.style.line_pitch(line)
         before = self.previous is None or self.previous.page != line.page \
@@ -400,6 +422,17 @@ class _Flow:
         return before and after
 
     def _line(self, line: Line, following: Line | None) -> None:
+        run_in = self._run_in_heading(line)
+        if run_in is not None:
+            # A run-in title ("Pseudocolumns  Expressions in the using clause …", LaTeX's
+            # \paragraph): the heading the outline names, then its paragraph.
+            title, rest = run_in
+            self._flush()
+            self.open = _Open("heading", [title], self._heading_level(title, rest) or 1, [title.page])
+            self._flush()
+            self.open = _Open("paragraph", [rest], 0, [rest.page])
+            self.previous = rest
+            return
         current = self.open
         level = None if line.mono else self._heading_level(line, following)
         if current is not None and self._continues(current, line, level):

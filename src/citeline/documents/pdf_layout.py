@@ -38,6 +38,16 @@ _UNMAPPED = re.compile(r"\(cid:\d+\)")
 # Typographic ligatures a reader reads as letters ("ﬁ" is "fi"): stored as the letters, so
 # searching for "file" finds them.
 _LIGATURES = {chr(code): unicodedata.normalize("NFKC", chr(code)) for code in range(0xFB00, 0xFB07)}
+# TeX's 7-bit encodings have no "ö" or "é": TeX sets the letter and, over it, an accent glyph of
+# its own, which extracts as a spacing accent beside the letter ("Bro¨ker", "P´eter"). An accent
+# centred on a letter is that letter's accent, stored composed.
+_ACCENTS = {"¨": "\u0308", "´": "\u0301", "`": "\u0300", "ˆ": "\u0302", "˜": "\u0303", "¯": "\u0304",
+            "˘": "\u0306", "˙": "\u0307", "˚": "\u030a", "ˇ": "\u030c", "˝": "\u030b", "¸": "\u0327"}
+# TeX's typewriter fonts set a verbatim ' and ` with the glyphs named quoteright and quoteleft,
+# which extract as ’ and ‘: code copied from the page must keep the ASCII its author typed, or
+# the command it shows does not run.
+_TEX_TYPEWRITER = re.compile(r"(?:^|\+)(?:(?:cm|sf|lm|ec|tc|tx)tt|lmmono)", re.IGNORECASE)
+_TYPEWRITER_QUOTES = {"’": "'", "‘": "`"}
 
 
 @dataclass
@@ -679,6 +689,7 @@ def _make_line(chars: list[dict[str, Any]], page: int) -> tuple[Line | None, int
     previous: dict[str, Any] | None = None
     reach = 0.0
     # A footnote at the page's foot starts with its mark ("¹ for example, …"): the text is the footnote.
+    chars = _compose_accents(chars)
     body = max(chars, key=lambda char: float(char["size"]))
     start = 0
     while start + 1 < len(chars) and _raised_mark(chars[start], body):
@@ -737,6 +748,35 @@ def _make_line(chars: list[dict[str, Any]], page: int) -> tuple[Line | None, int
     return line, removed
 
 
+def _compose_accents(chars: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The line's glyphs (left to right) with each accent glyph set over a letter folded into it."""
+    if not any(char["text"] in _ACCENTS for char in chars):
+        return chars
+    accents: dict[int, str] = {}
+    for index, char in enumerate(chars):
+        mark = _ACCENTS.get(char["text"])
+        if mark is None:
+            continue
+        middle = (float(char["x0"]) + float(char["x1"])) / 2
+        # Sorted by x0, the letter under the accent is its neighbour on either side.
+        for other in (index + 1, index - 1):
+            if 0 <= other < len(chars) and other not in accents and chars[other]["text"].isalpha() \
+                    and float(chars[other]["x0"]) <= middle <= float(chars[other]["x1"]):
+                accents[index] = ""
+                accents[other] = accents.get(other, "") + mark
+                break
+    composed: list[dict[str, Any]] = []
+    for index, char in enumerate(chars):
+        marks = accents.get(index)
+        if marks == "":
+            continue
+        if marks:
+            base = "i" if char["text"] == "ı" else char["text"]  # TeX accents a dotless i
+            char = {**char, "text": unicodedata.normalize("NFC", base + marks)}
+        composed.append(char)
+    return composed
+
+
 def _footnote_mark(char: dict[str, Any], before: dict[str, Any]) -> bool:
     """Whether a glyph right after `before` is a footnote mark (after a digit, a small raised digit is
     more likely an exponent, and kept)."""
@@ -755,8 +795,12 @@ def _flush(chars: list[dict[str, Any]], words: list[Word]) -> None:
         return
     mono, bold = _font_kind(str(chars[0].get("fontname", "")))
     mono = mono or bool(chars[0].get("fixed"))
+    text = "".join(char["text"] for char in chars)
+    if "’" in text or "‘" in text:
+        text = "".join(_TYPEWRITER_QUOTES.get(char["text"], char["text"])
+                       if _TEX_TYPEWRITER.search(str(char.get("fontname", ""))) else char["text"] for char in chars)
     words.append(Word(
-        text="".join(char["text"] for char in chars), x0=float(chars[0]["x0"]), x1=float(chars[-1]["x1"]),
+        text=text, x0=float(chars[0]["x0"]), x1=float(chars[-1]["x1"]),
         size=float(chars[0]["size"]), mono=mono, bold=bold,
     ))
 

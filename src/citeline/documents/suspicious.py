@@ -132,9 +132,17 @@ _RULE_SOURCES: tuple[tuple[str, tuple[str, int]], ...] = (
         re.IGNORECASE | re.MULTILINE)),
     # Directives about the conversation itself rather than the software being documented.
     ("directive to ignore or reveal", (
-        r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:your|the|my|these|those|all)?\s*"
-        r"(?:previous|prior|above|earlier|preceding|original|initial|other|existing|system)?\s*"
-        r"(?:instructions|prompts?|guidance|directions|directives|guidelines|system\s+prompt)\b"
+        r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:(?:all|any)\s+(?:of\s+)?(?:your|the|my|these|those)?"
+        r"|your|the|my|these|those)\s*(?:previous|prior|above|earlier|preceding|original|initial|other|existing|system)?"
+        r"\s*(?:instructions|prompts?|guidance|directions|directives|guidelines|system\s+prompt)\b"
+        r"|\b(?:ignore|disregard|forget|override|bypass)\s+(?:previous|prior|above|earlier|preceding|original|initial"
+        r"|other|existing|system)\s+(?:instructions|prompts?|guidance|directions|directives|guidelines|system\s+prompt)\b"
+        # Bare ("ignore instructions"), it is a directive only as one: opening a sentence or a
+        # clause, or told to "you". After a subject it says what a program does ("gnuplot will
+        # quietly ignore instructions to draw grid lines at non-existent tics").
+        r"|(?:^|[.!?:;,(\[\"'“*>-]\s*|\b(?:please|now|and|then|you\s+(?:must|should|will|shall|need\s+to|have\s+to))\s+)"
+        r"(?:ignore|disregard|forget|override|bypass)\s+(?:instructions|prompts?|guidance|directions|directives"
+        r"|guidelines|system\s+prompt)\b"
         # The same in the other languages a multilingual index serves: "Ignoriere alle vorherigen
         # Anweisungen", "Ignorez toutes les instructions", "Ignora las instrucciones anteriores".
         r"|\b(?:ignorier\w*|vergiss\w*|ignora\w*|ignore|olvid\w+|dimentic\w+|esque[cç]\w+)\b[^.!?\n]{0,40}"
