@@ -71,6 +71,16 @@ def test_a_version_counts_nothing() -> None:
     assert holds(version, "starting with Click 2.0 you can also raise the BadParameter.")
 
 
+def test_a_count_given_by_what_it_follows_is_a_count_and_a_mention_of_the_number_is_not() -> None:
+    how_many = expected_types("How many parallel workers does Black use by default?")
+    assert AnswerType.COUNT in how_many
+    for text in ("Defaults to the number of CPUs in the system.", "The pool size is equal to the number of cores.",
+                 "It starts one worker per core."):
+        assert holds(how_many, text), text
+    for text in ("You can limit the number of workers with `--workers`.", "The number of workers can be changed."):
+        assert not holds(how_many, text), text
+
+
 def test_which_of_two_sources_wins_asks_for_the_one_that_takes_precedence() -> None:
     for question in ("If the same setting is given both in a uv.toml file and in an environment variable, which one wins?",
                      "I have a pytest.ini and a pyproject.toml table. Which one does pytest read?",
