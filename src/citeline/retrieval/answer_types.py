@@ -46,8 +46,7 @@ _QUESTION_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     (AnswerType.MEASURE, re.compile(
         r"\bhow\s+long\s+(?:is|are|was|were)\b|\bhow\s+(?:wide|deep|tall|high|far|thick|broad)\b"
         r"|\b(?:what|which)(?:'s|\s+is|\s+was|\s+are|\s+were)?\s+(?:the\s+)?(?:\w+\s+)?"
-        r"(?:length|width|height|depth|distance|area|elevation|altitude|breadth)s?\b"
-        r"(?!\s+(?:called|named|known)\b)",  # "What is the area called …?" asks a name
+        r"(?:length|width|height|depth|distance|area|elevation|altitude|breadth)s?\b",
         re.IGNORECASE)),
     # "If I don't pass --app, which module …?", "… if I never configure logging?", "without naming a
     # tokenizer": what happens when nothing is chosen is the default, whether or not the word is used.
