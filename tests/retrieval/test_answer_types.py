@@ -104,12 +104,15 @@ def test_what_happens_when_nothing_is_chosen_asks_for_the_default() -> None:
                      "When I flash a message without giving a category, what category does it get?",
                      "When I create an FTS5 table without naming a tokenizer, which tokenizer does it use?",
                      "What are the out-of-the-box thresholds that make git gc --auto kick in?",
-                     "Which tokenizer is used out of the box?"):
+                     "Which tokenizer is used out of the box?",
+                     "How often does PostgreSQL run an automatic checkpoint if I leave checkpoint_timeout alone?",
+                     "Which port does it use if you leave the port setting empty?"):
         assert AnswerType.DEFAULT in expected_types(question), question
     assert holds(expected_types("which level if you dont give one"), "The level defaults to -6.")
     # A condition on something the asker does is not a choice left out.
     assert AnswerType.DEFAULT not in expected_types("If I pass both, what happens?")
     assert AnswerType.DEFAULT not in expected_types("If I don't commit, can I still switch branches?")
+    assert AnswerType.DEFAULT not in expected_types("If I leave the office, does the server keep running?")
 
 
 def test_a_misspelt_cue_word_still_says_what_is_asked() -> None:

@@ -49,13 +49,15 @@ _QUESTION_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
         r"(?:length|width|height|depth|distance|area|elevation|altitude|breadth)s?\b",
         re.IGNORECASE)),
     # "If I don't pass --app, which module …?", "… if I never configure logging?", "without naming a
-    # tokenizer": what happens when nothing is chosen is the default, whether or not the word is used.
+    # tokenizer", "if I leave checkpoint_timeout alone": what happens when nothing is chosen is the
+    # default, whether or not the word is used.
     (AnswerType.DEFAULT, re.compile(
         r"\bdefaults?\b|\bby\s+default\b|\bout[\s-]+of[\s-]+the[\s-]+box\b"
         r"|\bif\s+(?:i|you|we|one)\s+(?:don'?t|do\s+not|never|didn'?t|did\s+not)\s+(?:\w+\s+)?"
         r"(?:pass|set|give|specify|configure|provide|supply|choose|pick|select|name|declare|add|change)\b"
         r"|\bwithout\s+(?:passing|setting|giving|specifying|configuring|providing|supplying|choosing|picking|"
-        r"selecting|naming|declaring)\b",
+        r"selecting|naming|declaring)\b"
+        r"|\bif\s+(?:i|you|we|one)\s+leave\s+(?:[\w.-]+\s+){0,3}?(?:alone|unset|untouched|empty|blank|as\s+it\s+is)\b",
         re.IGNORECASE)),
     # The kind word heads what is asked: "which port does …", "what version of …", not "which version
     # source plugin …" (a plugin) or "what command limits the checkout" (a verb).
