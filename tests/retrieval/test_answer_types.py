@@ -4,6 +4,7 @@ from citeline.retrieval.answer_types import (
     AnswerType,
     asked_attribute,
     asks_for_command,
+    asks_for_shaped_value,
     asks_for_value,
     asks_how_to,
     expected_types,
@@ -69,6 +70,16 @@ def test_a_version_counts_nothing() -> None:
     # Asked for a version, a version is the value.
     version = expected_types("Which version of Click added the BadParameter exception?")
     assert holds(version, "starting with Click 2.0 you can also raise the BadParameter.")
+
+
+def test_a_value_with_a_shape_is_asked_by_numbers_durations_and_dates_not_by_versions_or_names() -> None:
+    for question in ("What port does blackd listen on by default?", "How long does a PIN stay valid?",
+                     "How many attempts are allowed?", "When was the bridge built?"):
+        assert asks_for_shaped_value(expected_types(question), question), question
+    # A version may be a name ("editable", "latest"); a name or an explanation has no shape to look for.
+    for question in ("Which wheel version should I pick for live development?", "Which option sets the port?",
+                     "Why does the cache grow?"):
+        assert not asks_for_shaped_value(expected_types(question), question), question
 
 
 def test_a_count_given_by_what_it_follows_is_a_count_and_a_mention_of_the_number_is_not() -> None:

@@ -313,7 +313,7 @@ class ExtractiveAnswerer(Answerer):
             ranking.recorded = [{"text": units[i].text, "signals": {k: round(float(v[i]), 4) for k, v in signals.items()}}
                                 for i in prose]
         ranking.opposite = opposed(focus.text, units[lead].text)
-        ranking.value_missing = (asks_for_shaped_value(answer_type) and ranking.features["type_missing"] == 1.0
+        ranking.value_missing = (asks_for_shaped_value(answer_type, asking) and ranking.features["type_missing"] == 1.0
                                  and ranking.features["lead_type"] == 0.0)
         lacking = (f"no passage gives {kind_asked(answer_type)} for “{asked_phrase(asking)}”"
                    if unstated or ranking.value_missing else None)

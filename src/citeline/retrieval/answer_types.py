@@ -155,9 +155,17 @@ VALUE_KINDS = frozenset((AnswerType.DURATION, AnswerType.MEASURE, AnswerType.NUM
                          AnswerType.DATE))
 
 
-def asks_for_shaped_value(answer_types: AnswerTypes) -> bool:
-    """Whether the question asks for a value with a shape (a number, duration, measure or date)."""
-    return any(t in VALUE_KINDS for t in answer_types)
+# "Which wheel version should I pick …?": a version may be a name ("editable", "latest", "lts").
+_VERSION_ASKED = re.compile(r"\b(?:what|which)\s+(?:[\w-]+\s+)?versions?\b", re.IGNORECASE)
+
+
+def asks_for_shaped_value(answer_types: AnswerTypes, question: str) -> bool:
+    """Whether the question asks for a value with a shape (a number, duration, measure or date),
+    which a passage answering it must hold."""
+    kinds = set(answer_types) & VALUE_KINDS
+    if kinds == {AnswerType.NUMBER} and _VERSION_ASKED.search(question):
+        return False
+    return bool(kinds)
 
 
 _KIND_IN_WORDS: dict[AnswerType, str] = {
