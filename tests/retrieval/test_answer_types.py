@@ -82,6 +82,14 @@ def test_a_value_with_a_shape_is_asked_by_numbers_durations_and_dates_not_by_ver
         assert not asks_for_shaped_value(expected_types(question), question), question
 
 
+def test_a_time_before_the_present_and_a_decade_are_dates() -> None:
+    when = expected_types("When did the last glacial start?")
+    for text in ("The last glacial ran from ~74,000 (BP = Before Present).", "It began about 13,000 BP.",
+                 "Europe warmed from 22,000 years ago onward.", "Hervé served in the 1050s."):
+        assert holds(when, text), text
+    assert not holds(when, "The glacial left a valley behind.")
+
+
 def test_a_count_given_by_what_it_follows_is_a_count_and_a_mention_of_the_number_is_not() -> None:
     how_many = expected_types("How many parallel workers does Black use by default?")
     assert AnswerType.COUNT in how_many

@@ -315,7 +315,8 @@ class ExtractiveAnswerer(Answerer):
         ranking.opposite = opposed(focus.text, units[lead].text)
         ranking.value_missing = (asks_for_shaped_value(answer_type, asking) and ranking.features["type_missing"] == 1.0
                                  and ranking.features["lead_type"] == 0.0)
-        lacking = (f"no passage gives {kind_asked(answer_type)} for “{asked_phrase(asking)}”"
+        phrase = asked_phrase(asking)
+        lacking = (f"no passage gives {kind_asked(answer_type)}" + (f" for “{phrase}”" if phrase else "")
                    if unstated or ranking.value_missing else None)
         return self._gatekeep(run, ranking, keys, pool, lacking)
 

@@ -121,13 +121,14 @@ _SIGNATURE_DEFAULT = (r"^\s*(?:(?:class|def|async\s+def)\s+)?[A-Za-z_][\w.-]*\s*
                       r"\s*=\s*[^\s,()](?=.*\)\s*(?:(?:->|\u2192)\s*[^()]+?)?\s*$)")
 _DEFAULT = re.compile(r"\bdefaults?\b|\bby\s+default\b|\bunless\b|\bif\s+not\s+(?:set|given|specified)\b|"
                       + _SIGNATURE_DEFAULT, re.IGNORECASE | re.DOTALL)
-# A time before the present is a date ("~74,000 (BP = Before Present)", "22,000 years ago"). A year of
+# A time before the present is a date ("~74,000 (BP = Before Present)", "22,000 years ago"), as is a
+# decade ("in the 1050s"). A year of
 # the first millennium is a date when marked as one ("AD 14", "12 BC") or said to be when
 # something happened ("began in 911 as a fiefdom"; not "in 300 ships").
 _DATE = re.compile(r"\b(?:AD|BC|BCE|CE)\s+\d{1,4}\b|\b\d{1,4}\s+(?:AD|BC|BCE|CE)\b"
                    r"|\bin\s+\d{3}(?=\s*(?:[,.;:)]|$)|\s+(?:as|and|or|when|by|under|with|to|the|after|before|until|at|on|in)\b)"
                    r"|\b\d[\d,.]*\s*\(?(?:BP|B\.P\.|BCE?)\b|\b\d[\d,.]*\s+(?:(?:thousand|million|billion)\s+)?years?\s+ago\b"
-                   r"|\b1\d{3}\b|\b20\d{2}\b|\b(?:January|February|March|April|May|June|July|August|September|October|"
+                   r"|\b1\d{3}s?\b|\b20\d{2}s?\b|\b\d{2,3}0s\b|\b(?:January|February|March|April|May|June|July|August|September|October|"
                    r"November|December)\b|\b\d{1,2}(?:st|nd|rd|th)\s+century\b|\bcentur(?:y|ies)\b", re.IGNORECASE)
 _PRECEDENCE = re.compile(r"\b(?:precedence|priority|prioriti[sz]ed?|overrid(?:e|es|den|ing)|wins|win\s+over|"
                          r"first\s+match|takes?\s+effect|in\s+favou?r\s+of|supersedes?)\b", re.IGNORECASE)
