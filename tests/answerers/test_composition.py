@@ -1869,3 +1869,47 @@ def test_asked_what_a_named_setting_does_its_description_answers_not_a_field(lin
     result = lints.ask("What does the disallowed-names setting do?")
     assert result.exit_reason == ExitReason.COMPLETED
     assert first_sentence(result.answer) == "The list of names no variable or function may have."
+
+
+SERVER_DOCS = {
+    "server.md": """# blackd
+
+`blackd` is a small HTTP server that formats code sent to it over HTTP.
+
+## Usage
+
+Start the server with `blackd`. Pass `--bind-host` and `--bind-port` to choose the host and port it is
+listening on.
+
+## Debugger
+
+The debugger asks for a PIN before it runs code. If an incorrect PIN is entered too many times, the server
+needs to be restarted.
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
+    yield from _corpus(tmp_path_factory, "server", SERVER_DOCS)
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    ("What port does blackd listen on by default?", "a number"),
+    ("How long does an entered debugger PIN stay valid?", "a duration"),
+    ("How many wrong PIN attempts are allowed before the server must be restarted?", "a number"),
+])
+def test_a_value_question_whose_evidence_states_no_value_is_declined(server: Citeline, question: str, kind: str) -> None:
+    # Every word of the question is on the page, but not the value asked for: a reader must not be given
+    # "… the host and port it is listening on" as the port.
+    result = server.ask(question)
+    assert result.exit_reason == ExitReason.INSUFFICIENT_CONTEXT, result.answer
+    assert f"no passage gives {kind}" in result.insufficiencies[0].missing
+
+
+def test_the_same_value_question_is_answered_where_the_page_states_the_value(tmp_path: Path) -> None:
+    stated = {"server.md": SERVER_DOCS["server.md"].replace(
+        "listening on.", "listening on. By default it listens on port 45484.")}
+    for app in _ingested(tmp_path, write_corpus(tmp_path / "docs", stated)):
+        result = app.ask("What port does blackd listen on by default?")
+        assert result.exit_reason == ExitReason.COMPLETED and "45484" in first_sentence(result.answer), result.answer

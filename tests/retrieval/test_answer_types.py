@@ -4,6 +4,7 @@ from citeline.retrieval.answer_types import (
     AnswerType,
     asked_attribute,
     asks_for_command,
+    asks_for_shaped_value,
     asks_for_value,
     asks_how_to,
     expected_types,
@@ -71,6 +72,34 @@ def test_a_version_counts_nothing() -> None:
     assert holds(version, "starting with Click 2.0 you can also raise the BadParameter.")
 
 
+def test_a_value_with_a_shape_is_asked_by_numbers_durations_and_dates_not_by_versions_or_names() -> None:
+    for question in ("What port does blackd listen on by default?", "How long does a PIN stay valid?",
+                     "How many attempts are allowed?", "When was the bridge built?"):
+        assert asks_for_shaped_value(expected_types(question), question), question
+    # A version may be a name ("editable", "latest"); a name or an explanation has no shape to look for.
+    for question in ("Which wheel version should I pick for live development?", "Which option sets the port?",
+                     "Why does the cache grow?"):
+        assert not asks_for_shaped_value(expected_types(question), question), question
+
+
+def test_a_time_before_the_present_and_a_decade_are_dates() -> None:
+    when = expected_types("When did the last glacial start?")
+    for text in ("The last glacial ran from ~74,000 (BP = Before Present).", "It began about 13,000 BP.",
+                 "Europe warmed from 22,000 years ago onward.", "Hervé served in the 1050s."):
+        assert holds(when, text), text
+    assert not holds(when, "The glacial left a valley behind.")
+
+
+def test_a_count_given_by_what_it_follows_is_a_count_and_a_mention_of_the_number_is_not() -> None:
+    how_many = expected_types("How many parallel workers does Black use by default?")
+    assert AnswerType.COUNT in how_many
+    for text in ("Defaults to the number of CPUs in the system.", "The pool size is equal to the number of cores.",
+                 "It starts one worker per core."):
+        assert holds(how_many, text), text
+    for text in ("You can limit the number of workers with `--workers`.", "The number of workers can be changed."):
+        assert not holds(how_many, text), text
+
+
 def test_which_of_two_sources_wins_asks_for_the_one_that_takes_precedence() -> None:
     for question in ("If the same setting is given both in a uv.toml file and in an environment variable, which one wins?",
                      "I have a pytest.ini and a pyproject.toml table. Which one does pytest read?",
@@ -94,12 +123,15 @@ def test_what_happens_when_nothing_is_chosen_asks_for_the_default() -> None:
                      "When I flash a message without giving a category, what category does it get?",
                      "When I create an FTS5 table without naming a tokenizer, which tokenizer does it use?",
                      "What are the out-of-the-box thresholds that make git gc --auto kick in?",
-                     "Which tokenizer is used out of the box?"):
+                     "Which tokenizer is used out of the box?",
+                     "How often does PostgreSQL run an automatic checkpoint if I leave checkpoint_timeout alone?",
+                     "Which port does it use if you leave the port setting empty?"):
         assert AnswerType.DEFAULT in expected_types(question), question
     assert holds(expected_types("which level if you dont give one"), "The level defaults to -6.")
     # A condition on something the asker does is not a choice left out.
     assert AnswerType.DEFAULT not in expected_types("If I pass both, what happens?")
     assert AnswerType.DEFAULT not in expected_types("If I don't commit, can I still switch branches?")
+    assert AnswerType.DEFAULT not in expected_types("If I leave the office, does the server keep running?")
 
 
 def test_a_misspelt_cue_word_still_says_what_is_asked() -> None:

@@ -252,6 +252,8 @@ def render(run: RunState, ranking: Ranking, picked: list[int]) -> FinalAnswer | 
     decision: dict[str, Any] = {"answer": True, **ranking.record()}
     if ranking.opposite is not None:  # answered only because the gate is off: recorded for fitting
         decision["opposite"] = list(ranking.opposite)
+    if ranking.value_missing:  # likewise
+        decision["value_missing"] = True
     return FinalAnswer(answer, ranking.insufficiencies, decision)
 
 

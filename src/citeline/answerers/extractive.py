@@ -57,6 +57,7 @@ from citeline.retrieval.answer_types import (
     asked_attribute,
     asked_phrase,
     asks_for_command,
+    asks_for_shaped_value,
     asks_how_to,
     expected_types,
     kind_asked,
@@ -312,7 +313,11 @@ class ExtractiveAnswerer(Answerer):
             ranking.recorded = [{"text": units[i].text, "signals": {k: round(float(v[i]), 4) for k, v in signals.items()}}
                                 for i in prose]
         ranking.opposite = opposed(focus.text, units[lead].text)
-        lacking = f"no passage gives {kind_asked(answer_type)} for “{asked_phrase(asking)}”" if unstated else None
+        ranking.value_missing = (asks_for_shaped_value(answer_type, asking) and ranking.features["type_missing"] == 1.0
+                                 and ranking.features["lead_type"] == 0.0)
+        phrase = asked_phrase(asking)
+        lacking = (f"no passage gives {kind_asked(answer_type)}" + (f" for “{phrase}”" if phrase else "")
+                   if unstated or ranking.value_missing else None)
         return self._gatekeep(run, ranking, keys, pool, lacking)
 
     def _gatekeep(self, run: RunState, ranking: Ranking, keys: Sequence[KeyTerm], pool: Sequence[Passage],
@@ -326,6 +331,11 @@ class ExtractiveAnswerer(Answerer):
             decision = {"answer": False, "opposite": [asked, said], **ranking.record()}
             return self._decline(run, keys, pool, decision,
                                  said=f"the closest passage says “{said}” where the question asks “{asked}”")
+        # Asked for a number, a duration, a measure or a date, evidence stating none does not answer
+        # ("What port does blackd listen on by default?" against "… the host and port it's listening on").
+        if ranking.value_missing and self.settings.answerer.answerability != "off":
+            decision = {"answer": False, "value_missing": True, **ranking.record()}
+            return self._decline(run, keys, pool, decision, lacking=lacking)
         answer, probability = self._answerable(ranking)
         if not answer:
             decision = {"answer": False, "probability": probability, **ranking.record()}

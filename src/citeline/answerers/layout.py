@@ -472,7 +472,10 @@ def is_fragment(text: str) -> bool:
 # states anything ("The default is 5." does). Verbs are told only by the auxiliaries: "The client sends
 # requests." passes too, which costs little, as only a line under a section titled by a name is ever
 # shown under that name, and then it is about that thing.
-_NOUN_PHRASE = re.compile(r"(?:The|A|An)\s+(?P<head>[^,;:.!?]{1,60}?)(?:,\s*(?:which|that|used|where|as)\b|\.\s*$)")
+# The phrase may go on with a clause describing the thing, set off by a comma or not ("The directory
+# where Black should store its cache.").
+_NOUN_PHRASE = re.compile(r"(?:The|A|An)\s+(?P<head>[^,;:.!?]{1,60}?)(?:,\s*(?:which|that|used|where|as)\b"
+                          r"|\s+(?:which|that|where|whose|in\s+which|to\s+which)\s|\.\s*$)")
 _STATING_VERB = re.compile(r"\b(?:is|are|was|were|be|been|has|have|had|can|could|will|would|may|might|must|should|"
                            r"shall|does|do|did)\b|n't\b", re.IGNORECASE)
 _NOUN_PHRASE_WORDS = 5

@@ -29,6 +29,7 @@ class Ranking:
     features: dict[str, float] = field(default_factory=dict)
     cosine: np.ndarray = field(default_factory=lambda: np.zeros(0))
     opposite: tuple[str, str] | None = None  # (asked word, the lead's opposite of it), see `opposed`
+    value_missing: bool = False  # a value with a shape is asked and neither the lead nor the best units hold one
     recorded: list[dict[str, Any]] | None = None  # each prose unit's lead signals, when recording for fitting
     shares: bool = False  # whether `preference` is the lead model's shares (else the rules' scores)
 

@@ -170,8 +170,10 @@ def outcome(rows: Sequence[Row], model: AnswerabilityModel | None) -> dict[str, 
         features = decision.get("features")
         if row["exit_reason"] != "COMPLETED" or not features:
             return False
-        # With any gate on, a lead speaking of the opposite of what is asked is declined (a rule, not fitted).
-        return model is None or (not decision.get("opposite") and model.answers(features))
+        # With any gate on, a lead speaking of the opposite of what is asked, or evidence stating no value of
+        # the shape asked for, is declined (rules, not fitted).
+        return model is None or (not decision.get("opposite") and not decision.get("value_missing")
+                                 and model.answers(features))
 
     def share(part: int, whole: int) -> float:
         return round(part / whole, 4) if whole else 0.0
@@ -312,9 +314,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "The extractive answerer decides whether the evidence answers a question with a logistic model over "
         "signals that mean the same on any corpus (see `citeline.retrieval.answerability`). Each row below is "
         "a set the model was **not** fitted on (leave-one-corpus-out): the figures a new corpus can expect. "
-        "Before the model, one rule that is not fitted: when the sentence the answer would lead with speaks of the "
+        "Before the model, two rules that are not fitted: when the sentence the answer would lead with speaks of the "
         "opposite of a word of the question (\"longest\" for \"shortest\", see `citeline.retrieval.opposites`), "
-        "the question is declined; the figures include it.\n\n"
+        "and when the question asks for a value with a shape of its own (a number, a duration, a measure, a date: "
+        "\"What port does it listen on?\") and neither that sentence nor the five most relevant ones hold one, "
+        "the question is declined; the figures include both.\n\n"
         f"{report}\n\nThe threshold is the one that balances declines best on the training sets, lowered "
         f"until none of them declines more than {DECLINE_BUDGET:.0%} of its answerable questions: wrong "
         "declines have a fixed budget on any corpus. "

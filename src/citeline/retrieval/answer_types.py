@@ -49,13 +49,15 @@ _QUESTION_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
         r"(?:length|width|height|depth|distance|area|elevation|altitude|breadth)s?\b",
         re.IGNORECASE)),
     # "If I don't pass --app, which module …?", "… if I never configure logging?", "without naming a
-    # tokenizer": what happens when nothing is chosen is the default, whether or not the word is used.
+    # tokenizer", "if I leave checkpoint_timeout alone": what happens when nothing is chosen is the
+    # default, whether or not the word is used.
     (AnswerType.DEFAULT, re.compile(
         r"\bdefaults?\b|\bby\s+default\b|\bout[\s-]+of[\s-]+the[\s-]+box\b"
         r"|\bif\s+(?:i|you|we|one)\s+(?:don'?t|do\s+not|never|didn'?t|did\s+not)\s+(?:\w+\s+)?"
         r"(?:pass|set|give|specify|configure|provide|supply|choose|pick|select|name|declare|add|change)\b"
         r"|\bwithout\s+(?:passing|setting|giving|specifying|configuring|providing|supplying|choosing|picking|"
-        r"selecting|naming|declaring)\b",
+        r"selecting|naming|declaring)\b"
+        r"|\bif\s+(?:i|you|we|one)\s+leave\s+(?:[\w.-]+\s+){0,3}?(?:alone|unset|untouched|empty|blank|as\s+it\s+is)\b",
         re.IGNORECASE)),
     # The kind word heads what is asked: "which port does …", "what version of …", not "which version
     # source plugin …" (a plugin) or "what command limits the checkout" (a verb).
@@ -98,6 +100,11 @@ _MEASURE = re.compile(
 # a manual page cited after its name ("see git-repack(1)", "printf(3)").
 _NUMBER = re.compile(r"(?<![\w-]\()\b[^\W\d_]?\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|hundred|thousand|million|once|twice)\b",
                      re.IGNORECASE)
+# A count given by what it follows rather than as a figure ("Defaults to the number of CPUs in the
+# system", "one worker per core"); not a mention of the number ("You can limit the number of workers").
+_COUNT_IN_WORDS = re.compile(r"\b(?:defaults?\s+to|(?:is|are)\s+(?:set\s+to\s+|equal\s+to\s+)?|equals?|equal\s+to|"
+                             r"matches|as\s+many\s+as)\s+the\s+number\s+of\b|\bone\s+(?:per|for\s+each)\s+\w+",
+                             re.IGNORECASE)
 # A version: three dotted parts ("1.4.2"), or a number after "version", "v" or a name mid-sentence
 # ("starting with Click 2.0", "Python 3.12"), unless a quantity word follows ("1.5 million").
 _VERSION = re.compile(r"\bv?\d+(?:\.\d+){2,}\b|(?:\b(?:[Vv]ersions?|[Rr]eleases?|v)\s?|(?<![.!?]\s)(?<!^)\b[A-Z][\w-]+\s)"
@@ -114,11 +121,14 @@ _SIGNATURE_DEFAULT = (r"^\s*(?:(?:class|def|async\s+def)\s+)?[A-Za-z_][\w.-]*\s*
                       r"\s*=\s*[^\s,()](?=.*\)\s*(?:(?:->|\u2192)\s*[^()]+?)?\s*$)")
 _DEFAULT = re.compile(r"\bdefaults?\b|\bby\s+default\b|\bunless\b|\bif\s+not\s+(?:set|given|specified)\b|"
                       + _SIGNATURE_DEFAULT, re.IGNORECASE | re.DOTALL)
-# A year of the first millennium is a date when marked as one ("AD 14", "12 BC") or said to be when
+# A time before the present is a date ("~74,000 (BP = Before Present)", "22,000 years ago"), as is a
+# decade ("in the 1050s"). A year of
+# the first millennium is a date when marked as one ("AD 14", "12 BC") or said to be when
 # something happened ("began in 911 as a fiefdom"; not "in 300 ships").
 _DATE = re.compile(r"\b(?:AD|BC|BCE|CE)\s+\d{1,4}\b|\b\d{1,4}\s+(?:AD|BC|BCE|CE)\b"
                    r"|\bin\s+\d{3}(?=\s*(?:[,.;:)]|$)|\s+(?:as|and|or|when|by|under|with|to|the|after|before|until|at|on|in)\b)"
-                   r"|\b1\d{3}\b|\b20\d{2}\b|\b(?:January|February|March|April|May|June|July|August|September|October|"
+                   r"|\b\d[\d,.]*\s*\(?(?:BP|B\.P\.|BCE?)\b|\b\d[\d,.]*\s+(?:(?:thousand|million|billion)\s+)?years?\s+ago\b"
+                   r"|\b1\d{3}s?\b|\b20\d{2}s?\b|\b\d{2,3}0s\b|\b(?:January|February|March|April|May|June|July|August|September|October|"
                    r"November|December)\b|\b\d{1,2}(?:st|nd|rd|th)\s+century\b|\bcentur(?:y|ies)\b", re.IGNORECASE)
 _PRECEDENCE = re.compile(r"\b(?:precedence|priority|prioriti[sz]ed?|overrid(?:e|es|den|ing)|wins|win\s+over|"
                          r"first\s+match|takes?\s+effect|in\s+favou?r\s+of|supersedes?)\b", re.IGNORECASE)
@@ -127,7 +137,7 @@ _VALUE_BY_TYPE: dict[AnswerType, re.Pattern[str]] = {
     AnswerType.DURATION: _DURATION,
     AnswerType.MEASURE: _MEASURE,
     AnswerType.NUMBER: _NUMBER,
-    AnswerType.COUNT: _NUMBER,
+    AnswerType.COUNT: re.compile(f"{_NUMBER.pattern}|{_COUNT_IN_WORDS.pattern}", re.IGNORECASE),
     AnswerType.NAME: _NAME,
     AnswerType.DEFAULT: _DEFAULT,
     AnswerType.DATE: _DATE,
@@ -139,6 +149,24 @@ _VALUE_BY_TYPE: dict[AnswerType, re.Pattern[str]] = {
 
 
 AnswerTypes = tuple[AnswerType, ...]
+
+# Kinds of value with a shape of their own, which a passage either states or does not: asked for
+# one, evidence holding none does not answer, however well it matches the question's words.
+VALUE_KINDS = frozenset((AnswerType.DURATION, AnswerType.MEASURE, AnswerType.NUMBER, AnswerType.COUNT,
+                         AnswerType.DATE))
+
+
+# "Which wheel version should I pick …?": a version may be a name ("editable", "latest", "lts").
+_VERSION_ASKED = re.compile(r"\b(?:what|which)\s+(?:[\w-]+\s+)?versions?\b", re.IGNORECASE)
+
+
+def asks_for_shaped_value(answer_types: AnswerTypes, question: str) -> bool:
+    """Whether the question asks for a value with a shape (a number, duration, measure or date),
+    which a passage answering it must hold."""
+    kinds = set(answer_types) & VALUE_KINDS
+    if kinds == {AnswerType.NUMBER} and _VERSION_ASKED.search(question):
+        return False
+    return bool(kinds)
 
 
 _KIND_IN_WORDS: dict[AnswerType, str] = {
