@@ -122,9 +122,8 @@ _SIGNATURE_DEFAULT = (r"^\s*(?:(?:class|def|async\s+def)\s+)?[A-Za-z_][\w.-]*\s*
 _DEFAULT = re.compile(r"\bdefaults?\b|\bby\s+default\b|\bunless\b|\bif\s+not\s+(?:set|given|specified)\b|"
                       + _SIGNATURE_DEFAULT, re.IGNORECASE | re.DOTALL)
 # A time before the present is a date ("~74,000 (BP = Before Present)", "22,000 years ago"), as is a
-# decade ("in the 1050s"). A year of
-# the first millennium is a date when marked as one ("AD 14", "12 BC") or said to be when
-# something happened ("began in 911 as a fiefdom"; not "in 300 ships").
+# decade ("in the 1050s"). A year of the first millennium is a date when marked as one ("AD 14",
+# "12 BC") or said to be when something happened ("began in 911 as a fiefdom"; not "in 300 ships").
 _DATE = re.compile(r"\b(?:AD|BC|BCE|CE)\s+\d{1,4}\b|\b\d{1,4}\s+(?:AD|BC|BCE|CE)\b"
                    r"|\bin\s+\d{3}(?=\s*(?:[,.;:)]|$)|\s+(?:as|and|or|when|by|under|with|to|the|after|before|until|at|on|in)\b)"
                    r"|\b\d[\d,.]*\s*\(?(?:BP|B\.P\.|BCE?)\b|\b\d[\d,.]*\s+(?:(?:thousand|million|billion)\s+)?years?\s+ago\b"
@@ -154,8 +153,6 @@ AnswerTypes = tuple[AnswerType, ...]
 # one, evidence holding none does not answer, however well it matches the question's words.
 VALUE_KINDS = frozenset((AnswerType.DURATION, AnswerType.MEASURE, AnswerType.NUMBER, AnswerType.COUNT,
                          AnswerType.DATE))
-
-
 # "Which wheel version should I pick …?": a version may be a name ("editable", "latest", "lts").
 _VERSION_ASKED = re.compile(r"\b(?:what|which)\s+(?:[\w-]+\s+)?versions?\b", re.IGNORECASE)
 
