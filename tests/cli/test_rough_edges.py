@@ -138,6 +138,19 @@ def test_many_files_skipped_for_one_reason_are_said_once(tmp_path: Path) -> None
     assert len(report["skipped"]) == 30
 
 
+def test_files_of_many_unsupported_types_are_said_once_with_their_types(tmp_path: Path) -> None:
+    # A sdist's docs folder holds a few build files of each type: one line naming the types, not a line
+    # per file each repeating every supported type.
+    docs = write_corpus(tmp_path / "docs")
+    for name in ("conf.py", "make.bat", "tox.ini", "setup.cfg", "extra.py"):
+        (docs / name).write_text("x = 1\n", encoding="utf-8")
+    ingested = _cli(tmp_path / "home", "ingest", str(docs))
+    assert ingested.returncode == 0, ingested.stderr
+    assert "(supported:" not in ingested.stderr
+    assert re.search(r"skipped 5 files: unsupported file type \(`\.py` ×2, `\.(?:bat|ini|cfg)`, `\.(?:bat|ini|cfg)`, "
+                     r"`\.(?:bat|ini|cfg)`\) \(\S*\.\w+, \S*\.\w+, …; `--json` lists each\)", ingested.stderr), ingested.stderr
+
+
 def test_files_skipped_for_one_reason_group_whatever_their_particulars(tmp_path: Path) -> None:
     docs = write_corpus(tmp_path / "docs")
     for n in range(5):  # each redirect names its own target, in parentheses

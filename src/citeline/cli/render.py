@@ -6,6 +6,7 @@ import json
 import re
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -107,6 +108,9 @@ def print_ingest_report(report: IngestReport, elapsed_s: float | None = None) ->
 # A documentation tree skips many files for one reason (its images, stylesheets, build scripts):
 # past this many, the reason is said once with a count and the first files, `--json` lists each.
 _PARTICULARS = re.compile(r" \([^()]*\)")
+# What a reason names in backticks (a file type): files of a dozen types a folder holds a few of
+# each (`.py`, `.toml`, `.cfg` …) are one reason, not a line each repeating the supported types.
+_NAMED = re.compile(r" `[^`]*`")
 _SKIPPED_LISTED = 3
 
 
@@ -118,13 +122,19 @@ def _print_skipped(skipped: list[SkippedFile]) -> None:
     errors.print(f"skipped {len(skipped)} file(s):", highlight=False)
     by_reason: dict[str, list[SkippedFile]] = {}
     for entry in skipped:
-        by_reason.setdefault(_PARTICULARS.sub("", entry.reason), []).append(entry)
+        by_reason.setdefault(_NAMED.sub("", _PARTICULARS.sub("", entry.reason)), []).append(entry)
     for reason, entries in by_reason.items():
         if len(entries) <= _SKIPPED_LISTED:
             for entry in entries:
                 errors.print(f"  skipped {escape(entry.path)}: {escape(entry.reason)}", highlight=False,
                              soft_wrap=True)
             continue
+        named = Counter(name.strip() for entry in entries for name in _NAMED.findall(_PARTICULARS.sub("", entry.reason)))
+        if len(named) == 1:
+            reason = _PARTICULARS.sub("", entries[0].reason)
+        elif named:
+            reason += " (" + ", ".join(f"{name} ×{count}" if count > 1 else name
+                                       for name, count in named.most_common()) + ")"
         examples = ", ".join(escape(entry.path) for entry in entries[:2])
         errors.print(f"  skipped {len(entries)} files: {escape(reason)} ({examples}, …; `--json` lists each)",
                      highlight=False, soft_wrap=True)
