@@ -1895,7 +1895,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
 
 
 @pytest.mark.parametrize(("question", "kind"), [
-    ("What port does blackd listen on by default?", "a number"),
+    ("What port does blackd listen on by default?", "the port of “blackd”"),
     ("How long does an entered debugger PIN stay valid?", "a duration"),
     ("How many wrong PIN attempts are allowed before the server must be restarted?", "a number"),
 ])

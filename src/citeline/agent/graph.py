@@ -15,6 +15,7 @@ import random
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
@@ -351,6 +352,21 @@ def _collect_insufficiencies(run: RunState, draft: FinalAnswer) -> None:
                                                  queries_tried=[printable(str(q)) for q in queries]))
 
 
+def _withheld_note(run: RunState) -> str:
+    """Which flagged documents the searches ranked but kept out of the evidence, said in a decline:
+    without it a user whose page answers the question (and also carries text aimed at an AI) is
+    told only that the documents do not answer. Named by file, not by title: a title is the
+    document's own text, which may be the very instruction that got it flagged."""
+    files = list(dict.fromkeys(printable(PurePath(source).name or source)
+                               for record in run.searches for source in record.withheld))
+    if not files:
+        return ""
+    shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+    which = "it holds" if len(files) == 1 else "each holds"
+    return (f"Not used as evidence: {shown} ({which} text addressed to an AI assistant, flagged when "
+            "ingested; remove that text and ingest again to use it).")
+
+
 def finalize_run(run: RunState) -> None:
     """Set the user-facing answer, citations and insufficiencies for the run's exit reason."""
     reason = run.exit_reason or ExitReason.LLM_ERROR
@@ -373,13 +389,17 @@ def finalize_run(run: RunState) -> None:
         tried = [printable(query) for query in run.queries_tried]  # echoed: no terminal escapes
         found = "; ".join(dict.fromkeys(printable(i.missing) for i in run.insufficiencies
                                         if i.missing != run.question.strip()))
+        withheld = _withheld_note(run)
         run.answer = (DECLINE_MESSAGE + (f"\n\nSearches tried: {'; '.join(tried)}." if tried else "")
-                      + (f"\n\nWhat is missing: {found}." if found else ""))
+                      + (f"\n\nWhat is missing: {found}." if found else "")
+                      + (f"\n\n{withheld}" if withheld else ""))
         if reason == ExitReason.COMPLETED:
             run.exit_reason = reason = ExitReason.INSUFFICIENT_CONTEXT
         if not run.insufficiencies:
             run.insufficiencies = [Insufficiency(section="answer", missing=printable(run.question)[:300],
                                                  queries_tried=tried)]
+        if withheld:
+            run.insufficiencies.append(Insufficiency(section="withheld", missing=withheld, queries_tried=tried))
     if reason in {ExitReason.COMPLETED, ExitReason.MAX_TOOL_CALLS_REACHED} and not run.citations:
         # Never report success without verified evidence (grounding rule 4).
         run.exit_reason = ExitReason.INSUFFICIENT_CONTEXT

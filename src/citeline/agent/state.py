@@ -34,6 +34,7 @@ class SearchRecord:
     passages: list[Passage]
     cached: bool = False
     background: float | None = None  # the query's mean similarity to the corpus's other passages, if known
+    withheld: tuple[str, ...] = ()  # sources of the ranked passages kept out as untrusted (flagged at ingest)
 
 
 @dataclass

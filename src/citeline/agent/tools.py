@@ -106,7 +106,8 @@ def run_tool(run: RunState, call: ToolCall, retriever: PassageSource) -> dict[st
             wider = with_retries(lambda: retriever.search(run.owner, query, top_k=2 * top_k), sleep=run.clock.sleep)
             run.retrieval_ms += wider.elapsed_ms
             passages = [p for p in wider.passages if not p.untrusted][:top_k]
-        run.searches.append(SearchRecord(query, passages, outcome.cached, outcome.background))
+        run.searches.append(SearchRecord(query, passages, outcome.cached, outcome.background,
+                                         tuple(p.source for p in outcome.passages if p.untrusted)))
         return {
             "query": query,
             "results": len(passages),

@@ -55,7 +55,7 @@ from citeline.retrieval import Retriever
 from citeline.retrieval.alignment import alignment
 from citeline.retrieval.answer_types import (
     asked_attribute,
-    asked_phrase,
+    asked_in_words,
     asks_for_command,
     asks_for_shaped_value,
     asks_how_to,
@@ -315,8 +315,7 @@ class ExtractiveAnswerer(Answerer):
         ranking.opposite = opposed(focus.text, units[lead].text)
         ranking.value_missing = (asks_for_shaped_value(answer_type, asking) and ranking.features["type_missing"] == 1.0
                                  and ranking.features["lead_type"] == 0.0)
-        phrase = asked_phrase(asking)
-        lacking = (f"no passage gives {kind_asked(answer_type)}" + (f" for “{phrase}”" if phrase else "")
+        lacking = (f"no passage gives {asked_in_words(asking, kind_asked(answer_type))}"
                    if unstated or ranking.value_missing else None)
         return self._gatekeep(run, ranking, keys, pool, lacking)
 

@@ -307,21 +307,39 @@ def asked_phrase(question: str) -> str:
     """The words naming the thing whose value the question asks for, as written ("how many
     threads does Waitress use": "threads"; "what is the length of the Old Rhine Bridge": "Old
     Rhine Bridge"); empty when the question names none."""
+    return _asked(question)[1]
+
+
+_VAGUE_KINDS = frozenset(content_terms("value values kind kinds type types one ones thing things"))
+
+
+def asked_in_words(question: str, kind: str) -> str:
+    """What the question asks for, to tell the asker it was not found: the kind of value it names
+    with what that is of ("the port of “blackd”" for "What port does blackd listen on?"), else
+    `kind` (the kind of value in words, "a number") for the asked thing ("a number for “threads”")."""
+    named, phrase = _asked(question)
+    if phrase and set(content_terms(named)) - _VAGUE_KINDS:  # "the value of X" says less than "a default for X"
+        return f"the {named.casefold()} of “{phrase}”"
+    return f"{kind} for “{phrase}”" if phrase else kind
+
+
+def _asked(question: str) -> tuple[str, str]:
+    """(the words naming the kind of value when the thing it is of was named apart, the thing)."""
     question = _ASIDE.sub("", _mended(question))
     match = _ASKED_OF.search(question)
     if match is None:
         measured = _MEASURE_OF.search(question) or _GROWS.search(question) or _KIND_LAST.search(question)
-        return measured.group(1) if measured else ""
+        return "", measured.group(1) if measured else ""
     phrase = match.group(1) or match.group(2)
     verb = match.group(0).rsplit(None, 1)[-1].casefold()
     if verb == "of" and all(t in _QUANTITIES for t in content_terms(phrase)):
         thing = _OF_THING.match(question, match.end())
-        return thing.group(1) if thing else ""
+        return (phrase, thing.group(1)) if thing else ("", "")
     after = _SUBJECT_AFTER.get(verb)
     if after and all(t in _KIND_WORDS for t in content_terms(phrase)) and not _NAMED.search(phrase):
         subject = after.match(question, match.end())
-        return subject.group(1) if subject else ""
-    return phrase
+        return (phrase, subject.group(1)) if subject else ("", "")
+    return "", phrase
 
 
 def asked_attribute(question: str) -> tuple[str, ...]:
