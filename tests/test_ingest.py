@@ -292,6 +292,22 @@ def test_a_sphinx_builds_copy_of_its_page_sources_is_skipped(tmp_path: Path, hom
     assert stored[str(build / "_sources" / "index.rst.txt")] == "Guide\n\nUse `get_text()` for the text."
 
 
+def test_a_pages_language_variants_are_ingested_as_pages(tmp_path: Path, home: Path) -> None:
+    # Apache httpd's manual: `core.html.en` was skipped as "unsupported file type `.en`".
+    docs = tmp_path / "manual"
+    docs.mkdir()
+    (docs / "core.html.en").write_text("<html><head><title>core</title></head><body><h1>core</h1>"
+                                       "<p>KeepAliveTimeout defaults to 5 seconds.</p></body></html>", encoding="utf-8")
+    (docs / "notes.txt.en").write_text("not a web page", encoding="utf-8")
+    code, report = ingest_json(str(docs), home=home)
+    assert code == 0 and report["ingested"] == 1
+    assert [entry["path"] for entry in report["skipped"]] == [str(docs / "notes.txt.en")]
+    db = sqlite3.connect(home / "index.sqlite3")
+    stored = {row[0]: row[1] for row in db.execute(
+        "SELECT d.source, c.text FROM chunks c JOIN documents d ON d.id = c.document_id")}
+    assert stored[str(docs / "core.html.en")] == "core\n\nKeepAliveTimeout defaults to 5 seconds."
+
+
 # --- text aimed at an AI, text-model upgrades, `docs show` --------------------------------------
 
 PLANTED = """# Docker builds

@@ -18,6 +18,10 @@ def test_row_text_reads_as_a_sentence_without_pipes() -> None:
     # A two-column row with an empty cell is not "name: ".
     assert row_text(("a", "")) == "a"
     assert row_text(("  spaced\tout  ", "x\u200by")) == "spaced out: xy"
+    # A name with its own colon ("Default:" heading a row of Apache httpd's directive tables) gets no second one.
+    assert row_text(("Default:", "`KeepAliveTimeout 5`")) == "Default: `KeepAliveTimeout 5`"
+    assert row_text(("a", "b", "c"), ("Name:", "Type\uff1a", "Use")) == "Name: a; Type\uff1a b; Use: c"
+    assert row_text((":", "x")) == ":: x"  # a bare colon is no name with a colon
 
 
 def test_clean_inline_and_clean_code() -> None:

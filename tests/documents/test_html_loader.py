@@ -1522,3 +1522,15 @@ notation, as <code>host</code> <code>all</code> is.</p></dd>
     assert "`recovery_target = 'immediate'` - These two fields can be used as an alternative to the " \
            "`IP-address/mask-length` notation, as `host` `all` is." in doc.text
     assert "`` %`command` `` - The output of `command`, similar to ordinary back-tick substitution." in doc.text
+
+
+def test_a_directive_tables_row_headings_keep_one_colon(tmp_path: Path) -> None:
+    # Apache httpd's manual heads each directive with a table whose row headings end in a colon.
+    doc = load(tmp_path, """<html><head><title>core</title></head><body><h1>core</h1>
+<h2>KeepAliveTimeout Directive</h2>
+<table class="directive"><tr><th><a href="directive-dict.html#Default">Default:</a></th>
+<td><code>KeepAliveTimeout 5</code></td></tr>
+<tr><th><a href="directive-dict.html#Context">Context:</a></th><td>server config, virtual host</td></tr></table>
+<p>The number of seconds Apache httpd will wait for a subsequent request.</p></body></html>""")
+    assert "Default: `KeepAliveTimeout 5`" in doc.text and "Context: server config, virtual host" in doc.text
+    assert "::" not in doc.text

@@ -36,13 +36,21 @@ def clean_inline(text: str) -> str:
 def row_text(cells: tuple[str, ...], header: tuple[str, ...] = ()) -> str:
     """A table row as a sentence a reader can take out of its table: "name: value" for a
     two-column row, "Header: cell; Header: cell" with a header, cells joined by "; " without one.
-    Pipes are never used: they are the source's syntax, not the row's content."""
+    Pipes are never used: they are the source's syntax, not the row's content. A name that ends
+    with its own colon (a "Default:" row heading, as Apache httpd's directive tables have) is given
+    no second one."""
     cells = tuple(clean_inline(cell) for cell in cells)
     if len(cells) == 2 and all(cells):
-        return f"{cells[0]}: {cells[1]}"
+        return f"{_named(cells[0])} {cells[1]}"
     if header and len(header) == len(cells):
-        return "; ".join(f"{name}: {cell}" if name else cell for name, cell in zip(header, cells, strict=True) if cell)
+        return "; ".join(f"{_named(name)} {cell}" if name else cell
+                         for name, cell in zip(header, cells, strict=True) if cell)
     return "; ".join(cell for cell in cells if cell)
+
+
+def _named(name: str) -> str:
+    """A row's name followed by its colon: the name's own, if it ends with one."""
+    return name if name.endswith((":", "\uff1a")) and name.rstrip(":\uff1a").strip() else f"{name}:"
 
 
 # The name a list item defines ("`max_age` - Session expiry..." -> "`max_age`"): code, bold or a

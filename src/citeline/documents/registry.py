@@ -9,6 +9,7 @@ Third-party formats register exactly the way the built-ins do, from a module nam
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -38,15 +39,30 @@ def register_loader(loader: Loader) -> None:
 
 
 _MARKUP_AS_TEXT = frozenset((".rst", ".rest", ".md", ".markdown"))
+# A web page saved as one language's variant of it, the name a web server negotiates by language
+# (Apache httpd's own manual is `core.html.en`, `core.html.fr`, ...): a language tag after the suffix.
+_NEGOTIATED = frozenset((".html", ".htm", ".xhtml"))
+_LANGUAGE_TAG = re.compile(r"\.[a-z]{2,3}(?:[-_][a-z0-9]{2,8})?")
+
+
+def reading_suffix(path: Path) -> str:
+    """The suffix a file is read by: its own, lower-cased; a markup source saved as text
+    (`index.rst.txt`, as Sphinx publishes page sources) by its markup's; a web page's language
+    variant (`core.html.en`, `index.html.pt-br`) by the page's, when the language tag is no
+    format's suffix."""
+    suffix = path.suffix.lower()
+    inner = Path(path.stem).suffix.lower()
+    if suffix == ".txt" and inner in _MARKUP_AS_TEXT:
+        return inner
+    if inner in _NEGOTIATED and _LANGUAGE_TAG.fullmatch(suffix) and suffix not in supported_suffixes():
+        return inner
+    return suffix
 
 
 def loader_for(path: Path) -> Loader | None:
-    """The loader for a file's suffix, importing the plugin that provides it on first use. A
-    markup source saved as text (`index.rst.txt`, as Sphinx publishes page sources) is read as
-    its markup."""
-    suffix = path.suffix.lower()
-    if suffix == ".txt" and (inner := Path(path.stem).suffix.lower()) in _MARKUP_AS_TEXT:
-        suffix = inner
+    """The loader for a file's suffix (see `reading_suffix`), importing the plugin that provides it
+    on first use."""
+    suffix = reading_suffix(path)
     if suffix not in _REGISTRY:
         plugins.ensure("loader", suffix.lstrip("."))
     if suffix not in _REGISTRY:

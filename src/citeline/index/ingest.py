@@ -25,7 +25,7 @@ from citeline.config import Settings
 from citeline.documents.chunking import content_hash, document_id
 from citeline.documents.limits import LoadLimits
 from citeline.documents.models import TEXT_MODEL_VERSION
-from citeline.documents.registry import Loader, loader_for, supported_suffixes
+from citeline.documents.registry import Loader, loader_for, reading_suffix, supported_suffixes
 from citeline.documents.worker import ParsedFile, ParseRequest, ParseWorker, parse
 from citeline.errors import CitelineError, IngestError, NoTextOfItsOwn, StorageError
 from citeline.index.derived import DerivedPages
@@ -116,7 +116,7 @@ def discover(
                 left_out.append(SkippedFile(str(path), "not matched by --include"))
                 return False
             return True
-        if path.suffix.lower() not in suffixes:
+        if reading_suffix(path) not in suffixes:
             kind = f"`{path.suffix}`" if path.suffix else "without a suffix"
             left_out.append(SkippedFile(str(path), f"unsupported file type {kind} (supported: "
                                         f"{', '.join(sorted(suffixes))})"))
@@ -336,7 +336,7 @@ class _Ingester:
         else:
             parsed = _parse_here(request, loader)
         flags = [{"reason": f.reason, "excerpt": f.excerpt, "stored": f.stored} for f in parsed.flags]
-        metadata = {**parsed.metadata, "format": path.suffix.lower().lstrip("."), "text_model": TEXT_MODEL_VERSION}
+        metadata = {**parsed.metadata, "format": reading_suffix(path).lstrip("."), "text_model": TEXT_MODEL_VERSION}
         if flags:
             metadata["flags"] = flags
         record = DocumentRecord(

@@ -27,7 +27,7 @@ from citeline.api.errors import ApiError
 from citeline.api.service.core import Service, sanitize_filename
 from citeline.api.users import User
 from citeline.documents.chunking import content_hash
-from citeline.documents.registry import supported_suffixes
+from citeline.documents.registry import reading_suffix, supported_suffixes
 from citeline.errors import StorageError
 from citeline.index.ingest import ingest_paths
 from citeline.index.private import private_dir
@@ -95,7 +95,7 @@ def upload_slots(svc: Service, user: User) -> Iterator[None]:
 
 async def _save(svc: Service, upload: IncomingFile, folder: Path) -> tuple[str, Path | None, str | None]:
     name = sanitize_filename(upload.filename or "")
-    if Path(name).suffix.lower() not in supported_suffixes():
+    if reading_suffix(Path(name)) not in supported_suffixes():
         return name, None, f"unsupported file type `{Path(name).suffix or '(none)'}`"
     limit = svc.citeline.settings.index.max_file_bytes
     target = folder / name
