@@ -255,6 +255,31 @@ def test_a_settings_type_and_default_given_as_its_options_are_fields_of_it_too(t
     assert "noindex" not in doc.text
 
 
+def test_a_bare_description_right_before_a_section_is_its_anchor_and_not_read(tmp_path: Path) -> None:
+    # Django's settings reference puts `.. setting:: NAME` above each setting's section: stored,
+    # every section's text ended with the next setting's name ("... CACHES-KEY_FUNCTION").
+    source = ("Settings\n========\n\n.. setting:: APPEND_SLASH\n\n``APPEND_SLASH``\n--------------\n\n"
+              "Default: ``True``\n\n.. setting:: CACHES-TIMEOUT\n\n.. _cache-timeout:\n\n"
+              "``TIMEOUT``\n~~~~~~~~~~~\n\nDefault: ``300``\n\n"
+              ".. function:: get(key)\n\nA name described by the paragraph after it.\n\n"
+              ".. function:: clear()\n\n   Clears the cache.\n")
+    doc = load(tmp_path, source)
+    assert "APPEND_SLASH\n" not in doc.text.replace("`APPEND_SLASH`", "")
+    assert "CACHES-TIMEOUT" not in doc.text
+    section = next(s for s in doc.sections if s.heading.endswith("`APPEND_SLASH`"))
+    assert doc.text[section.start:section.end].strip() == "`APPEND_SLASH`\n\nDefault: `True`"
+    # A description that is not followed by a section keeps its name, body or not.
+    assert "get(key)\n\nA name described by the paragraph after it." in doc.text
+    assert "clear()\n\nClears the cache." in doc.text
+
+
+def test_literals_written_edge_to_edge_are_one_span(tmp_path: Path) -> None:
+    doc = load(tmp_path, "Default: ``'``:class:`django.core.mail.backends.smtp.EmailBackend`\\ ``'``\n\n"
+                         "Two spans: ``a`` ``b``.\n")
+    assert "Default: `'django.core.mail.backends.smtp.EmailBackend'`" in doc.text
+    assert "Two spans: `a` `b`." in doc.text
+
+
 def test_list_items_are_whole_units(tmp_path: Path) -> None:
     doc = load(tmp_path, GUIDE)
     items = [block_text(doc, b) for b in doc.blocks if b.kind == "list_item"]

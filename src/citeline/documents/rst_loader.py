@@ -74,16 +74,24 @@ def inline_text(node: nodes.Node) -> str:
     """The words of inline markup: literals in backticks, links as their text, markup gone."""
     parts: list[str] = []
     stack: list[nodes.Node] = [node]
+    literal_at = -1  # where in `parts` the last inline literal is
     while stack:
         current = stack.pop()
         if isinstance(current, nodes.Text):
-            parts.append(current.astext())  # without docutils' marks of backslash escapes (`\-\-include`)
+            if text := current.astext():  # without docutils' marks of backslash escapes (`\-\-include`)
+                parts.append(text)
         elif isinstance(current, nodes.line):  # a line block's line ends where the page breaks it
             stack.extend([nodes.Text("\n"), *reversed(current.children)])
         elif isinstance(current, (nodes.footnote_reference, nodes.citation_reference)):
             parts.append(_DROPPED_MARK)
         elif isinstance(current, nodes.literal):
-            parts.append(f"`{current.astext()}`")
+            if parts and literal_at == len(parts) - 1:
+                # Literals written edge to edge (``'``:class:`X`\ ``'``, a quoted name) are one
+                # span of code on the page, not `'``X``'`.
+                parts[-1] = f"{parts[-1][:-1]}{current.astext()}`"
+            else:
+                parts.append(f"`{current.astext()}`")
+                literal_at = len(parts) - 1
         elif isinstance(current, nodes.problematic):
             # Broken markup: keep the words, not the stray backticks or asterisks around them.
             parts.append(_MARKUP_EDGES.sub("", current.astext()))
@@ -338,6 +346,8 @@ class _Walker:
 
     def _container(self, node: nodes.Element) -> None:
         kind = node["citeline"]
+        if kind == "describe" and _anchors_section(node):
+            return
         label = " ".join(str(node.get("label", "")).split()) or None
         self._within(label, "tab" if kind == "tab" else None, list(node.children))
 
@@ -385,6 +395,19 @@ class _Walker:
                     self.metadata[names[0].lower()] = " ".join(bodies[0].split())[:500]
             elif isinstance(child, nodes.Element):
                 self.metadata[child.tagname] = " ".join(child.astext().split())[:500]
+
+
+def _anchors_section(box: nodes.Element) -> bool:
+    """Whether an object description is only a name placed right before a section title
+    (`.. setting:: SESSION_COOKIE_AGE` above the section ``SESSION_COOKIE_AGE``): a target for
+    links to that section, like `.. _label:`, which the built page does not show. Stored, the
+    name ends the previous section's text, where it reads as part of that section."""
+    if any(not (isinstance(child, nodes.paragraph) and "citeline-signature" in child.get("classes", []))
+           for child in box.children):
+        return False
+    following = box.next_node(lambda node: not isinstance(node, (*_SILENT, nodes.comment)),
+                              descend=False, siblings=True, ascend=True)
+    return isinstance(following, nodes.section)
 
 
 def _cell_text(entry: nodes.Element) -> str:
