@@ -1967,3 +1967,35 @@ def test_a_value_question_reads_the_passage_stating_the_value_below_wordier_ones
         assert result.exit_reason == ExitReason.COMPLETED, result.answer
         assert "5 seconds" in first_sentence(result.answer)
         assert any(c.source.endswith("errors.md") for c in result.citations)
+
+
+# Django's settings reference: a section per setting, its description the question the switch settles.
+SWITCH_SETTINGS = """Settings
+========
+
+.. setting:: SESSION_COOKIE_SECURE
+
+``SESSION_COOKIE_SECURE``
+-------------------------
+
+Default: ``False``
+
+Whether to use a secure cookie for the session cookie.
+
+.. setting:: SESSION_EXPIRE_AT_BROWSER_CLOSE
+
+``SESSION_EXPIRE_AT_BROWSER_CLOSE``
+-----------------------------------
+
+Default: ``False``
+
+Whether to expire the session when the user closes their browser.
+"""
+
+
+def test_a_switch_described_by_whether_leads_with_its_name(tmp_path_factory: pytest.TempPathFactory) -> None:
+    for app in _corpus(tmp_path_factory, "switches", {"settings.rst": SWITCH_SETTINGS}):
+        result = app.ask("How do I make the session end when the user closes their browser?")
+        assert result.exit_reason == ExitReason.COMPLETED, result.answer
+        assert first_sentence(result.answer).startswith("`SESSION_EXPIRE_AT_BROWSER_CLOSE` - Whether to expire"), \
+            result.answer

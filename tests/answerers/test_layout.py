@@ -136,10 +136,13 @@ def test_a_sentence_going_on_from_the_one_before_completes_it() -> None:
 def test_a_noun_phrase_ending_in_a_full_stop_is_a_description_and_a_statement_is_not() -> None:
     for text in ("The server's hostname, which is used to confirm the hostname supplied by the SSL certificate.",
                  "The HTTP version, as bytes.", "The number of retries.",
-                 "The directory where Black should store its cache.", "A file that lists the hosts to skip."):
+                 "The directory where Black should store its cache.", "A file that lists the hosts to skip.",
+                 "Whether to expire the session when the user closes their browser.",
+                 "Whether the report includes the source of each file."):
         assert is_description(text), text
     # A verb states something; a sentence not opening with an article names its own subject.
     for text in ("The default is 5.", "The pool can hold ten connections.", "This flag turns retries off.",
-                 "HTTPX uses certifi, which is bundled.", "The amount of time elapsed between sending the "
+                 "HTTPX uses certifi, which is bundled.", "Whether you need it depends on your proxy.",
+                 "The amount of time elapsed between sending the "
                  "request and calling `close()` on the corresponding response received for that request."):
         assert not is_description(text), text

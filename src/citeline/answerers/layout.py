@@ -481,10 +481,19 @@ _STATING_VERB = re.compile(r"\b(?:is|are|was|were|be|been|has|have|had|can|could
 _NOUN_PHRASE_WORDS = 5
 
 
+# A switch described by the question it settles ("Whether to expire the session when the user closes
+# their browser.", "Whether the report includes contexts."): the thing it switches is not named.
+_WHETHER = re.compile(r"Whether\s+(?:to|or\s+not|the|a|an|this|it)\b")
+
+
 def is_description(text: str) -> bool:
     """Whether text is a noun phrase describing a thing it does not name ("The server's hostname, which
-    is used to …"): a sentence by its full stop, it says what it is about only under that thing's name."""
-    match = _NOUN_PHRASE.match(text.strip())
+    is used to …"), or the question a switch settles ("Whether to …"): a sentence by its full stop, it
+    says what it is about only under that thing's name."""
+    text = text.strip()
+    if _WHETHER.match(text):
+        return True
+    match = _NOUN_PHRASE.match(text)
     return (match is not None and len(match["head"].split()) <= _NOUN_PHRASE_WORDS
             and not _STATING_VERB.search(match["head"]))
 
