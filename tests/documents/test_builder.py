@@ -3,7 +3,7 @@ sections, table rows as sentences, and flags for text aimed at an AI."""
 
 from __future__ import annotations
 
-from citeline.documents.builder import DocumentBuilder, clean_code, clean_inline, row_text
+from citeline.documents.builder import DocumentBuilder, clean_code, clean_inline, item_name, row_text
 
 
 def test_row_text_reads_as_a_sentence_without_pipes() -> None:
@@ -151,3 +151,12 @@ def test_each_section_takes_the_page_of_its_own_first_paged_block() -> None:
     doc = builder.build()
     assert [(section.heading, section.page) for section in doc.sections] == [
         (None, None), ("One", 3), ("Two", None), ("Three", 7)]
+
+
+def test_a_typed_parameter_item_is_named_by_its_parameter_not_a_value_under_an_option() -> None:
+    # Sphinx writes a typed parameter "name (type) – description": the item is about `name`.
+    assert item_name("timeout (float) – How many seconds to wait. Default five seconds.") == "timeout"
+    assert item_name("exc_info (tuple[type, BaseException] | None) – The exception tuple.") == "exc_info"
+    # "`no` (the default): no output is written" is a value of the option the list is under, not a name.
+    assert item_name("`no` (the default): no captured output is written.") is None
+    assert item_name("`max_age` - Session expiry.") == "`max_age`"

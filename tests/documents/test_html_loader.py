@@ -1534,3 +1534,71 @@ def test_a_directive_tables_row_headings_keep_one_colon(tmp_path: Path) -> None:
 <p>The number of seconds Apache httpd will wait for a subsequent request.</p></body></html>""")
     assert "Default: `KeepAliveTimeout 5`" in doc.text and "Context: server config, virtual host" in doc.text
     assert "::" not in doc.text
+
+
+def test_a_sphinx_module_pages_title_drops_the_sites_name_though_its_h1_holds_code(tmp_path: Path) -> None:
+    # Sphinx heads a module's page "`functools` — …" (the module's name as code) under a <title>
+    # of the same words and the site's name: every document was named "… — Python 3.11.2 documentation".
+    page = ("<html><head><title>functools — Higher-order functions — Python 3.11.2 documentation</title></head>"
+            '<body><div class="body" role="main"><section><h1><code class="xref py py-mod docutils literal notranslate">'
+            '<span class="pre">functools</span></code> — Higher-order functions</h1><p>Text.</p></section></div></body></html>')
+    assert load(tmp_path, page).title == "functools — Higher-order functions"
+
+
+SPHINX_TYPED_PARAMETERS = """<html><body><div class="body" role="main"><section><h1>sqlite3</h1>
+<dl class="py function"><dt class="sig sig-object py">sqlite3.connect(database, timeout=5.0)</dt>
+<dd><p>Open a connection to an SQLite database.</p>
+<dl class="field-list simple">
+<dt class="field-odd">Parameters<span class="colon">:</span></dt>
+<dd class="field-odd"><ul class="simple">
+<li><p><strong>database</strong> (<a href="#"><em>path-like object</em></a>) – The path to the database file.</p></li>
+<li><p><strong>timeout</strong> (<a href="#"><em>float</em></a>) – How many seconds to wait for a lock. Default five seconds.</p></li>
+</ul></dd>
+</dl></dd></dl>
+<dl class="py method"><dt class="sig sig-object py">setStream(stream)</dt>
+<dd><p>Sets the instance's stream.</p>
+<dl class="field-list simple">
+<dt class="field-odd">Parameters<span class="colon">:</span></dt>
+<dd class="field-odd"><p><strong>stream</strong> – The stream that the handler should use.</p></dd>
+</dl></dd></dl>
+</section></div></body></html>
+"""
+
+
+def test_a_typed_parameter_is_labelled_with_its_name_not_the_fields(tmp_path: Path) -> None:
+    # "timeout (float) – … Default five seconds." is about `timeout`: labelled "Parameters", an answer
+    # quoting its last sentence read "Parameters - Default five seconds."
+    doc = load(tmp_path, SPHINX_TYPED_PARAMETERS)
+    labels = {doc.text[b.start:b.end].split(" – ")[0]: b.label for b in doc.blocks if b.kind == "list_item"}
+    assert labels["timeout (float)"] == "timeout"
+    assert labels["database (path-like object)"] == "database"
+    assert labels["Parameters: stream"] == "stream"  # the one parameter of its field
+
+
+DOCUTILS_FOOTNOTES = """<html><body><div class="body" role="main"><section><h1>csv</h1>
+<p>Open the file with <code>newline=''</code><a class="footnote-reference brackets" href="#id3" id="id1" role="doc-noteref">
+<span class="fn-bracket">[</span>1<span class="fn-bracket">]</span></a>.</p>
+<p class="rubric">Footnotes</p>
+<aside class="footnote-list brackets">
+<aside class="footnote brackets" id="id3" role="note">
+<span class="label"><span class="fn-bracket">[</span>1<span class="fn-bracket">]</span></span>
+<span class="backrefs">(<a role="doc-backlink" href="#id1">1</a>,<a role="doc-backlink" href="#id2">2</a>)</span>
+<p>If <code>newline=''</code> is not specified, newlines inside quoted fields are misread.</p>
+</aside>
+<aside class="footnote brackets" id="id4" role="note">
+<span class="label"><span class="fn-bracket">[</span><a role="doc-backlink" href="#id5">2</a><span class="fn-bracket">]</span></span>
+<p>Only once.</p>
+</aside>
+</aside>
+</section></div></body></html>
+"""
+
+
+def test_a_docutils_footnote_is_its_text_labelled_with_its_mark(tmp_path: Path) -> None:
+    # docutils (Sphinx 5+) writes a footnote's mark and its links back to where it is cited before
+    # its text: stored, they made a paragraph "[1] (1,2)" that an answer's "[1]" would pass for.
+    doc = load(tmp_path, DOCUTILS_FOOTNOTES)
+    assert "(1,2)" not in doc.text and "[1]" not in doc.text and "[2]" not in doc.text
+    labels = {doc.text[b.start:b.end]: b.label for b in doc.blocks}
+    assert labels["If `newline=''` is not specified, newlines inside quoted fields are misread."] == "[1]"
+    assert labels["Only once."] == "[2]"

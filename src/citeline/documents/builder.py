@@ -54,8 +54,12 @@ def _named(name: str) -> str:
 
 
 # The name a list item defines ("`max_age` - Session expiry..." -> "`max_age`"): code, bold or a
-# bare word before a dash or colon.
-_ITEM_NAME = re.compile(r"^\s*(`[^`]{1,80}`|\*\*[^*]{1,80}\*\*|[\w.\-]{1,60})\s*(?:[-–—:]\s)")
+# bare word before a dash or colon; or before a type in brackets and a dash, as Sphinx writes a
+# typed parameter ("timeout (float) – How many seconds …" -> "timeout"). Before a colon, brackets
+# qualify a value of the option the list is under ("`no` (the default): no output is written"),
+# whose name stays the label.
+_ITEM_NAME = re.compile(r"^\s*(`[^`]{1,80}`|\*\*[^*]{1,80}\*\*|[\w.\-]{1,60})"
+                        r"(?:\s*[-–—:]\s|\s*\([^()\n]{1,120}\)\s*[-–—]\s)")
 
 
 def item_name(text: str) -> str | None:

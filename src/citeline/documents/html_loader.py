@@ -581,10 +581,18 @@ def _template_title(soup: Any) -> str:
     return " ".join(title.split()) if isinstance(title, str) else ""
 
 
+# A code span as the walker writes it: "`functools`", or "`` %`command` ``" around a backtick.
+_CODE_SPAN = re.compile(r"``\s(.+?)\s``|`([^`]+)`")
+
+
 def _page_title(head: str, h1: str | None) -> str:
     """The page's own title: the `<title>` without the site's name that generators add to every
     page ("How to capture output — pytest documentation" over an h1 "How to capture output"), else
-    the `<title>`, else the first h1. The site's name on every page says nothing of any one page."""
+    the `<title>`, else the first h1. The site's name on every page says nothing of any one page.
+    The `<title>` holds no markup, so an h1 with code in it ("`functools` — Higher-order functions",
+    as Sphinx heads a module's page) is matched by its words, and the title is those words."""
+    if h1:
+        h1 = _CODE_SPAN.sub(lambda match: match.group(1) or match.group(2), h1)
     if h1 and head != h1 and (re.fullmatch(re.escape(h1) + _SITE_SEPARATOR + r".+", head)
                               or re.fullmatch(r".+" + _SITE_SEPARATOR + re.escape(h1), head)):
         return h1
@@ -750,7 +758,8 @@ class _Walker:
             self._within(stack, None, "quote", list(tag.contents))
         elif "segmentedlist" in classes:
             self._segmented_list(tag, stack)
-        elif self._member(tag, classes, stack) or self._admonition(tag, classes, stack) \
+        elif self._footnote(tag, classes, stack) or self._member(tag, classes, stack) \
+                or self._admonition(tag, classes, stack) \
                 or self._tabs(tag, classes, stack) or self._titled_code(tag, classes, stack):
             pass
         else:
@@ -891,6 +900,9 @@ class _Walker:
             if "field-list" in class_names(group) and term.lower() in _OWN_FIELDS:
                 # "Default: `normal`" in an option's description says the option's default.
                 label = self.context.described() or label
+            elif "field-list" in class_names(group):
+                # "Parameters: stream – The stream …": the one parameter described is what it is about.
+                label = item_name(text) or label
             if text.strip():
                 joined = f"{name} {text}" if name.endswith(":") else f"{name} - {text}" if name else text
                 self.builder.block("list_item", joined, label=label, group=group)
@@ -958,6 +970,22 @@ class _Walker:
         for child in reversed(tag.contents):
             is_entry = isinstance(child, self._tag) and "seglistitem" in class_names(child)
             stack.append(entry(child) if is_entry else child)
+
+    def _footnote(self, tag: Any, classes: set[str], stack: list[Any]) -> bool:
+        """A docutils footnote (`aside.footnote`: its mark in `span.label`, the links back to where
+        it is cited in `span.backrefs`, then its text), read as the rst loader reads one: its text
+        labelled with its mark ("[1]"), neither the mark nor the links back stored as a paragraph
+        ("[1] (1,2)"), where an answer's "[1]" would pass for a citation. False for any other element."""
+        if "footnote" not in classes or tag.name not in ("aside", "div"):
+            return False
+        mark = tag.find("span", class_="label", recursive=False)
+        if mark is None:
+            return False
+        number = "".join(mark.get_text().split()).strip("[]")
+        children = [child for child in tag.contents if child is not mark and not (
+            isinstance(child, self._tag) and child.name == "span" and {"backrefs", "fn-backref"} & set(class_names(child)))]
+        self._within(stack, f"[{number}]" if number else None, None, children)
+        return True
 
     def _admonition(self, tag: Any, classes: set[str], stack: list[Any]) -> bool:
         title_tag = None

@@ -31,7 +31,9 @@ MARKUP = {
     "myst target": re.compile(r"^\s*\([^()\s]+\)=\s*$", re.MULTILINE),
     "rst reference": re.compile(r"`[^`\n]+`__?(?!\w)"),
     "heading underline": re.compile(r"(?:^|\s)([=\-~^*#+\"'])\1{3,}\s*$", re.MULTILINE),
-    "markdown link": re.compile(r"\[[^\]\n]+\]\((?:[^)\s]+)\)|\[[^\]\n]+\]\[[^\]\n]*\]"),
+    # A reference link's text opens with a word: "[, action][, nargs]" is a signature's optional
+    # arguments (`add_argument(name or flags...[, action][, nargs])`), not a link.
+    "markdown link": re.compile(r"\[[^\]\n]+\]\((?:[^)\s]+)\)|\[[^\]\n,\s][^\]\n]*\]\[[^\]\n]*\]"),
     "markdown heading": re.compile(r"^\s*#{1,6}\s+\S", re.MULTILINE),
     "markdown table": re.compile(r"^\s*\|.*\|\s*$|\|\s*:?-{3,}", re.MULTILINE),
     "include directive": re.compile(r"--8<--|\{\*[^}]*\*\}|^\s*:::\s+[\w.]+", re.MULTILINE),
