@@ -749,3 +749,105 @@ def test_an_accent_tex_sets_over_a_letter_is_read_with_the_letter(tmp_path: Path
     canvas.save()
     doc = load(tmp_path, out.getvalue())
     assert "Hans-Bernhard Bröker, Péter Juhász and René wrote it." in doc.text
+
+
+# -- a manual printed from its HTML page: inline code in a smaller font, definition lists --------
+
+
+def _printed_manual_pdf() -> bytes:
+    """A page shaped as Chromium prints a GNU manual's HTML: 12 pt text, inline code in a 9.5 pt
+    typewriter font (more of it than text on some lines), option and setting lists set as a term
+    in the code font with its description below it, indented; a code example indented from the
+    text around it."""
+    from reportlab.pdfgen.canvas import Canvas
+
+    out = io.BytesIO()
+    canvas = Canvas(out, pagesize=(612, 792), invariant=True)
+
+    def line(y: float, x: float, pieces: list[tuple[str, bool]]) -> None:
+        for text, code in pieces:
+            font, size = ("Courier", 9.5) if code else ("Helvetica", 12)
+            canvas.setFont(font, size)
+            canvas.drawString(x, y, text)
+            x += canvas.stringWidth(text, font, size) + canvas.stringWidth(" ", "Helvetica", 12)
+
+    line(740, 34, [("Text can be cut a whole line at a time with the Cut command, which the", False)])
+    line(726.5, 34, [("editor binds to", False), ("^K", True), ("by default; to cut from the cursor instead use", False)])
+    line(713, 34, [("the", False), ("--cutfromcursor", True), ("option. Note that option", False), ("-c", True),
+                   ("(--", False)])
+    line(699.5, 34, [("constantshow)", True), ("overrides this.", False)])
+    line(686, 34, [("Moves the cursor to the bracket that matches the one under the", False)])
+    line(672.5, 34, [("cursor. See", False), ("set matchbrackets.", True)])
+    # definition lists
+    line(646, 34, [("-E", True)])
+    line(632.5, 34, [("--tabstospaces", True)])
+    line(609, 64, [("Convert each typed tab to spaces.", False)])
+    line(583, 34, [("set linenumbers", True)])
+    line(560, 64, [("Display line numbers to the left of the text area, and mark", False)])
+    line(546.5, 64, [("any line with an anchor in the margin.", False)])
+    # an example indented from its text, which comes back to the margin after it
+    line(520, 34, [("The usual way to invoke the editor is:", False)])
+    line(500, 64, [("nano [FILE]", True)])
+    line(480, 34, [("But it is also possible to give several files.", False)])
+    canvas.showPage()
+    canvas.save()
+    return out.getvalue()
+
+
+def test_a_printed_manual_keeps_paragraphs_with_inline_code_whole_and_names_definitions_by_their_terms(
+        tmp_path: Path) -> None:
+    doc = load(tmp_path, _printed_manual_pdf())
+    blocks = [(b.kind, doc.text[b.start:b.end], b.label) for b in doc.blocks]
+    assert blocks == [
+        # a line with more inline code than text, set smaller, goes on with its paragraph, and
+        # an option cut after its dashes is one word again
+        ("paragraph", "Text can be cut a whole line at a time with the Cut command, which the editor binds "
+         "to ^K by default; to cut from the cursor instead use the --cutfromcursor option. Note that "
+         "option -c (--constantshow) overrides this.", None),
+        ("paragraph", "Moves the cursor to the bracket that matches the one under the cursor. See set "
+         "matchbrackets.", None),
+        # a term in the code font over its indented description is one definition, named by its term
+        ("list_item", "-E, --tabstospaces - Convert each typed tab to spaces.", "-E, --tabstospaces"),
+        ("list_item", "set linenumbers - Display line numbers to the left of the text area, and mark any "
+         "line with an anchor in the margin.", "set linenumbers"),
+        ("paragraph", "The usual way to invoke the editor is:", None),
+        ("code", "nano [FILE]", None),
+        ("paragraph", "But it is also possible to give several files.", None),
+    ]
+
+
+def test_a_larger_code_word_makes_no_heading_and_a_first_line_indent_after_code_no_definition(
+        tmp_path: Path) -> None:
+    """groff sets a macro's name in a larger typewriter font than its 10 pt text, the size of its
+    headings; TeX indents a paragraph's first line, also after a path set in the code font."""
+    from reportlab.pdfgen.canvas import Canvas
+
+    out = io.BytesIO()
+    canvas = Canvas(out, pagesize=(612, 792), invariant=True)
+
+    def line(y: float, x: float, pieces: list[tuple[str, str, float]]) -> None:
+        for text, font, size in pieces:
+            canvas.setFont(font, size)
+            canvas.drawString(x, y, text)
+            x += canvas.stringWidth(text, font, size) + 2.5
+
+    line(740, 72, [("1. Outline levels", "Times-Bold", 12)])
+    line(720, 72, [("Only the numerical", "Times-Roman", 10)])
+    line(707.5, 72, [("parameter to", "Times-Roman", 10), ("PDF_BOOKMARKS_OPEN", "Courier-Bold", 12),
+                     ("works.", "Times-Roman", 10)])
+    line(680, 72, [("The build instructions are in the file", "Times-Roman", 10)])
+    line(660, 72, [("Mac-GUI/INSTALL", "Courier", 10)])
+    line(647.5, 90, [("The application needs no installing of its own: it runs from any folder, and it is", "Times-Roman", 10)])
+    line(635, 72, [("customary to place it in the Applications folder.", "Times-Roman", 10)])
+    canvas.showPage()
+    canvas.save()
+    doc = load(tmp_path, out.getvalue())
+    blocks = [(b.kind, doc.text[b.start:b.end]) for b in doc.blocks]
+    assert blocks == [
+        ("heading", "1. Outline levels"),
+        ("paragraph", "Only the numerical parameter to PDF_BOOKMARKS_OPEN works."),
+        ("paragraph", "The build instructions are in the file"),
+        ("code", "Mac-GUI/INSTALL"),
+        ("paragraph", "The application needs no installing of its own: it runs from any folder, and it is "
+         "customary to place it in the Applications folder."),
+    ]

@@ -42,6 +42,13 @@ _ENUMERATOR = re.compile(r"^(?:\(?\d{1,3}[.)]|\(?[a-z][.)]|\(?[ivx]{1,5}[.)])$")
 # same line of code.
 _WRAP_MARKS = frozenset("\u21aa\u21b3\u2937")
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
+# A definition list set as a printed manual sets one (an option's "-E" and "--tabstospaces",
+# a setting's "set tabsize number"): a term of a few short lines in the code font, its
+# description just below and indented under it.
+_TERM_MAX_LINES = 3
+_TERM_MAX_CHARS = 60
+_TERM_INDENT_EM = 1.2
+_TERM_GAP_PITCHES = 2.2
 _NUMBERED_TITLE = re.compile(r"\d+(?:\.\d+)*\.?\s")
 _SECTION_NUMBER = re.compile(r"^(?:chapter\s+|part\s+|appendix\s+)?(?:\d+(?:\.\d+)*|[A-Z](?:\.\d+)*)\.?\s+",
                              re.IGNORECASE)
@@ -62,6 +69,7 @@ class _Open:
     lines: list[Line]
     level: int = 0
     pages: list[int] = field(default_factory=list)
+    term: list[Line] | None = None  # a definition's term (an option's name set above its description)
 
 
 @dataclass
@@ -229,12 +237,27 @@ def _ends_in_url(lines: list[Line]) -> bool:
     return False
 
 
+def _code_goes_on(previous: Line | None, line: Line) -> bool:
+    """Whether a word in the code font broken after a hyphen at a line's end goes on at the next
+    line's start: an option cut after its dashes ("(--" + "constantshow)"), as a browser prints it.
+    Code is not hyphenated, so the dashes are the name's own."""
+    if previous is None or not previous.words or not line.words:
+        return False
+    last, first = previous.words[-1], line.words[0]
+    if last.text == "-" and first.text[:1].isalnum():
+        return False  # a minus in an expression ("width -" + "inch")
+    return (last.mono or last.text.endswith("--")) and first.mono and last.text.endswith("-") and bool(first.text)
+
+
 def _prose(lines: list[Line], vocabulary: Counter[str]) -> str:
     text = ""
+    previous: Line | None = None
     for line in lines:
         piece = line.text.strip()
         if not text:
             text = piece
+        elif _code_goes_on(previous, line):
+            text += piece
         elif re.search(r"[^\W\d_][-\u00ad]$", text) and piece[:1].isalpha():
             text = join_hyphenated(text, piece, vocabulary)
         elif (text.endswith(("—", "/")) or (text.endswith("_") and piece[:1].isalnum())
@@ -244,6 +267,7 @@ def _prose(lines: list[Line], vocabulary: Counter[str]) -> str:
             text += piece
         else:
             text += " " + piece
+        previous = line
     return text
 
 
@@ -439,6 +463,10 @@ class _Flow:
             current.lines.append(line)
             if line.page not in current.pages:
                 current.pages.append(line.page)
+        elif current is not None and level is None and self._describes(current, line):
+            # A term and its description: one definition, named by the term, as a definition
+            # list of a page reads ("-E, --tabstospaces - Convert each typed tab to spaces …").
+            self.open = _Open("paragraph", [line], 0, [line.page], term=current.lines)
         else:
             self._flush()
             if level is not None:
@@ -466,12 +494,17 @@ class _Flow:
             return line.mono and not _glyph_bullet(line) and (not same_page or step <= pitch * 3.2)
         # A URL that did not fit goes on at the next line's start (in texinfo, in the code font).
         url_goes_on = _ends_in_url(current.lines) and bool(_URL_GOES_ON.match(line.text))
-        if line.mono and not url_goes_on and not self._inline_code_line(current, previous, line, step, pitch):
+        inline_code = line.mono and self._inline_code_line(current, previous, line, step, pitch)
+        if line.mono and not url_goes_on and not inline_code:
             return False
         numbered = _is_bullet(line) and not _glyph_bullet(line)
         if numbered and not _TERMINAL.search(previous.text.rstrip()) and not previous.text.rstrip().endswith(";"):
             numbered = False  # "… must not be\n0. …": a number that wrapped to the line start
-        if level is not None or _glyph_bullet(line) or numbered or abs(line.size - previous.size) >= 0.6:
+        # The prose's size is what a change of size is measured from: a line of inline code set
+        # smaller than its text (a printed web page's) is not a new block, nor is the prose after it.
+        prose = next((item for item in reversed(current.lines) if not item.mono), previous)
+        resized = abs(line.size - prose.size) >= 0.6 and not inline_code
+        if level is not None or _glyph_bullet(line) or numbered or resized:
             return False
         if column_break:  # a column ends where its text ends: the sentence may go on in the next
             return not _TERMINAL.search(previous.text.rstrip()) or line.text[:1].islower()
@@ -488,6 +521,36 @@ class _Flow:
         if line.x0 - margin > line.size * 0.8 and opening.x0 <= margin + 1 and not self._reaches_right(previous):
             return False  # a first-line indent after a short line: a new paragraph
         return url_goes_on or not self._ends_short(previous)
+
+    def _describes(self, current: _Open, line: Line) -> bool:
+        """Whether `line` opens the description of the term `current` holds: a few short lines in
+        the code font, then prose right below them, indented under them. Code in running text
+        is indented from the prose around it, and the prose after it comes back out."""
+        if current.kind != "code" or current.term is not None or line.mono or _glyph_bullet(line) \
+                or len(current.lines) > _TERM_MAX_LINES:
+            return False
+        last = current.lines[-1]
+        if _column_break(last, line) or any(len(item.text) > _TERM_MAX_CHARS for item in current.lines) \
+                or last.text.rstrip().endswith((".", ",", ";")):
+            return False  # a sentence's last words in the code font (a path, a URL) end no term
+        left = min(item.x0 for item in current.lines)
+        if line.x0 - left < _TERM_INDENT_EM * line.size:
+            return False
+        if line.page == last.page + 1:  # the term ended a page, its description opens the next
+            return self._starts_page(line)
+        step = line.top - last.top
+        return line.page == last.page and 0 < step <= self.style.line_pitch(line) * _TERM_GAP_PITCHES
+
+    @staticmethod
+    def _indented_first_line(lines: list[Line]) -> bool:
+        """Whether a paragraph's second line starts left of its first (a first-line indent)."""
+        return len(lines) > 1 and _same_column(lines[0], lines[1]) and lines[1].x0 < lines[0].x0 - 2
+
+    def _starts_page(self, line: Line) -> bool:
+        """Whether `line` is the first line of its page's text."""
+        page = next((item for item in self.pages if item.number == line.page), None)
+        return page is not None and bool(page.lines) and any(item is line for item in page.lines[:3]) \
+            and all(item.top >= line.top or item.size < line.size for item in page.lines if item is not line)
 
     def _title_goes_on(self, current: _Open, line: Line) -> bool:
         """Whether `line` carries on the title of the heading open before it, as the outline spells
@@ -551,6 +614,18 @@ class _Flow:
             if self.list_group is None:
                 self.list_group = object()
             self.builder.block("list_item", text, page=first_page, pages=pages, group=self.list_group)
+        elif current.term is not None and not self._indented_first_line(current.lines):
+            if self.list_group is None:
+                self.list_group = object()
+            term = ", ".join(item.text.strip() for item in current.term)
+            text = f"{term} - {_prose(current.lines, self.vocabulary)}"
+            self.builder.block("list_item", text, label=term, page=first_page, pages=pages,
+                               group=self.list_group)
+        elif current.term is not None:
+            # Only the first line was indented: a paragraph's indent after code, not a description.
+            self.builder.block("code", _code(current.term, self.style), page=current.term[0].page, preformatted=True)
+            self.builder.block("paragraph", _prose(current.lines, self.vocabulary), page=first_page, pages=pages)
+            self.list_group = None
         else:
             self.builder.block("paragraph", _prose(current.lines, self.vocabulary), page=first_page, pages=pages)
             self.list_group = None

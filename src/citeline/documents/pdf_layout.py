@@ -681,6 +681,10 @@ def _cluster_lines(chars: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]
         yield sorted(group, key=lambda item: item["x0"])
 
 
+# A gap between words wider than this (in ems) parts two texts set side by side on one baseline.
+_INLINE_GAP_EM = 2.5
+
+
 def _make_line(chars: list[dict[str, Any]], page: int) -> tuple[Line | None, int]:
     """The words of one line's glyphs (left to right), split at spaces and at word gaps."""
     words: list[Word] = []
@@ -738,7 +742,15 @@ def _make_line(chars: list[dict[str, Any]], page: int) -> tuple[Line | None, int
     total = sum(count for count, _ in letters)
     mono = sum(count for count, word in letters if word.mono) >= 0.8 * total
     bold = sum(count for count, word in letters if word.bold) >= 0.8 * total
-    sizes = [word.size for count, word in letters for _ in range(min(count, 50))]
+    # A prose line's size is its prose's: inline code set smaller or larger (a printed web page's
+    # 13px code in 16px text, groff's Courier) does not make it a line of another size, which
+    # would break its paragraph or rank it a heading. Not across a wide gap: code beside the
+    # output it makes (an example and its result side by side) is two texts, not one line.
+    prose = [(count, word) for count, word in letters if not word.mono]
+    running = all(right.x0 - left.x1 < _INLINE_GAP_EM * max(left.size, right.size)
+                  for left, right in itertools.pairwise(cleaned))
+    sized = prose if prose and not mono and running else letters
+    sizes = [word.size for count, word in sized for _ in range(min(count, 50))]
     line = Line(
         page=page, words=cleaned, top=min(float(c["top"]) for c in chars),
         bottom=max(float(c["bottom"]) for c in chars), x0=cleaned[0].x0, x1=cleaned[-1].x1,
