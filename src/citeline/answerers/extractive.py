@@ -538,13 +538,13 @@ def _search_scores(run: RunState, fallback_query: str) -> dict[tuple[str, str], 
     return best
 
 
+def _states(answer_types: AnswerTypes, passage: Passage) -> bool:
+    """Whether a sentence of the passage's prose (not its code) holds a value of the asked kind."""
+    return any(not unit.is_code and holds(answer_types, unit.words) for unit in passage_units(0, passage))
+
+
 def _factory(argument: str, settings: Settings, retriever: Retriever) -> ExtractiveAnswerer:
     return ExtractiveAnswerer(settings, retriever.embedder)
 
 
 register_answerer("extractive", _factory)
-
-
-def _states(answer_types: AnswerTypes, passage: Passage) -> bool:
-    """Whether a sentence of the passage's prose (not its code) holds a value of the asked kind."""
-    return any(not unit.is_code and holds(answer_types, unit.words) for unit in passage_units(0, passage))
