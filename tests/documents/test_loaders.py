@@ -3,9 +3,10 @@ from pathlib import Path
 
 import pytest
 
-from citeline.documents.loaders import TextLoader, looks_like_rst, sanitize
+from citeline.documents.loaders import sanitize
 from citeline.documents.markdown_loader import MarkdownLoader
 from citeline.documents.registry import loader_for
+from citeline.documents.text_loader import TextLoader, looks_like_rst
 from citeline.errors import IngestError
 
 MD = """---

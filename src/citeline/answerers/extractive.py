@@ -54,6 +54,7 @@ from citeline.index.store import Passage
 from citeline.retrieval import Retriever
 from citeline.retrieval.alignment import alignment
 from citeline.retrieval.answer_types import (
+    AnswerType,
     AnswerTypes,
     asked_attribute,
     asked_in_words,
@@ -63,6 +64,7 @@ from citeline.retrieval.answer_types import (
     expected_types,
     holds,
     kind_asked,
+    states_default,
     tells_how,
 )
 from citeline.retrieval.answerability import AnswerabilityModel, shipped_model
@@ -539,8 +541,11 @@ def _search_scores(run: RunState, fallback_query: str) -> dict[tuple[str, str], 
 
 
 def _states(answer_types: AnswerTypes, passage: Passage) -> bool:
-    """Whether a sentence of the passage's prose (not its code) holds a value of the asked kind."""
-    return any(not unit.is_code and holds(answer_types, unit.words) for unit in passage_units(0, passage))
+    """Whether a sentence of the passage's prose (not its code) holds a value of the asked kind; asked
+    for a default, one saying it is the default: "… set the HTTP timeout to 60 seconds" in an example
+    of a config file is no answer to "what is the default timeout?"."""
+    wanted = states_default if AnswerType.DEFAULT in answer_types else holds
+    return any(not unit.is_code and wanted(answer_types, unit.words) for unit in passage_units(0, passage))
 
 
 def _factory(argument: str, settings: Settings, retriever: Retriever) -> ExtractiveAnswerer:
