@@ -1915,65 +1915,6 @@ def test_the_same_value_question_is_answered_where_the_page_states_the_value(tmp
         assert result.exit_reason == ExitReason.COMPLETED and "45484" in first_sentence(result.answer), result.answer
 
 
-# The passages sharing most of the question's words state no default duration (a comparison with
-# another library and an example config; a code example whose comment says "5s"); the one that does
-# ranks below them.
-VALUE_ELSEWHERE_DOCS = {
-    'compatibility.md': """# Requests compatibility guide
-
-## Timeouts
-
-HTTPX defaults to including reasonable timeouts for all network operations, while Requests has no timeouts by default.
-
-To get the same behaviour as Requests, set the `timeout` parameter to `None`.
-
-## Proxies
-
-HTTPX uses the `mounts` argument for proxy routing, where Requests uses `proxies`.
-
-As an example, a config file can set the timeout for requests to 60 seconds.
-""",
-    'errors.md': """# Errors
-
-By default, a request that takes too long raises a `TimeoutException` after 5 seconds of network inactivity.
-
-A `ConnectError` is raised when the host cannot be reached.
-""",
-    'timeouts.md': """# Timeouts
-
-HTTPX is careful to enforce timeouts everywhere.
-
-## Setting a default timeout on a client
-
-You can set a timeout on a client instance, which results in the given timeout being used as the default for requests made with this client:
-
-```python
-client = httpx.Client()  # Use a default 5s timeout everywhere.
-client = httpx.Client(timeout=10.0)  # Use a default 10s timeout everywhere.
-```
-
-## Fine tuning the timeout configuration
-
-HTTPX also allows you to specify the timeout behaviour for requests in more detail. There are four different types of timeouts: connect, read, write and pool timeouts.
-
-## Disabling timeouts
-
-You can disable timeouts for requests by passing `timeout=None`.
-""",
-}
-
-
-def test_a_value_question_reads_the_passage_stating_the_value_below_wordier_ones(
-        tmp_path_factory: pytest.TempPathFactory) -> None:
-    for app in _corpus(tmp_path_factory, "value-elsewhere", VALUE_ELSEWHERE_DOCS):
-        result = app.ask("What is the default timeout for requests in HTTPX?")
-        assert result.exit_reason == ExitReason.COMPLETED, result.answer
-        assert "after 5 seconds" in result.answer
-        assert any(c.source.endswith("errors.md") for c in result.citations)
-        # A duration in an example is no default: it neither leads nor is quoted.
-        assert "60 seconds" not in result.answer
-
-
 # Django's settings reference: a section per setting, its description the question the switch settles.
 SWITCH_SETTINGS = """Settings
 ========

@@ -54,17 +54,13 @@ from citeline.index.store import Passage
 from citeline.retrieval import Retriever
 from citeline.retrieval.alignment import alignment
 from citeline.retrieval.answer_types import (
-    AnswerType,
-    AnswerTypes,
     asked_attribute,
     asked_in_words,
     asks_for_command,
     asks_for_shaped_value,
     asks_how_to,
     expected_types,
-    holds,
     kind_asked,
-    states_default,
     tells_how,
 )
 from citeline.retrieval.answerability import AnswerabilityModel, shipped_model
@@ -89,7 +85,6 @@ from citeline.retrieval.units import (
     evidence_units,
     listed_under_see_also,
     only_points,
-    passage_units,
     under_see_also,
 )
 
@@ -206,15 +201,6 @@ class ExtractiveAnswerer(Answerer):
                     chosen.append(passage)
                     break
         chosen.extend(passage for passage in whole if passage not in chosen)
-        # Asked for a number, a duration or a date, a passage whose prose states one is read, even
-        # where passages sharing more of the question's words (a comparison with another library, a
-        # code example with the value in a comment) rank above it: without it the value is unread.
-        types = expected_types(question)
-        if asks_for_shaped_value(types, question) and not any(_states(types, p) for p in chosen[:MAX_OPEN]):
-            valued = next((p for p in chosen[MAX_OPEN:SEARCH_TOP_K] if _states(types, p)), None)
-            if valued is not None:
-                chosen.remove(valued)
-                chosen.insert(MAX_OPEN - 1, valued)
         return chosen
 
     # --- the decision ----------------------------------------------------------------------
@@ -538,14 +524,6 @@ def _search_scores(run: RunState, fallback_query: str) -> dict[tuple[str, str], 
             key = (passage.document_id, passage.chunk_id)
             best[key] = max(best.get(key, 0.0), weight * passage.score)
     return best
-
-
-def _states(answer_types: AnswerTypes, passage: Passage) -> bool:
-    """Whether a sentence of the passage's prose (not its code) holds a value of the asked kind; asked
-    for a default, one saying it is the default: "… set the HTTP timeout to 60 seconds" in an example
-    of a config file is no answer to "what is the default timeout?"."""
-    wanted = states_default if AnswerType.DEFAULT in answer_types else holds
-    return any(not unit.is_code and wanted(answer_types, unit.words) for unit in passage_units(0, passage))
 
 
 def _factory(argument: str, settings: Settings, retriever: Retriever) -> ExtractiveAnswerer:
