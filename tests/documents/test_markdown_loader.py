@@ -207,6 +207,49 @@ def test_links_keep_their_text_and_images_go(doc: LoadedDocument) -> None:
         assert url not in doc.text
 
 
+# Python-Markdown's extension API page, as mkdocs-autorefs and mkdocstrings pages write cross-references:
+# reference links whose label the page never defines, resolved on the built site to the API reference.
+AUTOREFS = r"""# Writing Extensions
+
+Preprocessors inherit from [`markdown.preprocessors.Preprocessor`][markdown.preprocessors.Preprocessor]
+and implement a [`run`][markdown.preprocessors.Preprocessor.run] method. Pass it to
+[Markdown][markdown.Markdown] or [markdown.Markdown][]; see [`markdown.markdown`][] and [the docs][docs].
+
+| Class | Kind | Description |
+| ----- | ---- | ----------- |
+| [`MetaPreprocessor`][markdown.extensions.meta.MetaPreprocessor] | extension | Strips meta data |
+
+* [`test`][markdown.blockprocessors.BlockProcessor.test]
+
+Not links: `md.inlinePatterns[0][1]`, matrix[i][j], data["a"]["b"], add_argument(name[, action][, nargs]),
+usage [-h][-v], marks [1][2], the class [a-z][0-9] and \[escaped\]\[brackets\].
+
+```markdown
+See [`someobject`][long.dot.path.to.someobject].
+```
+
+[docs]: https://python-markdown.github.io/
+"""
+
+
+def test_an_undefined_reference_link_reads_as_its_text_as_on_the_built_site() -> None:
+    doc = MarkdownLoader().load(Path("extensions/api.md"), AUTOREFS.encode())
+    assert text_of(doc, find(doc, "Preprocessors inherit")) == (
+        "Preprocessors inherit from `markdown.preprocessors.Preprocessor` and implement a `run` method. "
+        "Pass it to Markdown or markdown.Markdown; see `markdown.markdown` and the docs.")
+    assert text_of(doc, find(doc, "Class:")) == "Class: `MetaPreprocessor`; Kind: extension; Description: Strips meta data"
+    assert text_of(doc, find(doc, "`test`")) == "`test`"
+    # What else `[a][b]` is stays as written: code, indexing, optional arguments, options, marks, a
+    # character class, escaped brackets.
+    assert text_of(doc, find(doc, "Not links:")) == (
+        'Not links: `md.inlinePatterns[0][1]`, matrix[i][j], data["a"]["b"], add_argument(name[, action][, nargs]), '
+        "usage [-h][-v], marks [1][2], the class [a-z][0-9] and [escaped][brackets].")
+    assert text_of(doc, find(doc, "See [")).strip() == "See [`someobject`][long.dot.path.to.someobject]."
+    for block in doc.blocks:
+        if block.kind != "code" and not text_of(doc, block).startswith("Not links:"):
+            assert "markdown link" not in markup_found(text_of(doc, block)), text_of(doc, block)
+
+
 def test_content_tabs_become_blocks_labelled_with_the_tab_title(doc: LoadedDocument) -> None:
     curl = find(doc, "Use `curl`")
     assert (curl.kind, curl.label) == ("tab", "macOS and Linux")

@@ -29,6 +29,9 @@ from citeline.evaluation.form import (
     ("Timeouts\n========\nThey apply. [1]", "heading underline"),
     ("Use [timeouts](quickstart.md#timeouts) for that. [1]", "markdown link"),
     ("Use [timeouts][guide] for that. [1]", "markdown link"),
+    ("Class: [`MetaPreprocessor`][markdown.extensions.meta.MetaPreprocessor]; Kind: extension [1]", "markdown link"),
+    ("Pass it to [`markdown.Markdown`][] as an argument. [1]", "markdown link"),
+    ("See [the `run` method](api.md#run). [1]", "markdown link"),
     ("## Default timeout\nFive seconds. [1]", "markdown heading"),
     ("| name | default |\n|---|---|\n| timeout | 5 |", "markdown table"),
     ('--8<-- "CONTRIBUTING.md" [1]', "include directive"),
@@ -53,6 +56,7 @@ def test_clean_prose_and_code_are_not_markup() -> None:
               "Name the variable as `${API_TOKEN}`; lines read `Downloading cup-{version}`. [1]\n"
               "The ratio is 3:2: keep it; the `:white_check_mark:` code stays code. [1]\n"
               "Shift values with `x << 2 >> 1`; a list `[1, 2]` and a link: see the docs [1]. [1]\n"
+              "Index it as `md.inlinePatterns[0][1]`, or `[`, then `][ref]` written apart. [1]\n"
               "- ArgumentParser.add_argument(name or flags...[, action][, nargs][, const]) [3]\n\n"
               "```python\n=== not a tab here\n<div>html in code is code</div>\n```\n")
     assert markup_found(answer) == []

@@ -100,8 +100,23 @@ _INLINE_NOISE = re.compile(
     # HTML the parser did not take for HTML (a malformed attribute): still presentation
     r"|</?(?:a|span|div|img|br|kbd|sup|sub|small|strong|em|b|i|u|code|p|font|center)\b[^<>\n]*>"
 )
-# A reference-style link whose definition is not in the page ("[the docs][ref]"): keep its text.
-_UNRESOLVED_REFERENCE = re.compile(r"\[([^\[\]\n]+)\]\[[^\[\]\n]*\]")
+# A full or collapsed reference link whose label the page does not define, which the parser leaves as
+# text: a cross-reference a plugin resolves on the built site (mkdocs-autorefs and mkdocstrings:
+# "[`MetaPreprocessor`][markdown.extensions.meta.MetaPreprocessor]", "[markdown.Markdown][]"), or a
+# link to a definition in an included file ("[PEP 517][]"). A reader sees its text, code spans kept.
+# Matched on an inline's text with each code span as a placeholder (NUL, its index, SOH: control
+# characters no loaded text holds), so a span's own brackets are never read. Not a link: brackets
+# after a word, a bracket, a parenthesis or a code span (`matrix[i][j]`, `data["a"]["b"]`).
+_CODE_PLACEHOLDER = re.compile(r"\x00(\d+)\x01")
+_UNRESOLVED_REFERENCE = re.compile(r"(?<![\w\])\\\x01])\[((?:[^\[\]\n\x00\x01]|\x00\d+\x01)+)\]\[([^\[\]\n\x00\x01]*)\]")
+# A link's text opens with a word, a code span, a quote or a name's leading character; one opening
+# otherwise is not a link's: a signature's optional arguments ("[, action][, nargs]"), a command's
+# options ("[-h][-v]").
+_LINK_TEXT_START = re.compile(r"[\w\x00\"'\u201c\u2018(.@$~/#]")
+# Nor is a footnote mark ("[1][2]") or a character class ("[a-z][0-9]").
+_NOT_LINK_TEXT = re.compile(r"\d+|(?:\w-\w)+")
+# A code span in an inline's Markdown.
+_SOURCE_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)", re.DOTALL)
 # A link whose address was a template expression, gone with it (`[the docs]({{< ref "x.md" >}})`,
 # which CommonMark does not take for a link): keep its text.
 _EMPTIED_LINK = re.compile(r"\[([^\[\]\n]+)\]\(\s*\)")
@@ -377,7 +392,29 @@ _EMOJI = re.compile(r"(?<![\w:]):(" + "|".join(re.escape(name) for name in EMOJI
 
 def _prose(text: str) -> str:
     text = _EMOJI.sub(lambda m: EMOJI_SHORTCODES[m.group(1)], text)
-    return _EMPTIED_LINK.sub(r"\1", _UNRESOLVED_REFERENCE.sub(r"\1", _INLINE_NOISE.sub("", text)))
+    return _EMPTIED_LINK.sub(r"\1", _INLINE_NOISE.sub("", text))
+
+
+def _reference_text(match: re.Match[str], source: str) -> str:
+    """An unresolved reference link's text, where it is one (see `_UNRESOLVED_REFERENCE`); else the
+    match as it stands. The label must be written as such in `source`, the inline's Markdown, outside
+    its code spans: brackets the author escaped (`\\[a\\]\\[b\\]`) are literal."""
+    text, label = match.group(1), match.group(2)
+    if not _LINK_TEXT_START.match(text) or _NOT_LINK_TEXT.fullmatch(text) or (label and not label.strip()):
+        return match.group(0)
+    if not re.search(r"(?<!\\)\]\[" + re.escape(label) + r"\]", _SOURCE_CODE_SPAN.sub(" ", source)):
+        return match.group(0)
+    return text
+
+
+def _read_references(pieces: list[str], code: set[int], source: str) -> str:
+    """The pieces of an inline joined (those numbered in `code` are code spans), its unresolved
+    reference links read as their text; `source` is the inline's Markdown."""
+    if "\x00" in source or "\x01" in source:  # not sanitized: a placeholder could not be told apart
+        return "".join(pieces)
+    marked = "".join(f"\x00{number}\x01" if number in code else piece for number, piece in enumerate(pieces))
+    marked = _UNRESOLVED_REFERENCE.sub(lambda match: _reference_text(match, source), marked)
+    return _CODE_PLACEHOLDER.sub(lambda match: pieces[int(match.group(1))], marked)
 
 
 # Inline HTML that breaks the text ("`micro`<br>`patch`", "<ul><li>…</li><li>…</li></ul>" in a table
@@ -408,6 +445,7 @@ def render_inline(token: Token, hidden: list[str] | None = None) -> str:
     inline HTML hidden from a reader (`<span style="display:none">…</span>`) is left out, and added to
     `hidden` when given."""
     pieces: list[str] = []
+    code_pieces: set[int] = set()  # which of `pieces` are code spans
     run: list[str] = []
     in_code = items = False
     concealed = 0  # how many elements deep inside a hidden one
@@ -430,6 +468,7 @@ def render_inline(token: Token, hidden: list[str] | None = None) -> str:
                 pieces.append(_prose("".join(run)))
                 run, in_code = [], True
             elif code and code.group(1) and in_code:
+                code_pieces.add(len(pieces))
                 pieces.append(_code_span("".join(run).strip()))
                 run, in_code = [], False
             elif _ITEM.fullmatch(tag):
@@ -452,13 +491,14 @@ def render_inline(token: Token, hidden: list[str] | None = None) -> str:
                     continue
             pieces.append(_prose(before))
             run = []
+            code_pieces.add(len(pieces))
             pieces.append(_code_span(_INLINE_LANGUAGE.sub("", content, count=1)))
         elif child.type in ("softbreak", "hardbreak"):
             run.append(" ")
         elif child.type == "text":
             run.append(child.content)
     pieces.append(_prose("".join(run)))
-    return "".join(pieces)
+    return _read_references(pieces, code_pieces, token.content)
 
 
 class _Walker:

@@ -73,11 +73,12 @@ def words_outside_code(answer: str) -> int:
     return len(_CITATION.sub(" ", _FENCED.sub("\n", answer)).split())
 
 
-# Markup made of backquotes is looked for with each inline code span kept as an empty one: a
-# role or reference is marked up around a code span ({ref}`x`, :func:`x`, `x`_), while a code
-# span's own braces are code (`${API_TOKEN}`, `cup-{version}`). A directive's fence is a line of
-# its own.
-_BACKQUOTED = frozenset({"rst role", "rst reference", "myst role"})
+# Markup made around code is looked for with each inline code span kept as an empty one: a role,
+# reference or link is marked up around a code span ({ref}`x`, :func:`x`, `x`_, and a cross-reference
+# mkdocs-autorefs resolves, [`MetaPreprocessor`][markdown.extensions.meta.MetaPreprocessor]), while a
+# code span's own braces and brackets are code (`${API_TOKEN}`, `cup-{version}`, `x[0][1]`). A
+# directive's fence is a line of its own.
+_BACKQUOTED = frozenset({"rst role", "rst reference", "myst role", "markdown link"})
 _DIRECTIVE_FENCE = frozenset({"myst directive"})
 
 
