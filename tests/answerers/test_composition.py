@@ -673,6 +673,15 @@ def test_evidence_speaking_of_the_opposite_is_declined_and_says_so(app: Citeline
     assert answered.exit_reason == ExitReason.COMPLETED and "Emmerich Rhine Bridge" in answered.answer
 
 
+def test_a_question_asking_what_is_not_so_is_declined_by_a_sentence_stating_it(app: Citeline) -> None:
+    result = app.ask("Which bridge between Emmerich and Cleves does not cross the river?")
+    assert result.exit_reason == ExitReason.INSUFFICIENT_CONTEXT and not result.citations
+    assert "says “Germany, crosses the 400” where the question asks “not cross”" in result.insufficiencies[0].missing
+    # Asked without the negation, the same sentence answers.
+    answered = app.ask("Which bridge between Emmerich and Cleves crosses the river?")
+    assert answered.exit_reason == ExitReason.COMPLETED and "Emmerich Rhine Bridge" in answered.answer
+
+
 @pytest.mark.parametrize("question", [
     "How should I rotate the session secret key?",
     "What is the official install command for servers?",

@@ -2,7 +2,7 @@
 
 import pytest
 
-from citeline.retrieval.opposites import opposed
+from citeline.retrieval.opposites import opposed, unmet_negation
 
 
 @pytest.mark.parametrize(("question", "sentence", "expected"), [
@@ -25,6 +25,9 @@ from citeline.retrieval.opposites import opposed
      "The water falls into the depths because of the greater density of cold water.", ("warmer", "cold")),
     ("Where does the warm water go?", "The colder water sinks to the bottom.", ("warm", "colder")),
     ("Which is the driest month?", "July is the wettest month.", ("driest", "wettest")),
+    # Asked what is not so, a sentence stating it without negation answers the question without its "not".
+    ("What is not an example of a measurement within a complexity class?",
+     "An example of a measurement within a complexity class is computation time.", ("not an example", "An example of a")),
 ])
 def test_the_opposite_of_an_asked_word(question: str, sentence: str, expected: tuple[str, str]) -> None:
     assert opposed(question, sentence) == expected
@@ -50,3 +53,35 @@ def test_the_opposite_of_an_asked_word(question: str, sentence: str, expected: t
 ])
 def test_no_contradiction(question: str, sentence: str) -> None:
     assert opposed(question, sentence) is None
+
+
+@pytest.mark.parametrize(("question", "sentence", "expected"), [
+    ("What is not an example of a measurement within a complexity class?",
+     "An example of a measurement within a complexity class is computation time.", ("not an example", "An example of a")),
+    # What the negation negates, found in another form of the word and past words that only qualify it.
+    ("What class is most commonly not ascribed to the graph isomorphism problem?",
+     "The graph isomorphism problem is commonly ascribed to NP-intermediate.", ("not ascribed", "commonly ascribed to NP-intermediate")),
+    ("Which bridge does not cross the river?", "The Emmerich Rhine Bridge crosses the 400 m wide river.",
+     ("not cross", "Bridge crosses the 400")),
+    ("Who never defined the class?", "The class was defined by Cook.", ("never defined", "was defined by Cook")),
+])
+def test_a_sentence_stating_what_the_question_negates(question: str, sentence: str, expected: tuple[str, str]) -> None:
+    assert unmet_negation(question, sentence) == expected
+
+
+@pytest.mark.parametrize(("question", "sentence"), [
+    # The sentence says what is not so, or so only in part: it may answer in its own words.
+    ("What is not an example of a measurement?", "Computation time is not the only example of a measurement."),
+    ("Which files are not included in the sdist?", "The sdist excludes files matched by .gitignore and includes the rest."),
+    ("Which platforms are not supported?", "Windows is unsupported; Linux and macOS are supported."),
+    ("Which options are not inherited?", "Only the `dependencies` option is inherited."),
+    # A negation in a condition or after a comma asks nothing negated.
+    ("What's the default log level I'll see if I never configure logging?", "The default log level is WARNING."),
+    ("Which command, not counting plugins, installs a package?", "The install command installs a package."),
+    # Not a wh-question: yes or no is asked.
+    ("Does the bridge not cross the river?", "The bridge crosses the river."),
+    # The sentence does not speak of what is negated.
+    ("What is not an example of a measurement?", "Computation time is a resource."),
+])
+def test_no_unmet_negation(question: str, sentence: str) -> None:
+    assert unmet_negation(question, sentence) is None

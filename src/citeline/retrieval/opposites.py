@@ -12,11 +12,17 @@ runs after yield?" is often answered by a sentence saying what runs before. So a
 forms: asked how to *uninstall*, or to keep test ids *unescaped*, the sentence to answer with says
 how things are *installed* or *escaped* by default (on eight development sets the negations
 declined nothing, and such questions are common in documentation).
+
+A question asking what is *not* so ("What is not an example of a complexity class?") is contradicted
+the same way by a sentence stating, without any negation, the very thing it negates ("An example of a
+complexity class is P."): that sentence answers the question without its "not". A negation in a
+condition ("the default log level if I never configure logging") asks nothing of the sort.
 """
 
 from __future__ import annotations
 
 import re
+from itertools import takewhile
 
 _PAIRS = """
 longest shortest; longer shorter; long short; largest smallest; larger smaller; large small; big small;
@@ -67,7 +73,8 @@ def opposed(question: str, sentence: str) -> tuple[str, str] | None:
     of what `question` asks, else None. A question word the sentence also holds, even in a longer
     form ("warm" in "warmer"), is never a contradiction, nor is an opposite the question names itself
     ("where does the cold water meet the warm"; "changes from East to North" against "from West to
-    North": "west" contradicts, "north" does not)."""
+    North": "west" contradicts, "north" does not). A question asking what is not so is contradicted by
+    a sentence stating it without negation (`unmet_negation`)."""
     asked, said = _words(question), _words(sentence)
     plain_asked = {_plain(w) for w in asked}
     plain_said = {_plain(w): w for w in sorted(said)}
@@ -77,4 +84,49 @@ def opposed(question: str, sentence: str) -> tuple[str, str] | None:
             continue
         if found := sorted(_OPPOSITES.get(plain, frozenset()) & plain_said.keys() - plain_asked):
             return word, plain_said[found[0]]
-    return None
+    return unmet_negation(question, sentence)
+
+
+# A question asking for what is not so: a wh-word, then within its clause (no comma or condition
+# between) a negation, then what it negates.
+_ASKS_NEGATED = re.compile(r"^\s*(?:what|which|who|whom|whose|where|when|how\s+(?:many|much))\b([^?,;:]{0,80}?)"
+                           r"\b(not|never|n't)\b([^?,;:]*)", re.IGNORECASE)
+_CONDITION = re.compile(r"\b(?:if|when|unless|whether|once|because|but|so\s+that)\b", re.IGNORECASE)
+# Any way a sentence can say that something is not so, or is so only in part: one holding any of
+# these may answer a negated question in its own words ("excludes", "unsupported", "only").
+_NEGATIVE = re.compile(r"\b(?:not|never|no|none|nothing|neither|nor|without|except\w*|only|cannot|instead|rather|"
+                       r"lack\w*|fail\w*|unable|unlike|exclud\w*|ignor\w*|omit\w*|skip\w*|disabl\w*|missing|absent|"
+                       r"un\w{3,}|non-?\w+)\b|n't\b", re.IGNORECASE)
+# Words between a negation and what it negates ("not an example", "not usually defined").
+_BETWEEN = frozenset("""a an the be been being to have has had always usually often commonly typically ever yet also
+very most more generally necessarily really just even all any""".split())
+_NAMED_WORD = re.compile(r"[A-Za-z][\w-]*")
+_PUNCTUATION = ".,;:!?()[]\"'`*"
+
+
+def unmet_negation(question: str, sentence: str) -> tuple[str, str] | None:
+    """(what the question negates, where the sentence states it) when `question` asks what is not so
+    and `sentence` states the negated thing with no negation of any kind, else None: "What is not
+    an example of …?" against "An example of … is computation time." gives ("not an example",
+    "An example of")."""
+    asked = _ASKS_NEGATED.search(question)
+    if asked is None or _CONDITION.search(asked.group(1)) or _NEGATIVE.search(sentence):
+        return None
+    after = _NAMED_WORD.findall(asked.group(3))
+    negated = next((word for word in after if word.casefold() not in _BETWEEN), None)
+    if negated is None:
+        return None
+    words = sentence.split()
+    place = next((i for i, word in enumerate(words) if _same_word(word.strip(_PUNCTUATION), negated)), None)
+    if place is None:
+        return None
+    phrase = " ".join(after[: after.index(negated) + 1])
+    return f"{asked.group(2)} {phrase}", " ".join(words[max(0, place - 1): place + 3]).strip(_PUNCTUATION)
+
+
+def _same_word(one: str, other: str) -> bool:
+    """Whether two words are forms of one ("cross" and "crosses", "define" and "defined"): they
+    share all but the last two letters of the shorter, and four letters at least."""
+    one, other = one.casefold(), other.casefold()
+    shared = sum(1 for _ in takewhile(lambda pair: pair[0] == pair[1], zip(one, other, strict=False)))
+    return one == other or (shared >= 4 and shared >= min(len(one), len(other)) - 2)
