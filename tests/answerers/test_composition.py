@@ -1183,6 +1183,10 @@ API_REFERENCE = {"chars.html": """<html><head><title>Data.Char</title></head><bo
 <dd><p>Convert a letter to the corresponding upper-case letter, if any. Any other character is returned unchanged.</p></dd></dl>
 <dl class="py function"><dt class="sig sig-object py" id="isDigit"><span class="sig-name descname">isDigit</span>(c)</dt>
 <dd><p>Selects ASCII digits, i.e. 0 to 9.</p></dd></dl>
+<dl class="py class"><dt class="sig sig-object py" id="DictLoader"><em class="property">class </em>
+<span class="sig-prename descclassname">charkit.</span><span class="sig-name descname">DictLoader</span>(mapping)</dt>
+<dd><p>Loads a character table from a Python dict mapping table names to their characters.
+This loader is useful for unit testing: <code>loader = DictLoader({'digits': '0123456789'})</code>.</p></dd></dl>
 </div></body></html>"""}
 
 
@@ -1196,6 +1200,15 @@ def test_an_entrys_description_is_quoted_under_the_name_it_describes(api_referen
     result = api_reference.ask("How do I convert a character to upper case?")
     assert result.exit_reason == ExitReason.COMPLETED
     assert first_sentence(result.answer).startswith("toUpper - Convert a letter to the corresponding upper-case")
+
+
+def test_a_premise_opening_the_answer_is_quoted_under_the_name_its_entry_describes(api_reference: Citeline) -> None:
+    # The lead ("This loader is useful for unit testing") leans back on the entry's first sentence,
+    # which opens the answer: under the entry's name, or the reader never learns which loader it is.
+    result = api_reference.ask("For unit tests I want character tables straight from a Python dict. Which loader does that?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert first_sentence(result.answer).startswith("charkit.DictLoader - Loads a character table from a Python dict")
+    assert "This loader is useful for unit testing" in result.answer
 
 
 LIMITS = {

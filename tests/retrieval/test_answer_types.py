@@ -82,6 +82,33 @@ def test_a_value_with_a_shape_is_asked_by_numbers_durations_and_dates_not_by_ver
         assert not asks_for_shaped_value(expected_types(question), question), question
 
 
+def test_how_often_and_a_named_unit_of_time_ask_for_an_interval() -> None:
+    for question in ("How often does the background job fire?", "How often, in seconds, does the reloader poll?",
+                     "What is the read timeout in milliseconds?"):
+        assert expected_types(question) == (AnswerType.DURATION,), question
+        assert asks_for_shaped_value(expected_types(question), question), question
+    interval = expected_types("How often does the background job fire?")
+    for said in ("The job runs hourly.", "It checks once a day.", "Tasks run every other week.", "Polls every 2 s."):
+        assert holds(interval, said), said
+    assert not holds(interval, "The stat backend checks the mtime of all files in a regular interval.")
+    # Asked what decides it, the question wants a setting, not an interval.
+    assert expected_types("How do I change how often it polls?") == (AnswerType.NAME,)
+    # A time after which something happens is no unit to give a value in.
+    assert AnswerType.DURATION not in expected_types("What does the server do in seconds after a restart?")
+
+
+def test_an_exit_code_and_the_largest_value_allowed_are_numbers() -> None:
+    for question in ("What exit code does black --check return when files would change?",
+                     "What's the highest value git describe accepts for --candidates?",
+                     "What is the largest value I can pass to --line-length?"):
+        assert expected_types(question) == (AnswerType.NUMBER,), question
+    code = expected_types("Which exit code means that no tests were collected?")
+    assert holds(code, "Exit code 5: no tests were collected.")
+    assert not holds(code, "`pytest` exits with an error when no tests were collected.")
+    # An error code a type checker prints is a name ("[override]"), not a number.
+    assert AnswerType.NUMBER not in expected_types("Which error code goes in the ignore comment?")
+
+
 def test_a_time_before_the_present_and_a_decade_are_dates() -> None:
     when = expected_types("When did the last glacial start?")
     for text in ("The last glacial ran from ~74,000 (BP = Before Present).", "It began about 13,000 BP.",

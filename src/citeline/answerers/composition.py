@@ -175,8 +175,11 @@ def render(run: RunState, ranking: Ranking, picked: list[int]) -> FinalAnswer | 
         # A colon leading to nothing shown leaves the reader hanging: the sentence ends where its statement does.
         return text if items.get(index) or index == intro else closed(text)
 
+    def opening(unit: Unit) -> str:
+        return _under_its_name(unit, unit_text(unit), ranking.answer_type) or unit_text(unit)
+
     paragraph, used = lead_paragraph(units, lead, said(lead, lead_text(units[lead], ranking.answer_type)),
-                                     ranking.answer_type)
+                                     ranking.answer_type, opening)
     # Each line of the answer starts afresh: "However, …" would answer a sentence the reader never saw.
     paragraph = untied(paragraph)
     listed = {i for under in items.values() for i in under}

@@ -13,7 +13,7 @@ Everything here works on the evidence's units and indexes into them; choosing th
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from citeline.documents.models import ADMONITION_KINDS
 from citeline.index.store import Passage
@@ -415,8 +415,10 @@ def fit_to_budget(units: Sequence[Unit], picked: Sequence[int], part_picks: Sequ
     return chosen, items
 
 
-def lead_paragraph(units: Sequence[Unit], lead: int, lead_text: str, answer_type: AnswerTypes) -> tuple[str, set[int]]:
-    """The answer's first paragraph and the units it quotes besides the lead.
+def lead_paragraph(units: Sequence[Unit], lead: int, lead_text: str, answer_type: AnswerTypes,
+                   shown: Callable[[Unit], str] = unit_text) -> tuple[str, set[int]]:
+    """The answer's first paragraph and the units it quotes besides the lead (`shown`: how a unit
+    reads when it opens the paragraph in the lead's place).
 
     One thought stays one paragraph, even when a part of it scored as a point: a lead that draws a
     consequence ("As such, we gate on `sys_platform` …") comes after its premise (the reason a
@@ -436,7 +438,11 @@ def lead_paragraph(units: Sequence[Unit], lead: int, lead_text: str, answer_type
         # opens the thought: the premise speaks of the same thing ("This lint warns by default.").
         described = units[lead].described
         named = f"{described} - " if described and paragraph.startswith(f"{described} - ") else ""
-        return f"{named}{unit_text(premise)} [{premise.number}] {paragraph.removeprefix(named)}", {lead - 1}
+        # Else the premise opens the answer as a lead would: an API entry's first sentence under the
+        # name it describes ("jinja2.DictLoader - Loads a template from a Python dict …" before "This
+        # loader is useful for unittesting"), or the reader never learns which thing both speak of.
+        opening = unit_text(premise) if named else shown(premise)
+        return f"{named}{opening} [{premise.number}] {paragraph.removeprefix(named)}", {lead - 1}
     follow = completion(units, lead)
     if follow is not None:
         return f"{paragraph} {unit_text(units[follow])} [{units[follow].number}]", {follow}

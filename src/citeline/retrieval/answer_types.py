@@ -38,6 +38,8 @@ class AnswerType(Enum):
 _QUESTION_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     (AnswerType.DURATION, re.compile(
         r"\bhow\s+long\b|\bhow\s+much\s+time\b|\bhow\s+many\s+(?:seconds|minutes|hours|days|weeks)\b"
+        # "How often does it poll?" asks for an interval; "…, in seconds, …" names the unit one is given in.
+        r"|\bhow\s+(?:often|frequently)\b|\bin\s+(?:milli|micro)?(?:seconds|minutes|hours|days|weeks)\b(?!\s+(?:of|after|before)\b)"
         r"|\b(?:default|what(?:'s|\s+is)(?:\s+the)?)\s+(?:\w+\s+){0,2}(?:timeout|expiry|lifetime|ttl|duration|interval|delay)\b"
         r"|\b(?:timeout|expiry|lifetime|ttl|duration|interval|delay)\s+(?:\w+\s+){0,2}(?:by\s+)?default\b",
         re.IGNORECASE)),
@@ -63,7 +65,11 @@ _QUESTION_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     # source plugin …" (a plugin) or "what command limits the checkout" (a verb).
     (AnswerType.COUNT, re.compile(r"\bhow\s+many\b", re.IGNORECASE)),
     (AnswerType.NUMBER, re.compile(
-        r"\bhow\s+(?:much|big|large|old)\b|\b(?:what|which)\s+(?:\w+\s+)?(?:number|percentage|size|port|version|limit)s?\b"
+        # An exit code is a number ("exits with 125"), as is the largest value an option takes. (A status
+        # code is asked as a name too: "`416 Range Not Satisfiable`", `HTTP_404_NOT_FOUND`.)
+        r"\b(?:what|which)\s+(?:\w+\s+){0,2}(?:exit|return)\s+(?:codes?|status)\b|\bexit\s+status\b"
+        r"|\b(?:largest|smallest|highest|lowest|biggest)\s+(?:possible\s+|allowed\s+|permitted\s+)?(?:value|number)s?\b"
+        r"|\bhow\s+(?:much|big|large|old)\b|\b(?:what|which)\s+(?:\w+\s+)?(?:number|percentage|size|port|version|limit)s?\b"
         r"(?=\s+(?:is|are|was|were|be|does|do|did|can|could|will|would|should|shall|may|might|must|has|have|had|of|for|"
         r"in|on|at|to|by|from|that|which|i|you|we|they|it|first|last|\w+ly)\b|\s*[?,;:.)]|\s*$)"
         r"|\b(?:maximum|minimum|max|min)\b",
@@ -90,7 +96,10 @@ _QUESTION_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
 _DURATION = re.compile(
     r"\b\d+(?:[.,]\d+)?\s*(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?)\b"
     r"|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|thirty|sixty)\s+"
-    r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b|\b(?:forever|indefinitely|no\s+timeout)\b",
+    r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b|\b(?:forever|indefinitely|no\s+timeout)\b"
+    # An interval given by how often: "hourly", "every day", "once a week".
+    r"|\b(?:hourly|daily|weekly|monthly|yearly|nightly)\b|\b(?:every|once\s+(?:a|an|per|every))\s+(?:other\s+)?"
+    r"(?:second|minute|hour|day|week|month|year)\b",
     re.IGNORECASE)
 _MEASURE = re.compile(
     r"\d(?:[\d,.]*\d)?\s*(?:km|kilomet(?:er|re)s?|m|met(?:er|re)s?|mi|miles?|ft|feet|foot|cm|mm|inch(?:es)?|yards?|"
