@@ -13,6 +13,7 @@ from citeline.text import (
     name_parts,
     printable,
     segments,
+    stem,
 )
 
 
@@ -77,3 +78,9 @@ def test_a_code_fence_is_longer_than_any_fence_inside_the_code() -> None:
     assert code_fence("x = 1\nprint('```')") == "```"  # a run not opening a line ends nothing
     assert code_fence("```compile_fail\nlet x = 1;\n```") == "````"
     assert code_fence("  `````\nnested\n  `````") == "``````"
+
+
+def test_a_plural_or_verb_form_is_stemmed_but_an_acronym_keeps_its_last_letter() -> None:
+    assert [stem(w) for w in ("redirects", "retries", "caching", "hooks")] == ["redirect", "retry", "cach", "hook"]
+    # No English stem lacks a vowel: "https" is a name of its own, not the plural of "http".
+    assert stem("https") == "https" and stem("smtps") == "smtps"

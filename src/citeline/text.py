@@ -87,6 +87,15 @@ def terms(text: str) -> list[str]:
     return [match.group(0) for match in _TERM.finditer(fold(text))]
 
 
+_VOWEL = re.compile(r"[aeiouy]")
+
+
+def spelt_as_word(term: str) -> bool:
+    """Whether a folded term has a vowel, as every English word's stem does: one without ("https",
+    "smtp") is an acronym, neither the plural nor a misspelling of another ("HTTPS" is not "HTTP")."""
+    return _VOWEL.search(term) is not None
+
+
 @lru_cache(maxsize=1 << 15)
 def stem(term: str) -> str:
     """A light, deterministic plural/verb-form stripper: enough for "redirects" to match
@@ -95,7 +104,10 @@ def stem(term: str) -> str:
         return term
     for suffix in ("ing", "ies", "ied", "es", "ed", "s"):
         if term.endswith(suffix) and len(term) - len(suffix) >= 3:
-            return term[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
+            root = term[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
+            # Without a vowel the root is no word: the term is an acronym whose last letter is part
+            # of the name ("HTTPS" is not the plural of "HTTP", nor "SMTPS" of "SMTP").
+            return root if spelt_as_word(root) else term
     return term
 
 

@@ -255,6 +255,14 @@ def test_a_term_no_passage_has_weighs_what_the_found_ones_do_per_unit_of_its_own
     assert round(coverage.best(keys, capped)[0], 3) == round(2 / 3, 3) > coverage.best(keys)[0]
 
 
+def test_an_acronym_is_not_covered_by_the_one_it_extends() -> None:
+    (https,) = key_terms("Does blackd support HTTPS?")[1:]
+    assert credit(https.term, vocabulary("blackd is a small HTTP server.")) == 0.0
+    assert credit(https.term, vocabulary("Serve it over HTTPS with your own certificate.")) == 1.0
+    (hooks,) = [k for k in key_terms("Which hooks run first?") if k.word == "hooks"]
+    assert credit(hooks.term, vocabulary("Each hook runs in order.")) == 1.0
+
+
 def test_everyday_words_are_told_apart_by_how_common_they_are() -> None:
     assert all(everyday(word) for word in ("though", "nothing", "given", "Put"))
     assert not any(everyday(word) for word in ("cron", "grabbing", "kilobytes", "gevent", "scheduled"))

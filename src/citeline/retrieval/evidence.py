@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from citeline.index.store import Passage
-from citeline.text import STOPWORDS, clipping_forms, fold, stem, terms
+from citeline.text import STOPWORDS, clipping_forms, fold, spelt_as_word, stem, terms
 
 # Words that say what kind of answer is wanted, not what it is about.
 _GENERIC = frozenset(
@@ -322,7 +322,7 @@ def present(term: str, vocab: Set[str]) -> bool:
         return stem(term.replace("-", "")) in vocab or f"{head}-{stem(last)}" in vocab
     if len(term) >= 5 and term.isalpha() and not _derived_forms(term).isdisjoint(vocab):
         return True
-    if len(term) >= 5 and term.isalpha():  # tolerate typos: "certifcate", "reqeust"
+    if len(term) >= 5 and term.isalpha() and spelt_as_word(term):  # tolerate typos: "certifcate", "reqeust"
         limit = 2 if len(term) >= 8 else 1
         first, size = term[0], len(term)
         return any(v[:1] == first and abs(len(v) - size) <= limit and v.isalpha()
