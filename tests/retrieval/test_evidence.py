@@ -263,6 +263,14 @@ def test_an_acronym_is_not_covered_by_the_one_it_extends() -> None:
     assert credit(hooks.term, vocabulary("Each hook runs in order.")) == 1.0
 
 
+def test_a_links_scheme_is_no_word_of_the_text_or_the_question() -> None:
+    (https,) = key_terms("Does blackd support HTTPS?")[1:]
+    linked = vocabulary("blackd is a small HTTP server (source: https://github.com/psf/black).")
+    assert credit(https.term, linked) == 0.0 and {"github", "black"} <= linked
+    # An address the asker pastes asks about the address, not about HTTPS.
+    assert "https" not in {k.term for k in key_terms("Why does a GET to https://api.example.com/v1 time out?")}
+
+
 def test_everyday_words_are_told_apart_by_how_common_they_are() -> None:
     assert all(everyday(word) for word in ("though", "nothing", "given", "Put"))
     assert not any(everyday(word) for word in ("cron", "grabbing", "kilobytes", "gevent", "scheduled"))

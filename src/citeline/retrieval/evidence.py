@@ -193,7 +193,7 @@ def key_terms(question: str) -> list[KeyTerm]:
     named = set() if shouted else {fold(word) for word in _NAMED.findall(question)} - own_code
     common = _common_words()
     result: dict[str, KeyTerm] = {}
-    for term in terms(_IN_ORDER_TO.sub("in", question)):
+    for term in terms(_IN_ORDER_TO.sub("in", _URL_SCHEME.sub(" ", question))):
         original = raw_tokens.get(term, term)
         if _ABBREVIATION.fullmatch(original):
             continue
@@ -224,11 +224,16 @@ def key_terms(question: str) -> list[KeyTerm]:
     return list(result.values())
 
 
+# A link's scheme ("https://") is the address's syntax, not a word of the text: a page linking
+# "https://github.com/…" says nothing of HTTPS.
+_URL_SCHEME = re.compile(r"\b[a-z][a-z0-9+.-]{1,9}://", re.IGNORECASE)
+
+
 @lru_cache(maxsize=4096)
 def vocabulary(text: str) -> frozenset[str]:
     """Words, stems and identifier parts of a text. Cached: one run weighs the same passages at
     every decision (which to open, then the answer), and this was most of the agent's own time."""
-    words = terms(_IN_ORDER_TO.sub("in", text))
+    words = terms(_IN_ORDER_TO.sub("in", _URL_SCHEME.sub(" ", text)))
     vocab = set(words)
     for word in words:
         vocab.add(stem(word))
