@@ -112,6 +112,11 @@ def _shouted(text: str) -> bool:
     return len(text.split()) >= 4 and sum(c.isupper() for c in letters) >= 0.9 * len(letters)
 
 
+# A link's scheme ("https://") is the address's syntax, not a word of the text: a page linking
+# "https://github.com/…" says nothing of HTTPS.
+_URL_SCHEME = re.compile(r"\b[a-z][a-z0-9+.-]{1,9}://", re.IGNORECASE)
+
+
 # "in order to" says what something is for, not anything about an order: a passage saying it does
 # not cover a question's "in what order".
 _IN_ORDER_TO = re.compile(r"\bin\s+order(?=\s+(?:to|for|that)\b)", re.IGNORECASE)
@@ -222,11 +227,6 @@ def key_terms(question: str) -> list[KeyTerm]:
             avoided_name = bool({fold(first), fold(second)} & (own_code | avoided))
             result.setdefault(term, KeyTerm(term, NAME_WEIGHT, f"{first} {second}", avoided_name))
     return list(result.values())
-
-
-# A link's scheme ("https://") is the address's syntax, not a word of the text: a page linking
-# "https://github.com/…" says nothing of HTTPS.
-_URL_SCHEME = re.compile(r"\b[a-z][a-z0-9+.-]{1,9}://", re.IGNORECASE)
 
 
 @lru_cache(maxsize=4096)
