@@ -14,7 +14,7 @@ from citeline.agent.exits import ExitReason
 from citeline.app import Citeline
 from citeline.config import Settings
 from citeline.evaluation.form import AnswerForm, first_sentence
-from tests.answerers.helpers import OPTIONS
+from tests.answerers.helpers import OPTIONS, verified
 from tests.conftest import FENCED_EXAMPLE_DOC, write_corpus
 
 DOCS = {
@@ -1967,3 +1967,35 @@ def test_a_switch_described_by_whether_leads_with_its_name(tmp_path_factory: pyt
         assert result.exit_reason == ExitReason.COMPLETED, result.answer
         assert first_sentence(result.answer).startswith("`SESSION_EXPIRE_AT_BROWSER_CLOSE` - Whether to expire"), \
             result.answer
+
+
+ESCAPING = {"escaping.md": """# Templates
+
+## HTML escaping
+
+When generating HTML from templates, a variable may hold characters that change the page. There are two approaches:
+
+1. manually escaping each variable; or
+2. automatically escaping everything by default.
+
+The engine supports both. Which one is used depends on how the environment is configured.
+
+## Loading templates
+
+Templates are loaded from the folder named by the `loader` setting, which defaults to `templates/`.
+"""}
+
+
+@pytest.fixture(scope="module")
+def escaping(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
+    yield from _corpus(tmp_path_factory, "escaping", ESCAPING)
+
+
+def test_a_list_that_is_one_sentence_with_its_lead_in_is_quoted_whole(escaping: Citeline) -> None:
+    result = escaping.ask("Can the engine escape everything automatically by default?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    # "There are two approaches: automatically escaping …" names two and shows one: the sentence is whole.
+    assert "There are two approaches: [1] manually escaping each variable; or automatically escaping everything by default. [1]" \
+        in result.answer, result.answer
+    assert result.answer.count("manually escaping each variable") == 1, result.answer
+    assert verified(escaping, result)

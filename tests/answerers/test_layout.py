@@ -6,6 +6,8 @@ from citeline.answerers.layout import (
     completion,
     is_description,
     lead_in,
+    lead_paragraph,
+    list_sentence,
     outside_named_tabs,
     premise,
     tabs_named,
@@ -114,6 +116,32 @@ def test_an_item_that_is_no_sentence_has_the_sentence_introducing_its_list_as_it
     assert lead_in(units, at["2. automatically escaping everything by default."]) == approaches
     assert lead_in(units, at["pytest reads it at start-up."]) is None  # a name in lower case
     assert lead_in(units, introduces) is None  # no list item
+
+
+def test_a_list_that_makes_one_sentence_with_its_lead_in_is_quoted_whole() -> None:
+    units = passage_units(1, _passage(
+        ("paragraph", "There are two approaches:", None),
+        ("list_item", "1. manually escaping each variable; or", None),
+        ("list_item", "2. automatically escaping everything by default.", None),
+        ("paragraph", "The server uses a worker thread in these cases:", None),
+        ("list_item", "when an endpoint is written with def", None),
+        ("list_item", "when a file is streamed from disk", None),
+    ))
+    at = {u.text: i for i, u in enumerate(units)}
+    approaches, cases = at["There are two approaches:"], at["The server uses a worker thread in these cases:"]
+    manually, automatically = at["1. manually escaping each variable; or"], at["2. automatically escaping everything by default."]
+    assert list_sentence(units, approaches) == [manually, automatically]
+    # Items that do not go on from one to the next are a list of their own sentences' fragments.
+    assert list_sentence(units, cases) == []
+    paragraph, used = lead_paragraph(units, automatically, "automatically escaping everything by default.", ())
+    assert paragraph == ("There are two approaches: [1] manually escaping each variable; or automatically "
+                         "escaping everything by default. [1]")
+    assert used == {approaches, manually, automatically}
+    # An item of a list of fragments comes after the lead-in alone, as before.
+    streamed = at["when a file is streamed from disk"]
+    paragraph, used = lead_paragraph(units, streamed, "when a file is streamed from disk", ())
+    assert paragraph == "The server uses a worker thread in these cases: [1] when a file is streamed from disk [1]"
+    assert used == {cases}
 
 
 def test_a_sentence_going_on_from_the_one_before_completes_it() -> None:

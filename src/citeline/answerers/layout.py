@@ -429,8 +429,19 @@ def lead_paragraph(units: Sequence[Unit], lead: int, lead_text: str, answer_type
     paragraph = f"{lead_text} [{units[lead].number}]"
     introduced_by = lead_in(units, lead)
     if introduced_by is not None:  # an item that is no sentence says nothing without the one it completes
+        opening = f"{unit_text(units[introduced_by])} [{units[introduced_by].number}]"
+        whole = list_sentence(units, introduced_by)
+        if lead in whole:
+            # The items are one sentence with the lead-in ("There are two approaches: manually escaping
+            # each variable; or automatically escaping everything by default."): quoting one of them
+            # would break it, and "two approaches" followed by one misleads. The name the lead was shown
+            # under opens the thought, as for a premise.
+            described = units[lead].described
+            named = f"{described} - " if described and lead_text.startswith(f"{described} - ") else ""
+            listed = " ".join(_ORDINAL.sub("", unit_text(units[i]), count=1) for i in whole)
+            return f"{named}{opening} {listed} [{units[lead].number}]", {introduced_by, *whole}
         item = _ORDINAL.sub("", paragraph, count=1)  # "… two approaches: [1] automatically …", not "… [1] 2. automatically …"
-        return f"{unit_text(units[introduced_by])} [{units[introduced_by].number}] {item}", {introduced_by}
+        return f"{opening} {item}", {introduced_by}
     holds_value = bool(answer_type) and holds(answer_type, units[lead].text)
     if not holds_value and one_thought(units, lead - 1) and leans_back(units[lead].text):
         premise = units[lead - 1]
@@ -460,6 +471,27 @@ def introduced_items(units: Sequence[Unit], index: int) -> list[int]:
         found.append(after)
         block = unit.block
     return found
+
+
+# An item going on to the next one in the same sentence: "manually escaping each variable; or".
+_GOES_ON = re.compile(r"[;,]\s*(?:and|or)?\s*$")
+_LIST_SENTENCE_ITEMS = 4  # a longer list is no sentence a reader takes in at once
+_LIST_SENTENCE_WORDS = 45
+
+
+def list_sentence(units: Sequence[Unit], intro: int) -> list[int]:
+    """The items introduced by sentence `intro` when, with it, they make one sentence: every item but
+    the last goes on to the next ("…; or", "…,") and the last does not; short enough to read whole.
+    Else none."""
+    items = introduced_items(units, intro)
+    if not 2 <= len(items) <= _LIST_SENTENCE_ITEMS:
+        return []
+    texts = [units[i].text.strip() for i in items]
+    if not all(_GOES_ON.search(text) for text in texts[:-1]) or _GOES_ON.search(texts[-1]):
+        return []
+    if sum(len(text.split()) for text in texts) > _LIST_SENTENCE_WORDS:
+        return []
+    return items
 
 
 # Text ending like a statement (or handing over to more) is a sentence of its own.
