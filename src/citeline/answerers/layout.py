@@ -425,7 +425,8 @@ def lead_paragraph(units: Sequence[Unit], lead: int, lead_text: str, answer_type
     why-question asks for) unless it holds the very value asked for, as does a lead whose subject
     is a pronoun ("This allows views to be defined with `async def`" after the sentence naming the
     extra to install), and a sentence that completes the lead ("This means that …") follows it. A
-    lead that is a list item but no sentence comes after the sentence introducing its list."""
+    lead that is a list item but no sentence comes after the sentence introducing its list, with the
+    list's other items when all of them make one sentence with it (`list_sentence`)."""
     paragraph = f"{lead_text} [{units[lead].number}]"
     introduced_by = lead_in(units, lead)
     if introduced_by is not None:  # an item that is no sentence says nothing without the one it completes
@@ -436,8 +437,7 @@ def lead_paragraph(units: Sequence[Unit], lead: int, lead_text: str, answer_type
             # each variable; or automatically escaping everything by default."): quoting one of them
             # would break it, and "two approaches" followed by one misleads. The name the lead was shown
             # under opens the thought, as for a premise.
-            described = units[lead].described
-            named = f"{described} - " if described and lead_text.startswith(f"{described} - ") else ""
+            named = _shown_under(units[lead], lead_text)
             listed = " ".join(_ORDINAL.sub("", unit_text(units[i]), count=1) for i in whole)
             return f"{named}{opening} {listed} [{units[lead].number}]", {introduced_by, *whole}
         item = _ORDINAL.sub("", paragraph, count=1)  # "… two approaches: [1] automatically …", not "… [1] 2. automatically …"
@@ -447,8 +447,7 @@ def lead_paragraph(units: Sequence[Unit], lead: int, lead_text: str, answer_type
         premise = units[lead - 1]
         # The name the lead is shown under ("`broken_intra_doc_links` - This lint detects …") now
         # opens the thought: the premise speaks of the same thing ("This lint warns by default.").
-        described = units[lead].described
-        named = f"{described} - " if described and paragraph.startswith(f"{described} - ") else ""
+        named = _shown_under(units[lead], paragraph)
         # Else the premise opens the answer as a lead would: an API entry's first sentence under the
         # name it describes ("jinja2.DictLoader - Loads a template from a Python dict …" before "This
         # loader is useful for unittesting"), or the reader never learns which thing both speak of.
@@ -458,6 +457,12 @@ def lead_paragraph(units: Sequence[Unit], lead: int, lead_text: str, answer_type
     if follow is not None:
         return f"{paragraph} {unit_text(units[follow])} [{units[follow].number}]", {follow}
     return paragraph, set()
+
+
+def _shown_under(unit: Unit, text: str) -> str:
+    """The "name - " prefix `text` shows `unit` under (the name of the thing it describes), or ""."""
+    described = unit.described
+    return f"{described} - " if described and text.startswith(f"{described} - ") else ""
 
 
 def introduced_items(units: Sequence[Unit], index: int) -> list[int]:
