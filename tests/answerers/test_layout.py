@@ -14,7 +14,7 @@ from citeline.answerers.layout import (
 )
 from citeline.documents.models import ChunkBlock
 from citeline.index.store import Passage
-from citeline.retrieval.units import passage_units
+from citeline.retrieval.units import Unit, passage_units
 
 
 def _passage(*blocks: tuple[str, str, str | None]) -> Passage:
@@ -142,6 +142,16 @@ def test_a_list_that_makes_one_sentence_with_its_lead_in_is_quoted_whole() -> No
     paragraph, used = lead_paragraph(units, streamed, "when a file is streamed from disk", ())
     assert paragraph == "The server uses a worker thread in these cases: [1] when a file is streamed from disk [1]"
     assert used == {cases}
+
+
+def test_a_whole_list_opens_with_the_name_its_lead_was_shown_under() -> None:
+    texts = ["Black will exit with:", "code 0 if nothing would change;", "code 1 if some files would be reformatted; or",
+             "code 123 if there was an internal error"]
+    units = [Unit(1, "sentence" if block == 0 else "list_item", text, 0, len(text), block, described="`--check`")
+             for block, text in enumerate(texts)]
+    paragraph, _ = lead_paragraph(units, 2, "`--check` - code 1 if some files would be reformatted; or", ())
+    assert paragraph == ("`--check` - Black will exit with: [1] code 0 if nothing would change; code 1 if some files "
+                         "would be reformatted; or code 123 if there was an internal error [1]")
 
 
 def test_a_sentence_going_on_from_the_one_before_completes_it() -> None:
