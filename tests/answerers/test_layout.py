@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from citeline.answerers.layout import (
     completion,
+    introduced_items,
     is_description,
     lead_in,
     lead_paragraph,
@@ -133,6 +134,13 @@ def test_a_list_that_makes_one_sentence_with_its_lead_in_is_quoted_whole() -> No
     assert list_sentence(units, approaches) == [manually, automatically]
     # Items that do not go on from one to the next are a list of their own sentences' fragments.
     assert list_sentence(units, cases) == []
+    # Too many items, or too many words, make no sentence a reader takes in at once.
+    for items in (["a first way;", "a second;", "a third;", "a fourth; or", "a fifth."],
+                  ["a way that " + "goes on " * 12 + "for long;", "one more that " + "goes on " * 12 + "as well; or",
+                   "the last one."]):
+        long_list = passage_units(1, _passage(("paragraph", "There are several ways:", None),
+                                              *(("list_item", item, None) for item in items)))
+        assert len(introduced_items(long_list, 0)) == len(items) and list_sentence(long_list, 0) == []
     paragraph, used = lead_paragraph(units, automatically, "automatically escaping everything by default.", ())
     assert paragraph == ("There are two approaches: [1] manually escaping each variable; or automatically "
                          "escaping everything by default. [1]")

@@ -479,9 +479,9 @@ def introduced_items(units: Sequence[Unit], index: int) -> list[int]:
 
 
 # An item going on to the next one in the same sentence: "manually escaping each variable; or".
-_GOES_ON = re.compile(r"[;,]\s*(?:and|or)?\s*$")
+_RUNS_ON_TO_NEXT_ITEM = re.compile(r"[;,]\s*(?:and|or)?\s*$")
 _LIST_SENTENCE_ITEMS = 4  # a longer list is no sentence a reader takes in at once
-_LIST_SENTENCE_WORDS = 45
+_LIST_SENTENCE_WORDS = 45  # the items' words: with the lead-in, the lead stays within the answer's 60-word budget
 
 
 def list_sentence(units: Sequence[Unit], intro: int) -> list[int]:
@@ -492,7 +492,7 @@ def list_sentence(units: Sequence[Unit], intro: int) -> list[int]:
     if not 2 <= len(items) <= _LIST_SENTENCE_ITEMS:
         return []
     texts = [units[i].text.strip() for i in items]
-    if not all(_GOES_ON.search(text) for text in texts[:-1]) or _GOES_ON.search(texts[-1]):
+    if not all(_RUNS_ON_TO_NEXT_ITEM.search(text) for text in texts[:-1]) or _RUNS_ON_TO_NEXT_ITEM.search(texts[-1]):
         return []
     if sum(len(text.split()) for text in texts) > _LIST_SENTENCE_WORDS:
         return []
