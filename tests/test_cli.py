@@ -43,6 +43,7 @@ def test_empty_and_long_questions(tmp_path: Path) -> None:
     home = tmp_path / "home"
     empty = _cli(home, "ask", "", "--json")
     assert json.loads(empty.stdout)["exit_reason"] == "EMPTY_INPUT" and empty.returncode == 1
+    assert 'the question is empty: pass it in quotes, e.g. citeline ask "' in empty.stderr  # what to do instead
     assert not list(home.glob("index.sqlite3*"))  # the index was never opened
     assert [p.name for p in home.iterdir()] == ["runs"]  # only the run went on record
     long = _cli(home, "ask", "x" * 5000, "--json")

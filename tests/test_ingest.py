@@ -292,6 +292,27 @@ def test_a_sphinx_builds_copy_of_its_page_sources_is_skipped(tmp_path: Path, hom
     assert stored[str(build / "_sources" / "index.rst.txt")] == "Guide\n\nUse `get_text()` for the text."
 
 
+def test_a_sphinx_pages_cross_references_and_build_substitutions_are_stored_as_the_page_reads(
+        tmp_path: Path, settings: Settings) -> None:
+    # marshmallow's docs: single-backtick references were stored as "title <target>" in the title,
+    # the section path and the text, and `v\\ |version|` (defined in conf.py) as "vversion".
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "meta.rst").write_text(
+        "Custom class `Meta <marshmallow.Schema.Meta>` options\n"
+        "=====================================================\n\n"
+        "Release v\\ |version|. Use a `post_load <marshmallow.decorators.post_load>` method.\n",
+        encoding="utf-8")
+    report = run([docs], settings, CountingEmbedder())
+    assert (report.ingested, report.failed) == (1, [])
+    with sqlite3.connect(settings.index.home / "index.sqlite3") as conn:
+        titles = [row[0] for row in conn.execute("SELECT title FROM documents")]
+        chunks = conn.execute("SELECT section, text FROM chunks").fetchall()
+    assert titles == ["Custom class `Meta` options"]
+    assert chunks == [("Custom class `Meta` options",
+                       "Custom class `Meta` options\n\nRelease v. Use a `post_load` method.")]
+
+
 def test_a_pages_language_variants_are_ingested_as_pages(tmp_path: Path, home: Path) -> None:
     # Apache httpd's manual: `core.html.en` was skipped as "unsupported file type `.en`".
     docs = tmp_path / "manual"

@@ -1999,3 +1999,25 @@ def test_a_list_that_is_one_sentence_with_its_lead_in_is_quoted_whole(escaping: 
         in result.answer, result.answer
     assert result.answer.count("manually escaping each variable") == 1, result.answer
     assert verified(escaping, result)
+
+
+# A configuration example too long for one chunk: the chunker cuts it in pieces at line boundaries.
+_LONG_EXAMPLE = "\n".join(f"    option_{i}=make_setting({i}),  # what option {i} sets" for i in range(60))
+CUT_DOCS = {"logging.md": (
+    "# Logging\n\n## JSON output\n\n"
+    "A basic configuration to render structured logs as JSON looks like this:\n\n"
+    f"```python\nconfigure(\n{_LONG_EXAMPLE}\n)\n```\n\n"
+    "Each option takes effect the next time a logger is created.\n")}
+
+
+@pytest.fixture(scope="module")
+def cut(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
+    yield from _corpus(tmp_path_factory, "cut", CUT_DOCS)
+
+
+def test_a_code_example_cut_across_passages_is_never_shown_in_pieces(cut: Citeline) -> None:
+    result = cut.ask("How do I configure JSON output for structured logs?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert "JSON" in first_sentence(result.answer)
+    # Each passage holds a piece of the example: shown, it would open or end mid-call.
+    assert "```" not in result.answer and "option_" not in result.answer

@@ -78,3 +78,17 @@ def test_once_the_lead_shows_the_example_of_the_tab_asked_for_no_other_tab_is_sh
     assert code_block(units, relevance, 0, lexical, command=True, question="How do I install it on a Linux server?") is None
     # Asked for Windows, its block is the one to show.
     assert code_block(units, relevance, 0, lexical, command=True, question="How do I install it on Windows?") == 2
+
+
+def test_a_lead_handing_over_to_a_block_is_shown_that_block() -> None:
+    texts = [("sentence", "To unset a previously specified header, use `Header:`:"),
+             ("code", "$ http pie.dev/headers Accept: User-Agent:"),
+             ("sentence", "To send a header with an empty value, use `Header;`, with a semicolon:"),
+             ("code", "$ http pie.dev/headers 'Header;'")]
+    units = [Unit(1, kind, text, 0, len(text), block) for block, (kind, text) in enumerate(texts)]
+    relevance = np.array([0.7, 0.4, 0.5, 0.4])
+    # The later block holds more of the question's words ("header"), but it shows the later sentence.
+    assert code_block(units, relevance, 0, np.array([0.5, 0.2, 0.4, 0.4])) == 1
+    # A lead handing over to nothing right after it is shown the block closest to the question.
+    told = [Unit(1, "sentence", "Headers can be unset.", 0, 21, 0), *units[1:]]
+    assert code_block(told, relevance, 0, np.array([0.5, 0.2, 0.4, 0.4])) == 3

@@ -162,6 +162,24 @@ def test_a_whole_list_opens_with_the_name_its_lead_was_shown_under() -> None:
                          "would be reformatted; or code 123 if there was an internal error [1]")
 
 
+def test_a_list_sentence_ends_with_its_last_items_first_sentence() -> None:
+    # The last item goes on past the sentence the list makes: what it says next is its own sentence,
+    # neither quoted in that sentence nor counted against its length.
+    texts = ["There are three ways to enable dynamic contexts:",
+             "you can set the `[run] dynamic_context` option in your .coveragerc file, or",
+             "you can enable a dynamic context switcher plugin, or",
+             "another tool (such as a test runner) can call the `switch_context` method to set the context explicitly. "
+             "The pytest plugin pytest-cov has a `--cov-context` option that uses this to set the dynamic context for "
+             "each test."]
+    units = [Unit(1, "sentence" if block == 0 else "list_item", text, 0, len(text), block)
+             for block, text in enumerate(texts)]
+    assert list_sentence(units, 0) == [1, 2, 3]
+    paragraph, used = lead_paragraph(units, 1, texts[1], ())
+    assert paragraph == (f"{texts[0]} [1] {texts[1]} {texts[2]} another tool (such as a test runner) can call the "
+                         "`switch_context` method to set the context explicitly. [1]")
+    assert used == {0, 1, 2, 3}
+
+
 def test_a_sentence_going_on_from_the_one_before_completes_it() -> None:
     units = passage_units(1, _passage(
         ("paragraph", "If the output parses as a literal, the value is returned. Otherwise, the string is returned.", None),

@@ -3,7 +3,7 @@ from pathlib import Path
 
 from citeline.documents.chunking import chunk_document, chunk_id, content_hash, document_id
 from citeline.documents.markdown_loader import MarkdownLoader
-from citeline.documents.models import Block, Chunk, LoadedDocument
+from citeline.documents.models import Block, Chunk, ChunkBlock, LoadedDocument
 
 
 def _doc(text: str):  # type: ignore[no-untyped-def]
@@ -167,6 +167,10 @@ def test_a_code_block_larger_than_a_chunk_is_cut_at_line_boundaries_only() -> No
         carried = next(cb for cb in chunk.blocks if cb.kind == "code")
         piece = chunk.text[carried.start : carried.end]
         assert carried.label == "python"
+        # A piece says it is one (no answer shows it as an example) and keeps the block's language,
+        # through the form the index stores it in.
+        assert carried.cut and carried.language == code.language
+        assert ChunkBlock.from_json(carried.to_json()) == carried
         # Every piece is a run of whole lines of the block.
         piece_lines = piece.split("\n")
         first = lines.index(piece_lines[0]) if piece_lines[0] in lines else -1
@@ -185,6 +189,7 @@ def test_a_small_code_block_is_never_cut() -> None:
     holders = [c for c in chunks if c.start <= code.start and code.end <= c.end]
     partial = [c for c in chunks if c not in holders and c.start < code.end and code.start < c.end]
     assert holders and not partial
+    assert not any(cb.cut for c in holders for cb in c.blocks if cb.kind == "code")
 
 
 def test_oversized_prose_is_cut_at_sentences_with_overlap() -> None:

@@ -634,9 +634,115 @@ def test_a_myst_version_note_given_on_its_fence_line_keeps_its_explanation() -> 
 
 
 def test_a_myst_glossary_term_leads_its_definition(myst: LoadedDocument) -> None:
-    assert text_of(myst, find(myst, "slotted classes")) == (
-        "slotted classes - A class whose instances have no `object.__dict__` attribute.")
-    assert find(myst, "They use less memory.").kind == "paragraph"
+    entry = find(myst, "slotted classes")
+    # All the definition's paragraphs read with their term, as an rst definition list's do.
+    assert (entry.kind, entry.label, text_of(myst, entry)) == (
+        "list_item", "slotted classes",
+        "slotted classes - A class whose instances have no `object.__dict__` attribute. They use less memory.")
+
+
+def load_file(tmp_path: Path, name: str, page: str) -> tuple[LoadedDocument, str]:
+    """A page written to a real file and loaded from it, with its source."""
+    path = tmp_path / name
+    path.write_text(page, encoding="utf-8")
+    return MarkdownLoader().load(path, path.read_bytes()), page
+
+
+def test_a_definition_list_entry_is_its_term_and_definition(tmp_path: Path) -> None:
+    # structlog's pages use MyST's `deflist`: the term was lost and its ": " marker stored as text.
+    doc, page = load_file(tmp_path, "exceptions.md", (
+        "# Exceptions\n\n"
+        "{obj}`structlog.processors.dict_tracebacks`\n\n"
+        ": Uses {class}`structlog.tracebacks.ExceptionDictTransformer` to give you an `exception` key.\n\n"
+        "{class}`structlog.dev.RichTracebackFormatter`\n"
+        ": Uses Rich to render a colorful traceback.\n"
+        "  It's a class because it allows for customizing the output.\n"
+        ": It's the default if Rich is installed.\n\n"
+        "**event_dict**\n\n"
+        ": Current context together with the current event.\n\n"
+        "  ```python\n  {\"a\": 42, \"event\": \"foo\"}\n  ```\n\n"
+        "  It is passed on to the next processor.\n\n"
+        "The return value of the last processor goes to the wrapped logger.\n"))
+    entries = [(block.label, text_of(doc, block)) for block in doc.blocks if block.kind == "list_item"]
+    assert entries == [
+        ("`structlog.processors.dict_tracebacks`", "`structlog.processors.dict_tracebacks` - Uses "
+         "`structlog.tracebacks.ExceptionDictTransformer` to give you an `exception` key."),
+        ("`structlog.dev.RichTracebackFormatter`", "`structlog.dev.RichTracebackFormatter` - Uses Rich to render a "
+         "colorful traceback. It's a class because it allows for customizing the output. It's the default if Rich "
+         "is installed."),
+        ("event_dict", "event_dict - Current context together with the current event.")]
+    # What follows a definition's opening paragraph is its own block, still about the term.
+    code = find(doc, '{"a": 42')
+    assert (code.kind, code.label, code.language) == ("code", "event_dict", "python")
+    after = find(doc, "It is passed on")
+    assert (after.kind, after.label) == ("paragraph", "event_dict")
+    assert find(doc, "The return value").label is None
+    assert not re.search(r"(?m)^[:~] ", doc.text) and markup_found(doc.text) == []
+    assert_blocks_start_on(doc, page, {"`structlog.processors.dict_tracebacks`":
+                                       "{obj}`structlog.processors.dict_tracebacks`",
+                                       "event_dict": "**event_dict**"})
+
+
+def test_a_definition_list_term_with_its_colon_and_one_inside_a_tab(tmp_path: Path) -> None:
+    # Python-Markdown's def_list (its own docs, structlog's "`add_log_level`:"), and pip's file locations
+    # laid out per platform in tabs.
+    doc, _ = load_file(tmp_path, "configuration.md", (
+        "# Configuration\n\n__Code Blocks:__\n\n:   Code blocks are unique in that they display Markdown.\n"
+        "    The extension ignores them.\n\n"
+        "::::{tab-set}\n:::{tab-item} Unix\nSite\n: `$VIRTUAL_ENV/pip.conf`.\n\n"
+        "  ```ini\n  [global]\n  ```\n\n  The site file is read last.\n:::\n::::\n"))
+    colon = find(doc, "Code Blocks")
+    assert (colon.kind, colon.label, text_of(doc, colon)) == (
+        "list_item", "Code Blocks", "Code Blocks: Code blocks are unique in that they display Markdown. "
+        "The extension ignores them.")
+    site = find(doc, "Site")
+    assert (site.kind, site.label, text_of(doc, site)) == ("list_item", "Site", "Site - `$VIRTUAL_ENV/pip.conf`.")
+    # A tab's blocks keep the tab's title, as a note's keep the note's.
+    assert [(block.kind, block.label) for block in doc.blocks[-2:]] == [("code", "Unix"), ("tab", "Unix")]
+    assert text_of(doc, doc.blocks[-1]) == "The site file is read last."
+
+
+def test_a_myst_glossary_entry_is_its_term_and_its_definitions_prose(tmp_path: Path) -> None:
+    # structlog's glossary indents definitions by four spaces: the paragraphs after an entry's first
+    # were stored as code, markers and roles as written, and a nested note as a tilde fence.
+    doc, page = load_file(tmp_path, "glossary.md", (
+        "# Glossary\n\n:::{glossary}\n:sorted:\n\n"
+        "Bound Logger\n"
+        "    An instance of {class}`structlog.typing.BindableLogger`.\n\n"
+        "    Bound loggers are **immutable**, so it's not possible to modify a context directly.\n\n"
+        "    :::{seealso}\n    {doc}`bound-loggers`\n    :::\n\n"
+        "Context\nEvent Context\n"
+        "    A dictionary belonging to a {term}`bound logger`.\n"
+        "    It is the base for the {term}`bound logger`'s event dictionary.\n"
+        ":::\n"))
+    entries = [(block.label, text_of(doc, block)) for block in doc.blocks if block.kind == "list_item"]
+    assert entries == [
+        ("Bound Logger", "Bound Logger - An instance of `structlog.typing.BindableLogger`. Bound loggers are "
+         "immutable, so it's not possible to modify a context directly."),
+        # Several terms over one definition share it.
+        ("Context, Event Context", "Context, Event Context - A dictionary belonging to a bound logger. It is the "
+         "base for the bound logger's event dictionary.")]
+    note = find(doc, "bound-loggers")
+    assert (note.kind, note.label) == ("note", "See also")
+    assert not [block for block in doc.blocks if block.kind == "code"]
+    assert "~" not in doc.text and "{" not in doc.text and markup_found(doc.text) == []
+    assert_blocks_start_on(doc, page, {"Bound Logger": "Bound Logger", "bound-loggers": "    {doc}`bound-loggers`",
+                                       "Context": "Event Context"})
+
+
+def test_a_doctests_hidden_setup_and_cleanup_are_not_text(tmp_path: Path) -> None:
+    # sphinx.ext.doctest runs them and the page never shows them (structlog's thread-local.md).
+    doc, _ = load_file(tmp_path, "thread-local.md", (
+        "# Thread-local Context\n\n```{testsetup} *\nimport structlog\nstructlog.configure(\n"
+        "    processors=[structlog.processors.KeyValueRenderer()],\n)\n```\n\n"
+        "```{testcleanup} *\nstructlog.reset_defaults()\n```\n\n"
+        "```{testcode}\n:hide:\n\nlog = structlog.get_logger()\n```\n\n"
+        "```{doctest} ctx\n>>> log.bind(x=42)\n```\n\n```{testcode}\nlog.info(\"hi\")\n```\n"))
+    # The examples shown stay code, in the language they are written in: a doctest's argument
+    # names its group of tests ("ctx"), not a language.
+    code = [(text_of(doc, block), block.language) for block in doc.blocks if block.kind == "code"]
+    assert code == [(">>> log.bind(x=42)", "pycon"), ('log.info("hi")', "python")]
+    assert not re.search(r"configure|reset_defaults|get_logger|ctx", doc.text)
 
 
 def test_docusaurus_and_vitepress_admonitions_and_a_stray_closing_fence() -> None:

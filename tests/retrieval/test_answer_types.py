@@ -98,15 +98,47 @@ def test_how_often_and_a_named_unit_of_time_ask_for_an_interval() -> None:
 
 
 def test_an_exit_code_and_the_largest_value_allowed_are_numbers() -> None:
-    for question in ("What exit code does black --check return when files would change?",
-                     "What's the highest value git describe accepts for --candidates?",
+    assert expected_types("What exit code does black --check return when files would change?") == (AnswerType.NUMBER,)
+    for question in ("What's the highest value git describe accepts for --candidates?",
                      "What is the largest value I can pass to --line-length?"):
-        assert expected_types(question) == (AnswerType.NUMBER,), question
+        assert expected_types(question) == (AnswerType.NUMBER, AnswerType.MAXIMUM), question
     code = expected_types("Which exit code means that no tests were collected?")
     assert holds(code, "Exit code 5: no tests were collected.")
     assert not holds(code, "`pytest` exits with an error when no tests were collected.")
     # An error code a type checker prints is a name ("[override]"), not a number.
     assert AnswerType.NUMBER not in expected_types("Which error code goes in the ignore comment?")
+
+
+def test_a_bound_asked_for_is_a_number_stated_as_a_bound() -> None:
+    most = expected_types("What is the largest value I can pass to --line-length?")
+    for question in ("How many linked worktrees can a single repository have at most?",
+                     "Is there a limit on how many footnotes one document can have?",
+                     "What's the largest number of workers it allows?", "What's its size limit?", "Max line length?",
+                     "Does Black have a maximum line length?"):
+        assert AnswerType.MAXIMUM in expected_types(question), question
+    least = expected_types("What is the minimum Python version it supports?")
+    assert AnswerType.MINIMUM in least and asks_for_shaped_value(least, "the minimum Python version")
+    # A name holding the word is no bound asked: its value is asked like any other.
+    for question in ("What are the default values of max_connections and max_keepalive_connections?",
+                     "What's the default value of --soft-error-limit?", "What's the max-age of the cookie?",
+                     "What command limits the checkout to those directories?",
+                     # nor is a superlative of a thing, or a name holding the word
+                     "What is the largest city the Rhine runs through?", "When was the Last Glacial Maximum?",
+                     # nor a bound describing the thing another "what" asks about
+                     "Classification is contingent on bounds of the minimum time required by what?",
+                     # nor a bound that describes something to do
+                     "How can I make uv resolve the lowest compatible versions of my direct dependencies?"):
+        assert not {AnswerType.MAXIMUM, AnswerType.MINIMUM} & set(expected_types(question)), question
+    assert holds(most, "Request bodies are limited to 5 MiB by default.")
+    assert holds(most, "The maximum number of columns in a table is 2000.")
+    assert holds(most, "There is no limit on the length of a name.")
+    assert holds(most, "Signature: `request.form(max_files=1000, max_fields=1000)`")  # a setting named for it
+    # Any number does not answer "the largest value": it must be stated as one.
+    assert not holds(most, "Remember that people find it harder to work with line lengths exceeding 100 characters.")
+    assert not holds(most, "A repository can have zero or one or more worktrees attached to it.")
+    assert holds(least, "Python 3.8 or later is required.") and holds(least, "Jinja supports Python 3.7 and newer.")
+    assert not holds(least, "Python 3.8 was released in 2019.")
+    assert kind_asked(most) == "a maximum"
 
 
 def test_a_time_before_the_present_and_a_decade_are_dates() -> None:

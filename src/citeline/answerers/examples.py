@@ -41,7 +41,7 @@ def code_block(units: list[Unit], overall: np.ndarray, lead: int, lexical: np.nd
     # listing is no example: its options are quoted as items, never the thirty lines whole.
     listings = {(u.number, u.block) for u in units if listed_entry(u) is not None}
     blocks = [i for i, u in enumerate(units)
-              if u.is_code and not shows_code(lead_unit, u) and (u.number, u.block) not in listings]
+              if u.is_example and not shows_code(lead_unit, u) and (u.number, u.block) not in listings]
     following = [i for i in blocks if units[i].number == lead_unit.number
                  and 0 < units[i].block - lead_unit.block <= _FOLLOWING_BLOCKS]
     if continued_in is not None and not any(units[i].number == lead_unit.number for i in blocks):
@@ -65,6 +65,13 @@ def code_block(units: list[Unit], overall: np.ndarray, lead: int, lexical: np.nd
         if len(passing) < len(blocks):
             following = [i for i in following if i in passing]
             blocks = following
+    # A lead handing over to the block right after it ("To unset a header, use `Header:`:") is shown
+    # that block: one further on is the example of a later sentence ("To send a header with an empty
+    # value, use `Header;`:"), however many of the question's words it holds.
+    after = lead + 1
+    if (lead_unit.text.rstrip().endswith(":") and after in following and units[after].block == lead_unit.block + 1
+            and (not command or is_command_line(units[after]))):
+        return after
     if following:
         return max(following, key=lambda i: (command and is_command_line(units[i]), round(float(lexical[i]), 3),
                                              overall[i], -i))
@@ -89,7 +96,7 @@ def _shows_named_tab(units: Sequence[Unit], lead: int, question: str) -> bool:
     ("… on a Linux server?" and "Install uv with our official standalone installer: `curl … | sh`" from
     the "macOS and Linux" tab)."""
     lead_unit = units[lead]
-    blocks = [i for i, u in enumerate(units) if u.is_code and u.number == lead_unit.number]
+    blocks = [i for i, u in enumerate(units) if u.is_example and u.number == lead_unit.number]
     named = tabs_named(question, units, blocks)
     return bool(named) and all(shows_code(lead_unit, units[i]) for i in named)
 
@@ -103,7 +110,7 @@ def example_it_introduces(units: Sequence[Unit], lead: int) -> int | None:
     if not unit.text.rstrip().endswith(":") or after >= len(units):
         return None
     example = units[after]
-    if (not example.is_code or example.number != unit.number or example.block != unit.block + 1
+    if (not example.is_example or example.number != unit.number or example.block != unit.block + 1
             or example.text.count("\n") >= _SHORT_EXAMPLE_LINES or shows_code(unit, example)):
         return None
     return after
@@ -118,7 +125,7 @@ def block_under_named_tab(units: Sequence[Unit], overall: np.ndarray, lead: int,
     a file the question names."""
     lead_unit = units[lead]
     blocks = [i for i, u in enumerate(units)
-              if u.is_code and u.number == lead_unit.number and not shows_code(lead_unit, u)]
+              if u.is_example and u.number == lead_unit.number and not shows_code(lead_unit, u)]
     named = tabs_named(question, units, blocks, alternatives=value)
     if value:
         named = [i for i in named if units[i].text.count("\n") < _SHORT_EXAMPLE_LINES]

@@ -19,7 +19,7 @@ from citeline.documents.models import ADMONITION_KINDS
 from citeline.index.store import Passage
 from citeline.retrieval.answer_types import AnswerType, AnswerTypes, holds, new_values
 from citeline.retrieval.evidence import english_word, everyday, present, vocabulary
-from citeline.retrieval.units import Unit, listed_entry
+from citeline.retrieval.units import Unit, listed_entry, text_sentences
 from citeline.text import STOPWORDS, collapse_ws, content_terms, fold
 
 MAX_POINTS = 3  # supporting points after the lead
@@ -438,7 +438,7 @@ def lead_paragraph(units: Sequence[Unit], lead: int, lead_text: str, answer_type
             # would break it, and "two approaches" followed by one misleads. The name the lead was shown
             # under opens the thought, as for a premise.
             named = _shown_under(units[lead], lead_text)
-            listed = " ".join(_ORDINAL.sub("", unit_text(units[i]), count=1) for i in whole)
+            listed = " ".join(_ORDINAL.sub("", _in_list_sentence(units, i, whole), count=1) for i in whole)
             return f"{named}{opening} {listed} [{units[lead].number}]", {introduced_by, *whole}
         item = _ORDINAL.sub("", paragraph, count=1)  # "… two approaches: [1] automatically …", not "… [1] 2. automatically …"
         return f"{opening} {item}", {introduced_by}
@@ -491,12 +491,20 @@ def list_sentence(units: Sequence[Unit], intro: int) -> list[int]:
     items = introduced_items(units, intro)
     if not 2 <= len(items) <= _LIST_SENTENCE_ITEMS:
         return []
-    texts = [units[i].text.strip() for i in items]
+    texts = [_in_list_sentence(units, i, items) for i in items]
     if not all(_RUNS_ON_TO_NEXT_ITEM.search(text) for text in texts[:-1]) or _RUNS_ON_TO_NEXT_ITEM.search(texts[-1]):
         return []
     if sum(len(text.split()) for text in texts) > _LIST_SENTENCE_WORDS:
         return []
     return items
+
+
+def _in_list_sentence(units: Sequence[Unit], item: int, items: Sequence[int]) -> str:
+    """What item `item` of `items` says in the sentence they make with their lead-in: the last one
+    ends it with its first sentence ("… or another tool can call `switch_context` to set the context
+    explicitly."); what it goes on to say is another sentence ("The pytest plugin … uses this …")."""
+    text = unit_text(units[item]).strip()
+    return text_sentences(text)[0] if item == items[-1] and text else text
 
 
 # Text ending like a statement (or handing over to more) is a sentence of its own.

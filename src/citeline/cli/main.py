@@ -193,6 +193,9 @@ def ask(
                                                                  cancelled=cancelled, origin={"via": "cli"}))
     except CitelineError as exc:
         fail(str(exc))
+    if result.exit_reason == "EMPTY_INPUT":  # the result carries no message by contract; a person needs one
+        typer.echo('error: the question is empty: pass it in quotes, e.g. citeline ask "How do I set a timeout?"',
+                   err=True)
     if result.error is not None:  # the model's own words and the fix, whatever stdout carries
         status = f" (HTTP {result.error.status})" if result.error.status else ""
         typer.echo(f"error: the model failed{status}: {result.error.message}", err=True)

@@ -242,7 +242,7 @@ def _part(block: Block, start: int, end: int, text: str) -> Block:
     while start < end and text[start].isspace() and not (keep_indent and text[start] in " \t"):
         start += 1
     return Block(block.kind, start, end, block.section, block.page, block.label, block.cells,
-                 block.source_start, block.source_end, block.pages, block.flags)
+                 block.source_start, block.source_end, block.pages, block.flags, block.language, cut=True)
 
 
 def _sections_of(blocks: list[Block]) -> list[list[Block]]:
@@ -315,7 +315,7 @@ def _make_chunk(doc: LoadedDocument, blocks: list[Block], index: int, doc_id: st
     section = next((b.section for b in reversed(blocks) if b.section), None)
     page = next((b.page for b in blocks if b.page is not None), None)
     carried = tuple(
-        ChunkBlock(b.kind, b.start - start, b.end - start, b.label, b.flags, b.language) for b in blocks
+        ChunkBlock(b.kind, b.start - start, b.end - start, b.label, b.flags, b.language, b.cut) for b in blocks
     )
     return Chunk(
         chunk_id=chunk_id(doc_hash, start, end), document_id=doc_id, chunk_index=index,

@@ -20,7 +20,11 @@ generator's machinery rather than the page's content never becomes prose:
 * a paragraph that is one short bold phrase ("**Establishing the connection**") is the heading
   of what follows, one level below the page's last heading;
 * a list item or table row is one block, so "Defaults to 2 weeks." stays with the `max_age`
-  it describes, and an ordered list's item keeps its number as the page shows it; code blocks are stored whole, without fences, labelled with their language.
+  it describes, and an ordered list's item keeps its number as the page shows it; code blocks are stored whole, without fences, labelled with their language;
+* a definition list's entry (a term line, then `: definition` paragraphs: MyST's and Python-Markdown's
+  `deflist`) and a MyST glossary's entry are one block, "term - definition", labelled with the term,
+  as an rst definition list's are; a doctest's hidden setup and cleanup (```` ```{testsetup} ````,
+  `:hide:`) go, its shown examples are code in the language they are written in.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from typing import Any
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from mdit_py_plugins.admon import admon_plugin
+from mdit_py_plugins.deflist import deflist_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 from mdit_py_plugins.tasklists import tasklists_plugin
@@ -47,6 +52,7 @@ from citeline.documents.registry import register_loader
 from citeline.documents.sphinx_markup import (
     ADMONITION_TITLES,
     CODE_DIRECTIVES,
+    DOCTEST_LANGUAGES,
     DROPPED_DIRECTIVES,
     TAB_DIRECTIVES,
     TITLED_CONTAINERS,
@@ -135,16 +141,17 @@ _COLON_CLOSE = re.compile(r"^([ \t]*)(:{3,})[ \t]*$")
 _DIRECTIVE = re.compile(r"^\{([\w.:+-]+)\}[ \t]*(.*)$")
 # A directive's options at the top of its body: `:key: value` lines, or a `---` YAML block.
 _DIRECTIVE_OPTIONS = re.compile(r"\A(?:[ \t]*:[\w-]+:.*\n)+|\A---[ \t]*\n(?:.*\n)*?---[ \t]*\n")
+# A doctest directive's `:hide:` option: Sphinx runs the example but leaves it off the page.
+_HIDE_OPTION = re.compile(r"^[ \t]*:hide:", re.MULTILINE)
 # A role right before a code span: "{func}" of {func}`attrs.field`.
 _ROLE_BEFORE = re.compile(r"\{([\w.:+-]+)\}$")
 # A GitHub alert's marker, first in its block quote.
 _ALERT = re.compile(r"^\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\][ \t]*\n?", re.IGNORECASE)
-# A glossary's term: a line at the margin right above its indented definition.
-_GLOSSARY_TERM = re.compile(r"^(\S[^\n]*?)[ \t]*$(?=\n[ \t]+\S)", re.MULTILINE)
 # Admonition kinds titled by their name (`.. note::` and ```` ```{note} ```` read "Note").
 _ADMONITIONS = frozenset(("note", "warning", "tip", "caution", "important", "danger", "hint", "attention",
                           "error", "admonition", "info", "details"))
-# MyST directives whose body is another file or another syntax.
+# MyST directives whose body is another file or another syntax (Sphinx's own, such as a doctest's
+# hidden setup, are `DROPPED_DIRECTIVES`).
 _MYST_DROPPED = frozenset(("include", "eval-rst", "eval-md", "raw", "figure", "image"))
 
 
@@ -156,7 +163,7 @@ _MDX_MODULE = re.compile(r"^(?:import\s+(?:[\w*{}\s,]+\s+from\s+)?['\"][^'\"\n]+
 
 def _parser() -> MarkdownIt:
     return (MarkdownIt("commonmark", {"html": True}).enable("table").use(front_matter_plugin).use(admon_plugin)
-            .use(footnote_plugin).use(tasklists_plugin))
+            .use(footnote_plugin).use(tasklists_plugin).use(deflist_plugin))
 
 
 _MD = _parser()
@@ -540,6 +547,8 @@ class _Walker:
                 kind, label = "note", title
             elif container == "quote" and kind == "paragraph":
                 kind = "quote"
+            elif container == "term" and kind == "paragraph":  # a note's or tab's blocks keep its title
+                label = title
         return kind, label
 
     def walk(self, tokens: list[Token]) -> None:
@@ -587,6 +596,8 @@ class _Walker:
             return index + 3
         if kind in ("bullet_list_open", "ordered_list_open"):
             return self.list_block(tokens, index)
+        if kind == "dl_open":
+            return self.definitions(tokens, index)
         if kind == "fence" and (directive := _DIRECTIVE.match(token.info.strip())):
             self.directive(token, directive.group(1).lower(), directive.group(2).strip())
             return index + 1
@@ -622,6 +633,10 @@ class _Walker:
         if name in CODE_DIRECTIVES or example:  # an extension's example is code
             _, label = self.context()
             language = (argument.split()[0] if argument else None) if name in CODE_DIRECTIVES else example
+            if name in DOCTEST_LANGUAGES:
+                if options and _HIDE_OPTION.search(options.group(0)):
+                    return  # run by sphinx.ext.doctest, not shown on the page
+                language = DOCTEST_LANGUAGES[name] or None
             source = self.source(token)
             self.builder.block("code", body, label=label, source=source, preformatted=True, language=language)
             return
@@ -637,8 +652,8 @@ class _Walker:
             title = argument or None
         else:
             title = name.title() if name in _ADMONITIONS else None
-        if name == "glossary":  # "term" over its indented definition reads "term - definition", as in rst
-            body = _GLOSSARY_TERM.sub(r"\1 -", body)
+        if name == "glossary":
+            body = _glossary_as_definitions(body)
         inner = _shifted(_MD.parse(prepare_source(explanation)), offset - 1) if explanation else []  # the fence line
         inner += _shifted(_MD.parse(prepare_source(body)), offset)
         container = "tab" if name in TAB_DIRECTIVES else "note"
@@ -697,6 +712,54 @@ class _Walker:
             position = item_end + 1
         return end + 1
 
+    def definitions(self, tokens: list[Token], index: int) -> int:
+        """Each term of a definition list with its definitions is one block, "term - definition",
+        labelled with the term: the opening paragraphs of all its definitions joined (several
+        `: …` may follow one term). What follows them (code, nested lists, the paragraphs after
+        those) is walked as blocks of their own, labelled with the term too; a note or tab among
+        them keeps its own title."""
+        end = _matching(tokens, index, "dl_open", "dl_close")
+        group = object()
+        position = index + 1
+        while position < end:
+            opening = tokens[position]
+            if opening.type != "dt_open":
+                position += 1
+                continue
+            term = " ".join(self.inline(tokens[position + 1]).split())
+            position = _skip_to(tokens, position, "dt_close") + 1
+            own: list[str] = []
+            rest: list[Token] = []
+            last = opening  # the last line of the block: the term's, or its last opening paragraph's
+            while position < end and tokens[position].type == "dd_open":
+                definition_end = _matching(tokens, position, "dd_open", "dd_close")
+                cursor = position + 1
+                while cursor < definition_end:
+                    inner = tokens[cursor]
+                    if inner.type == "paragraph_open" and not rest:
+                        own.append(self.inline(tokens[cursor + 1]))
+                        last = inner
+                        cursor += 3
+                        continue
+                    rest.append(inner)
+                    cursor += 1
+                position = definition_end + 1
+            definition = " ".join(piece for piece in own if piece.strip())
+            # A term written with its colon ("**Code Blocks:**") reads on into its definition.
+            joined = f"{term} {definition}" if term.endswith(":") else f"{term} - {definition}"
+            text = joined if term and definition else term or definition
+            name = term.rstrip(":").strip()
+            first, final = self.source(opening), self.source(last)
+            source = (first[0], max(first[0], final[1])) if first and final else first
+            if text:
+                self.builder.block("list_item", text, label=name or self.context()[1], source=source, group=group)
+            if rest:
+                self.containers.append(("term", name or None))
+                self.walk(rest)
+                self.containers.pop()
+                group = object()  # terms after a nested block start a new run of lines
+        return end + 1
+
     def table(self, tokens: list[Token], index: int) -> int:
         end = _skip_to(tokens, index, "table_close")
         header: tuple[str, ...] = ()
@@ -748,6 +811,35 @@ class _Walker:
         if not text:
             text = " ".join(alt for pair in _IMAGE_ALT.findall(content) for alt in pair if alt.strip())
         self.builder.heading(level, text, source=self.source(token))
+
+
+def _glossary_as_definitions(body: str) -> str:
+    """A MyST glossary's body as a definition list, line for line: a term at the margin over its
+    indented definition reads as the term and `: definition`, the definition's further lines and
+    paragraphs (a nested note, code) indented as a definition's content is, so that they stay its
+    prose rather than an indented code block. Several terms over one definition share it, on one
+    line ("term, other term"), as a page's list of them reads."""
+    lines = body.split("\n")
+    terms: list[int] = []  # the term lines over the definition about to start
+    indent = 0  # the indentation of the definition being read
+    for number, line in enumerate(lines):
+        stripped = line.lstrip(" \t")
+        if not stripped:
+            continue
+        depth = len(line) - len(stripped)
+        if not depth:
+            # Only terms on consecutive lines share a definition; one left without is text.
+            terms = [*terms, number] if terms and terms[-1] == number - 1 else [number]
+        elif terms:
+            names = [lines[term].strip() for term in terms]
+            for earlier in terms[:-1]:
+                lines[earlier] = ""
+            lines[terms[-1]] = ", ".join(names)
+            lines[number] = f": {stripped}"
+            terms, indent = [], depth
+        elif indent:
+            lines[number] = f"  {stripped if line[:indent].strip() else line[indent:]}"
+    return "\n".join(lines)
 
 
 def _html_text(content: str) -> str:

@@ -15,7 +15,7 @@ from typing import Any, Literal
 # Bumped whenever a loader or the chunker changes the stored text or its blocks. It is part of
 # every document's content hash, so the next `ingest` re-reads documents stored by an older
 # text model instead of keeping text that no longer matches what the loaders produce.
-TEXT_MODEL_VERSION = 26
+TEXT_MODEL_VERSION = 27
 
 BlockKind = Literal["heading", "paragraph", "list_item", "code", "table_row", "note", "tab", "quote"]
 BLOCK_KINDS: tuple[str, ...] = ("heading", "paragraph", "list_item", "code", "table_row", "note", "tab", "quote")
@@ -37,7 +37,8 @@ class Block:
     `source_start` and `source_end` locate the block in the decoded source file (None where a format
     has no usable character offsets). `pages` lists every page a block touches when it crosses a page break.
     `flags` names why a block looks like text aimed at an AI rather than a reader (see
-    `documents.suspicious`); such blocks are kept out of answers.
+    `documents.suspicious`); such blocks are kept out of answers. `cut` marks a piece of a block too
+    long for one chunk (see `chunking`): a piece of code is no example to show.
     """
 
     kind: BlockKind
@@ -52,6 +53,7 @@ class Block:
     pages: tuple[int, ...] = ()
     flags: tuple[str, ...] = ()
     language: str | None = None
+    cut: bool = False
 
 
 @dataclass(frozen=True)
@@ -105,18 +107,22 @@ class ChunkBlock:
     label: str | None = None
     flags: tuple[str, ...] = ()
     language: str | None = None
+    cut: bool = False  # a piece of a block too long for one chunk (`Block.cut`)
 
     def to_json(self) -> list[Any]:
-        """Compact form stored beside the chunk: [kind, start, end, label, flags], and a code
-        block's language last when it has one."""
+        """Compact form stored beside the chunk: [kind, start, end, label, flags], then a code
+        block's language when it has one, and `true` after it (the language or null) for a piece."""
         stored = [self.kind, self.start, self.end, self.label, list(self.flags)]
+        if self.cut:
+            return [*stored, self.language, True]
         return [*stored, self.language] if self.language else stored
 
     @classmethod
     def from_json(cls, value: Any) -> ChunkBlock:
         """A block from its stored JSON form (an index written before languages were kept has none)."""
-        kind, start, end, label, flags, *language = value
-        return cls(str(kind), int(start), int(end), label, tuple(flags), language[0] if language else None)
+        kind, start, end, label, flags, *rest = value
+        return cls(str(kind), int(start), int(end), label, tuple(flags), rest[0] if rest else None,
+                   bool(rest[1]) if len(rest) > 1 else False)
 
 
 @dataclass(frozen=True)

@@ -24,10 +24,12 @@ from docutils.parsers.rst import Directive, Parser, directives, roles
 from docutils.parsers.rst.directives.misc import Class
 from docutils.parsers.rst.languages import en
 from docutils.parsers.rst.states import Inliner
+from docutils.transforms import Transform
 
 from citeline.documents.sphinx_markup import (
     ADMONITION_TITLES,
     CODE_DIRECTIVES,
+    DOCTEST_LANGUAGES,
     DROPPED_DIRECTIVES,
     TAB_DIRECTIVES,
     TITLED_CONTAINERS,
@@ -176,6 +178,10 @@ class _Code(_Base):
     def run(self) -> list[nodes.Node]:
         code = "\n".join(self.content)
         language = self.argument().split()[0] if self.argument() else ""
+        if self.name.lower() in DOCTEST_LANGUAGES:
+            if "hide" in self.options:  # run by sphinx.ext.doctest, not shown on the page
+                return []
+            language = DOCTEST_LANGUAGES[self.name.lower()]
         block = nodes.literal_block(code, code)
         block["language"] = language
         if caption := " ".join(str(self.options.get("caption") or "").split()):
@@ -362,6 +368,12 @@ def _role_text(name: str, text: str) -> nodes.Node:
     return nodes.literal(shown, shown) if is_code else nodes.Text(shown)
 
 
+# The role single backticks are read with: the conf.py that sets a project's is not read.
+_DEFAULT_ROLE = "obj"
+# A name as code is written: dotted, underscored, called, shortened (`~a.b`) or in camel case.
+_CODE_SHAPED = re.compile(r"[._()~]|[a-z][A-Z]")
+
+
 def _generic_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,
                   options: dict[str, Any] | None = None,
                   content: list[str] | None = None) -> tuple[list[nodes.Node], list[nodes.system_message]]:
@@ -369,10 +381,22 @@ def _generic_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,
 
 
 class _ForgivingInliner(Inliner):  # type: ignore[misc]
-    """Inline markup where a role docutils does not know reads as its text, not as an error."""
+    """Inline markup where a role docutils does not know reads as its text, not as an error, and
+    text in single backticks reads as a Sphinx cross-reference."""
 
     def interpreted(self, rawsource: str, text: str, role: str,
                     lineno: int) -> tuple[list[nodes.Node], list[nodes.system_message]]:
+        if not role:
+            # The default role: docutils' is a title reference, which shows `post_load
+            # <marshmallow.decorators.post_load>` whole. Sphinx projects mostly set one that links to
+            # code (`default_role = "py:obj"`, or "any"); without their conf.py, a reference with a
+            # target or a name shaped as code reads as that role shows it, in a code font, and other
+            # text (`CN`, a book's title) as the words it is, as Sphinx's own default shows it.
+            unescaped = utils.unescape(text)
+            shown, _ = role_text(_DEFAULT_ROLE, unescaped)
+            if unescaped.rstrip().endswith(">") or _CODE_SHAPED.search(unescaped):
+                return [nodes.literal(shown, shown)], []
+            return [nodes.Text(shown)], []
         role_fn, messages = roles.role(role, self.language, lineno, self.reporter)
         if role_fn is None:
             role_fn = _generic_role
@@ -385,6 +409,35 @@ class _ForgivingInliner(Inliner):  # type: ignore[misc]
 for _name, _value in vars(Inliner).items():
     if not _name.startswith("__") and isinstance(_value, str):
         setattr(_ForgivingInliner, _name, _value)
+
+
+class _UndefinedSubstitutions(Transform):  # type: ignore[misc]
+    """Marks the substitutions a file uses but does not define as read as nothing: Sphinx defines
+    `|version|` and `|release|` from conf.py, a project others in `rst_prolog`, and neither is
+    read, so the value a reader sees is unknown. docutils would leave the reference's name in the
+    text, glued to the word before it when written `v\\ |version|` ("Release vversion"). The mark
+    (an inline of class `citeline-undefined`) lets the loader drop it as it drops a footnote's."""
+
+    default_priority = 219  # just before docutils' own Substitutions transform replaces the rest
+
+    def apply(self) -> None:
+        document = self.document
+        for reference in list(document.findall(nodes.substitution_reference)):
+            name = reference["refname"]
+            if name in document.substitution_defs or name.lower() in document.substitution_names:
+                continue
+            # `|name|_` is a link around it, whose only text it is: a link with no words is gone too.
+            link = reference.parent
+            gone = link if isinstance(link, nodes.reference) and len(link.children) == 1 else reference
+            gone.replace_self(nodes.inline(classes=["citeline-undefined"]))
+
+
+class _Parser(Parser):  # type: ignore[misc]
+    """docutils' reStructuredText parser, with undefined substitutions marked as read as nothing."""
+
+    def get_transforms(self) -> list[type[Transform]]:
+        """docutils' transforms plus `_UndefinedSubstitutions`."""
+        return [*super().get_transforms(), _UndefinedSubstitutions]
 
 
 def _sphinx_flavoured(source: str) -> bool:
@@ -402,7 +455,7 @@ def parse(source: str) -> nodes.document:
     settings = dict(_SETTINGS, warning_stream=io.StringIO(), citeline_sphinx=_sphinx_flavoured(source))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        document = publish_doctree(source, parser=Parser(inliner=_ForgivingInliner()),
+        document = publish_doctree(source, parser=_Parser(inliner=_ForgivingInliner()),
                                    settings_overrides=settings)
     return document
 

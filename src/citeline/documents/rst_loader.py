@@ -24,7 +24,8 @@ from citeline.errors import NoTextOfItsOwn
 
 _LINE_BREAK = re.compile(r"\r\n|[\r\n\x0c\u2028\u2029]")
 _MARKUP_EDGES = re.compile(r"^[`*|_:]+|[`*|_:]+$")
-# Footnote and citation marks are not read (a reader's "[1]" would pass for an answer's citation).
+# Footnote and citation marks are not read (a reader's "[1]" would pass for an answer's citation),
+# nor a substitution the file does not define (its value is set where the file cannot show it).
 _DROPPED_MARK = "\x01"
 _BEFORE_DROPPED_MARK = re.compile(r"\s*\x01(?=[.,;:!?)])")
 _SILENT = (nodes.system_message, nodes.target, nodes.substitution_definition, nodes.pending, nodes.raw,
@@ -82,7 +83,8 @@ def inline_text(node: nodes.Node) -> str:
                 parts.append(text)
         elif isinstance(current, nodes.line):  # a line block's line ends where the page breaks it
             stack.extend([nodes.Text("\n"), *reversed(current.children)])
-        elif isinstance(current, (nodes.footnote_reference, nodes.citation_reference)):
+        elif isinstance(current, (nodes.footnote_reference, nodes.citation_reference)) or (
+                isinstance(current, nodes.inline) and "citeline-undefined" in current["classes"]):
             parts.append(_DROPPED_MARK)
         elif isinstance(current, nodes.literal):
             if parts and literal_at == len(parts) - 1:
@@ -100,7 +102,7 @@ def inline_text(node: nodes.Node) -> str:
                 stack.extend(reversed(current.children))
         elif isinstance(current, nodes.Element):
             stack.extend(reversed(current.children))
-    # A dropped footnote mark takes the space before it when punctuation follows ("a citation [X1]_.").
+    # A dropped mark takes the space before it when punctuation follows ("a citation [X1]_.").
     return _BEFORE_DROPPED_MARK.sub("", "".join(parts)).replace(_DROPPED_MARK, "").rstrip("\n")
 
 

@@ -16,12 +16,14 @@ CODE_ROLES = frozenset((
     "file", "samp", "command", "code", "kbd", "makevar", "mimetype", "regexp", "property",
     "setting", "confval", "cmdoption", "decorator", "exception", "function", "method", "attribute",
 ))
-# Roles that read as a prefix and their text: {pep}`8` is "PEP 8" on the page.
-_PREFIXED_ROLES = {"pep": "PEP", "rfc": "RFC"}
+# Roles that read as a prefix and their text: {pep}`8` is "PEP 8" on the page. An issue tracker's
+# (sphinx-issues, extlinks) shows "#277" or "issue 277"; the prefix keeps what the number is.
+_PREFIXED_ROLES = {"pep": "PEP", "rfc": "RFC", "issue": "issue", "pr": "PR"}
 _TITLE_AND_TARGET = re.compile(r"^(.*?)\s*<([^<>]*)>$", re.DOTALL)
 
 # Directives whose content is not in the file (it is pulled from code or other files), or is
-# not prose a reader sees (index entries, diagram sources, configuration of the build).
+# not prose a reader sees (index entries, diagram sources, configuration of the build, the setup
+# sphinx.ext.doctest runs around the examples but never shows).
 DROPPED_DIRECTIVES = frozenset((
     "toctree", "literalinclude", "automodule", "autoclass", "autofunction", "automethod",
     "autoattribute", "autodata", "autoexception", "autodecorator", "autoproperty", "autosummary",
@@ -30,7 +32,7 @@ DROPPED_DIRECTIVES = frozenset((
     "sectionauthor", "moduleauthor", "codeauthor", "graphviz", "graph", "digraph", "inheritance-diagram",
     "mermaid", "plantuml", "uml", "plot", "jinja", "tabularcolumns", "default-domain", "program",
     "only-latex", "todolist", "include-markdown", "mdinclude", "git_changelog", "changelog",
-    "video", "youtube", "raw-html", "meta", "deprecated-removed-list",
+    "video", "youtube", "raw-html", "meta", "deprecated-removed-list", "testsetup", "testcleanup",
 ))
 # (directive, the title a reader sees): version notes read "Changed in version 2.0".
 VERSION_TITLES = {
@@ -43,6 +45,9 @@ CODE_DIRECTIVES = frozenset((
     "code", "code-block", "sourcecode", "testcode", "testoutput", "doctest", "ipython", "jupyter-execute",
     "productionlist", "prompt", "console", "terminal",
 ))
+# sphinx.ext.doctest's shown directives, whose argument names a group of tests, not a language:
+# the language each is highlighted in.
+DOCTEST_LANGUAGES = {"doctest": "pycon", "testcode": "python", "testoutput": ""}
 TAB_DIRECTIVES = frozenset(("tab", "group-tab", "tab-item", "code-tab"))
 # Containers whose argument is a title for what they hold (collapsible blocks, cards).
 TITLED_CONTAINERS = frozenset(("dropdown", "card", "grid-item-card", "details", "collapse", "spoiler"))
@@ -52,10 +57,10 @@ def role_text(name: str, text: str) -> tuple[str, bool]:
     """What a reader sees of a role, and whether it is shown as code: `title <target>` shows the
     title, `~a.b.c` shows `c`, {pep}`8` shows "PEP 8"."""
     match = _TITLE_AND_TARGET.match(text)
-    if match and match.group(1).strip():
+    # Only a title before it makes `<...>` a target: `<name>` alone is a placeholder, shown whole.
+    titled = bool(match and match.group(1).strip())
+    if match and titled:
         text = match.group(1).strip()
-    elif match:
-        text = match.group(2).strip()
     text = text.lstrip("!")
     if text.startswith("~"):
         text = text[1:].rsplit(".", 1)[-1]
@@ -63,7 +68,8 @@ def role_text(name: str, text: str) -> tuple[str, bool]:
     if objtype in {"guilabel", "menuselection"}:
         text = text.replace("&", "").replace("-->", ">")
     if objtype in _PREFIXED_ROLES:
-        return f"{_PREFIXED_ROLES[objtype]} {text}", False
+        # A title replaces the whole of what is shown: {pep}`the style guide <8>` reads as its title.
+        return text if titled else f"{_PREFIXED_ROLES[objtype]} {text}", False
     return text, objtype in CODE_ROLES
 
 

@@ -32,8 +32,21 @@ class AnswerType(Enum):
     DATE = "date"
     PLACE = "place"
     PRECEDENCE = "precedence"  # of two settings or sources given together, which one is used
+    MAXIMUM = "maximum"  # the most something may be or take ("the largest value", "at most", "is there a limit")
+    MINIMUM = "minimum"  # the least something may be or take ("the minimum version", "at least")
     NONE = "none"
 
+
+# A word naming a bound, in lower case or opening the question ("Max line length?"), not in a name,
+# where it heads what is asked ("What is the maximum …", "which max size …"), not where it only
+# describes the thing another "what" asks about ("… the minimum time required by what?").
+_BOUND_WORD = (r"(?:\b(?:what|which)(?:'s|\s+is|\s+are|\s+was|\s+were)?\s+(?:the\s+|its\s+|their\s+)?(?:[\w-]+\s+)?"
+               r"(?<![\w`.-])(?-i:{0})|(?:^\s*|(?<=[.?!]\s)){0})(?![\w`-])")
+# A superlative of a value heading what is asked ("What is the largest value …", "the lowest supported
+# version"), not of a thing ("the largest city").
+_EXTREME_VALUE = (r"\b(?:what|which)(?:'s|\s+is|\s+are|\s+was|\s+were)?\s+(?:the\s+|its\s+|their\s+)?(?:[\w-]+\s+)?"
+                  r"(?:{0})\s+(?:possible\s+|allowed\s+|permitted\s+|supported\s+|accepted\s+)?(?:[\w-]+\s+)?"
+                  r"(?:value|number|size|length|amount|count|version)s?\b")
 
 _QUESTION_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     (AnswerType.DURATION, re.compile(
@@ -85,6 +98,21 @@ _QUESTION_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     (AnswerType.PRECEDENCE, re.compile(
         r"\bwhich\s+(?:one\s+|of\s+(?:them|the\s+two)\s+)?(?:wins|takes\s+precedence|has\s+priority|overrides|applies)\b"
         r"|\bwhich\s+(?:one|of\s+(?:them|the\s+two))\s+(?:does|will|is)\s+(?:\w+\s+)?(?:read|used?|pick|load|honou?r|respect)\b",
+        re.IGNORECASE)),
+    # A bound asked for is a number stated as one: "exceeding 100 characters" or "one or more clauses" holds
+    # a number and answers no "largest value …?". Not a name's part (`max_connections`, "--soft-error-limit",
+    # "the Last Glacial Maximum"), nor a superlative of a thing ("the largest city", "the longest river").
+    (AnswerType.MAXIMUM, re.compile(
+        rf"{_BOUND_WORD.format('maximum|max')}|\bat\s+most\b|\bthe\s+most\s+(?:it|they|you|i|one|we)\b"
+        rf"|{_EXTREME_VALUE.format('largest|biggest|highest|longest|greatest')}"
+        r"|\b(?:(?:is|are)\s+there|(?:has|have)(?:\s+(?:it|they))?)\s+(?:a|an|any)\s+(?:[\w-]+\s+){0,2}?"
+        r"(?:limit|maximum|max|cap|ceiling|upper\s+bound)s?\b"
+        r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+|its\s+|their\s+)?(?:[\w-]+\s+){0,3}?limits?"
+        r"(?=\s*[?,;]|\s*$|\s+(?:is|of|for|on|it|that)\b)",
+        re.IGNORECASE)),
+    (AnswerType.MINIMUM, re.compile(
+        rf"{_BOUND_WORD.format('minimum|min')}|\bat\s+least\b|\bthe\s+least\s+(?:it|they|you|i|one|we)\b"
+        rf"|{_EXTREME_VALUE.format('smallest|lowest|shortest|oldest|earliest')}",
         re.IGNORECASE)),
     (AnswerType.NAME, re.compile(
         r"\b(?:what|which)\s+(?:\w+\s+){0,2}(?:function|class|method|option|flag|variable|setting|argument|parameter|"
@@ -141,6 +169,29 @@ _DATE = re.compile(r"\b(?:AD|BC|BCE|CE)\s+\d{1,4}\b|\b\d{1,4}\s+(?:AD|BC|BCE|CE)
 _PRECEDENCE = re.compile(r"\b(?:precedence|priority|prioriti[sz]ed?|overrid(?:e|es|den|ing)|wins|win\s+over|"
                          r"first\s+match|takes?\s+effect|in\s+favou?r\s+of|supersedes?)\b", re.IGNORECASE)
 _PROPER = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]{2,}(?:\s+[A-Z][a-z]+)*")
+# A bound stated: a number with a word making it one ("limited to 5 MiB", "the maximum is 2000", "up to
+# 125", "3.9 or later", ">= 3.11"), or that there is none ("no limit", "unlimited", "any number of").
+_UNBOUNDED = (r"|\b(?:no|without\s+(?:a|any))\s+(?:[\w-]+\s+)?(?:limit|maximum|minimum|upper\s+bound|lower\s+bound)s?\b"
+              r"|\bunlimited\b|\bnot\s+limited\b|\barbitrar(?:y|ily)\b|\bany\s+number\s+of\b")
+
+
+def _bound(words: str) -> re.Pattern[str]:
+    """A number stated as a bound by one of `words`, before it or just after it, or no bound at all."""
+    return re.compile(rf"(?:{words}).{{0,80}}?(?:{_NUMBER.pattern})|(?:{_NUMBER.pattern}).{{0,40}}?(?:{words}){_UNBOUNDED}",
+                      re.IGNORECASE | re.DOTALL)
+
+
+_MAXIMUM = _bound(r"(?<![\w`-])(?:maxim(?:um|al|ally)|max)(?![\w`-])|\blimit(?:s|ed)?\b|\bat\s+most\b|\bup\s+to\b"
+                  r"|\bupper\s+bound\b|\bno\s+(?:more|larger|greater|longer|bigger)\s+than\b"
+                  r"|\b(?:cannot|can't|must\s+not|may\s+not|not)\s+exceed\b|\bceiling\b|\bcapped\b|\bcap\s+(?:of|at)\b"
+                  r"|\b(?:or|and)\s+(?:fewer|less|lower|below|earlier|older|smaller)\b|<=?|\u2264"
+                  # a setting named for the bound, given a value: `max_files=1000`, "maxsize: 128", "limit = 5"
+                  r"|\b(?:max(?:imum)?[_-]?\w*|\w+[_-]max(?:imum)?|\w*limit\w*)\s*[=:]")
+_MINIMUM = _bound(r"(?<![\w`-])(?:minim(?:um|al|ally)|min)(?![\w`-])|\blimit(?:s|ed)?\b|\bat\s+least\b|\blower\s+bound\b"
+                  r"|\bno\s+(?:less|fewer|smaller|shorter|lower)\s+than\b|\bonwards?\b"
+                  r"|\b(?:or|and)\s+(?:later|newer|higher|above|up|greater|more|larger)\b"
+                  r"|\brequires?\b|\d\s*\+|>=?|\u2265"
+                  r"|\b(?:min(?:imum)?(?:[_-]\w+)?|\w+[_-]min(?:imum)?|\w*limit\w*)\s*[=:]")
 _VALUE_BY_TYPE: dict[AnswerType, re.Pattern[str]] = {
     AnswerType.DURATION: _DURATION,
     AnswerType.MEASURE: _MEASURE,
@@ -151,6 +202,8 @@ _VALUE_BY_TYPE: dict[AnswerType, re.Pattern[str]] = {
     AnswerType.DATE: _DATE,
     AnswerType.PERSON: _PROPER,
     AnswerType.PRECEDENCE: _PRECEDENCE,
+    AnswerType.MAXIMUM: _MAXIMUM,
+    AnswerType.MINIMUM: _MINIMUM,
     # A place in prose is a proper name; in software documentation it is a path or a location in code.
     AnswerType.PLACE: re.compile(f"{_PROPER.pattern}|{_NAME.pattern}"),
 }
@@ -161,7 +214,9 @@ AnswerTypes = tuple[AnswerType, ...]
 # Kinds of value with a shape of their own, which a passage either states or does not: asked for
 # one, evidence holding none does not answer, however well it matches the question's words.
 VALUE_KINDS = frozenset((AnswerType.DURATION, AnswerType.MEASURE, AnswerType.NUMBER, AnswerType.COUNT,
-                         AnswerType.DATE))
+                         AnswerType.DATE, AnswerType.MAXIMUM, AnswerType.MINIMUM))
+# A bound asked is the kind a value must be given as: any number does not answer "the largest value".
+_BOUNDS = frozenset((AnswerType.MAXIMUM, AnswerType.MINIMUM))
 # "Which wheel version should I pick …?": a version may be a name ("editable", "latest", "lts").
 _VERSION_ASKED = re.compile(r"\b(?:what|which)\s+(?:[\w-]+\s+)?versions?\b", re.IGNORECASE)
 
@@ -179,13 +234,15 @@ _KIND_IN_WORDS: dict[AnswerType, str] = {
     AnswerType.DURATION: "a duration", AnswerType.MEASURE: "a measure", AnswerType.NUMBER: "a number", AnswerType.COUNT: "a number",
     AnswerType.NAME: "a name", AnswerType.DEFAULT: "a default", AnswerType.PERSON: "a person",
     AnswerType.DATE: "a date", AnswerType.PLACE: "a place", AnswerType.PRECEDENCE: "an order of precedence",
+    AnswerType.MAXIMUM: "a maximum", AnswerType.MINIMUM: "a minimum",
 }
 
 
 def kind_asked(answer_types: AnswerTypes) -> str:
     """The asked kind of value in words ("a number", "a duration or a measure" for "how long is
     …?"; the specific kinds over "a default"), for telling the asker what the documents lack."""
-    kinds = [_KIND_IN_WORDS[t] for t in answer_types if t is not AnswerType.DEFAULT and t in _KIND_IN_WORDS]
+    bounds = [t for t in answer_types if t in _BOUNDS]  # "a maximum" says what "a number" does not
+    kinds = [_KIND_IN_WORDS[t] for t in bounds or answer_types if t is not AnswerType.DEFAULT and t in _KIND_IN_WORDS]
     if not kinds:
         kinds = [_KIND_IN_WORDS[t] for t in answer_types if t in _KIND_IN_WORDS]
     return " or ".join(list(dict.fromkeys(kinds))[:2]) or "a value"
@@ -227,6 +284,10 @@ def expected_types(question: str) -> AnswerTypes:
         # "Which one is used by default?" asks what is used when nothing is chosen, not which of two
         # given together wins.
         kinds = [t for t in kinds if t is not AnswerType.PRECEDENCE]
+    if _HOW_TO.search(asked):
+        # "How can I make uv resolve the lowest compatible versions?" asks for something to do, which
+        # the bound describes: a bound is asked only by a question for a value.
+        kinds = [t for t in kinds if t not in _BOUNDS]
     return (*kinds, AnswerType.NAME) if adjusted else tuple(kinds)
 
 
@@ -235,6 +296,8 @@ def holds(answer_types: AnswerTypes, text: str) -> bool:
     # "Default" is the weakest kind: when a specific one is asked too ("the default timeout"),
     # the text must hold the specific value, not merely say "by default".
     specific: list[AnswerType] = [t for t in answer_types if t is not AnswerType.DEFAULT and t in _VALUE_BY_TYPE]
+    # Likewise a bound asked for ("the largest value", "at most") is a number stated as a bound.
+    specific = [t for t in specific if t in _BOUNDS] or specific
     wanted: list[AnswerType] = specific or [t for t in answer_types if t in _VALUE_BY_TYPE]
     if not wanted:
         return True

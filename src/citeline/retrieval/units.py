@@ -46,6 +46,7 @@ class Unit:
     # option's or a setting's body, a list item and what continues it, a section titled by the name);
     # never a note's or a tab's title.
     described: str | None = None
+    cut: bool = False  # a piece of a code block too long for one chunk: the rest is in another passage
 
     @property
     def words(self) -> str:
@@ -64,6 +65,11 @@ class Unit:
     def is_code(self) -> bool:
         """Whether the unit is a code block (shown whole, never as a sentence)."""
         return self.kind == "code"
+
+    @property
+    def is_example(self) -> bool:
+        """Whether the unit is a code block an answer can show: a whole one, not a piece torn from it."""
+        return self.is_code and not self.cut
 
 
 # A version note ("New in version 3.0.0: Replaces `contextfilter`.") speaks of the entry it sits under.
@@ -103,7 +109,7 @@ def passage_units(number: int, passage: Passage) -> list[Unit]:
         if block.kind == "code":
             if content_terms(body):
                 units.append(Unit(number, "code", body, block.start, block.end, index, block.label,
-                                  language=block.language))
+                                  language=block.language, cut=block.cut))
                 # A help listing's options are its items, each quotable on its own.
                 units.extend(Unit(number, "list_item", text[start:end], start, end, index, name, first_in_block=False,
                                   described=name) for name, start, end in listed_options(body, block.start))
@@ -349,4 +355,9 @@ _ITEM_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[`\"'(\[*_]*[A-Z0-9`])")
 
 def item_sentences(unit: Unit) -> list[str]:
     """The sentences of a list item or row (its text split at sentence ends)."""
-    return [piece for piece in _ITEM_SENTENCE.split(unit.text) if piece.strip()]
+    return text_sentences(unit.text)
+
+
+def text_sentences(text: str) -> list[str]:
+    """`text` split at sentence ends (as an item's sentences are)."""
+    return [piece for piece in _ITEM_SENTENCE.split(text) if piece.strip()]
