@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from citeline.answerers.layout import (
     completion,
+    fit_to_budget,
     introduced_items,
     is_description,
     lead_in,
@@ -210,3 +211,15 @@ def test_a_noun_phrase_ending_in_a_full_stop_is_a_description_and_a_statement_is
                  "The amount of time elapsed between sending the "
                  "request and calling `close()` on the corresponding response received for that request."):
         assert not is_description(text), text
+
+
+def test_rows_chosen_as_points_are_shown_under_the_sentence_introducing_their_table_in_its_order() -> None:
+    texts = [("sentence", "All the other output options are shortcuts for the more powerful `--print`."),
+             ("sentence", "It accepts a string of characters each of which represents a part of the exchange:"),
+             ("table_row", "`H`: request headers"), ("table_row", "`B`: request body"),
+             ("table_row", "`h`: response headers"), ("table_row", "`b`: response body"),
+             ("table_row", "`m`: response meta")]
+    units = [Unit(1, kind, text, 0, len(text), block) for block, (kind, text) in enumerate(texts)]
+    # Two rows scored as points before the sentence introducing the table: shown apart, the table
+    # read "B, b, m" under it and "H", "h" after it.
+    assert fit_to_budget(units, [0, 4, 2, 1], []) == ([0, 1], {0: [], 1: [2, 3, 4, 5, 6]})

@@ -397,6 +397,14 @@ def fit_to_budget(units: Sequence[Unit], picked: Sequence[int], part_picks: Sequ
             items[lead_sentence].append(index)
             words += size
             continue
+        # Items of this list already chosen as points of their own are shown under it with the rest,
+        # in the list's order: a table's rows are one list, not points around a list ("`H`: request
+        # headers" beside "It accepts a string of characters …:" and its other rows).
+        for item in listed:
+            if item in chosen[1:] and not items.get(item):
+                chosen.remove(item)
+                items.pop(item, None)
+                words -= len(unit_text(units[item]).split())
         under: list[int] = []
         for item in listed:
             item_size = len(unit_text(units[item]).split())

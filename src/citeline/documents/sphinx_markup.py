@@ -17,7 +17,7 @@ CODE_ROLES = frozenset((
     "setting", "confval", "cmdoption", "decorator", "exception", "function", "method", "attribute",
 ))
 # Roles that read as a prefix and their text: {pep}`8` is "PEP 8" on the page. An issue tracker's
-# (sphinx-issues, extlinks) shows "#277" or "issue 277"; the prefix keeps what the number is.
+# (sphinx-issues, extlinks) shows the number after "#" or "issue"; the prefix keeps what the number is.
 _PREFIXED_ROLES = {"pep": "PEP", "rfc": "RFC", "issue": "issue", "pr": "PR"}
 _TITLE_AND_TARGET = re.compile(r"^(.*?)\s*<([^<>]*)>$", re.DOTALL)
 
