@@ -37,16 +37,16 @@ class AnswerType(Enum):
     NONE = "none"
 
 
+# "What is the …", "which …": what follows heads what is asked (a word may come between: "the default").
+_WHAT_IS_THE = r"\b(?:what|which)(?:'s|\s+is|\s+are|\s+was|\s+were)?\s+(?:the\s+|its\s+|their\s+)?(?:[\w-]+\s+)?"
 # A word naming a bound, in lower case or opening the question ("Max line length?"), not in a name,
 # where it heads what is asked ("What is the maximum …", "which max size …"), not where it only
 # describes the thing another "what" asks about ("… the minimum time required by what?").
-_BOUND_WORD = (r"(?:\b(?:what|which)(?:'s|\s+is|\s+are|\s+was|\s+were)?\s+(?:the\s+|its\s+|their\s+)?(?:[\w-]+\s+)?"
-               r"(?<![\w`.-])(?-i:{0})|(?:^\s*|(?<=[.?!]\s)){0})(?![\w`-])")
+_BOUND_WORD = rf"(?:{_WHAT_IS_THE}(?<![\w`.-])(?-i:{{0}})|(?:^\s*|(?<=[.?!]\s)){{0}})(?![\w`-])"
 # A superlative of a value heading what is asked ("What is the largest value …", "the lowest supported
 # version"), not of a thing ("the largest city").
-_EXTREME_VALUE = (r"\b(?:what|which)(?:'s|\s+is|\s+are|\s+was|\s+were)?\s+(?:the\s+|its\s+|their\s+)?(?:[\w-]+\s+)?"
-                  r"(?:{0})\s+(?:possible\s+|allowed\s+|permitted\s+|supported\s+|accepted\s+)?(?:[\w-]+\s+)?"
-                  r"(?:value|number|size|length|amount|count|version)s?\b")
+_EXTREME_VALUE = (rf"{_WHAT_IS_THE}(?:{{0}})\s+(?:possible\s+|allowed\s+|permitted\s+|supported\s+|accepted\s+)?"
+                  r"(?:[\w-]+\s+)?(?:value|number|size|length|amount|count|version)s?\b")
 
 _QUESTION_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     (AnswerType.DURATION, re.compile(
