@@ -2021,3 +2021,23 @@ def test_a_code_example_cut_across_passages_is_never_shown_in_pieces(cut: Citeli
     assert "JSON" in first_sentence(result.answer)
     # Each passage holds a piece of the example: shown, it would open or end mid-call.
     assert "```" not in result.answer and "option_" not in result.answer
+
+
+BOUND_DOCS = {"lines.md": (
+    "# Line length\n\n"
+    "The formatter wraps lines at 88 characters by default; pass `--line-length` to change it.\n\n"
+    "You can also increase it, but people find it harder to read lines exceeding 100 characters.\n")}
+
+
+@pytest.fixture(scope="module")
+def bounded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
+    yield from _corpus(tmp_path_factory, "bounded", BOUND_DOCS)
+
+
+def test_a_bound_asked_for_is_not_answered_by_any_number(bounded: Citeline) -> None:
+    # "exceeding 100 characters" holds a number, but no largest value `--line-length` takes.
+    result = bounded.ask("What is the largest value I can pass to --line-length?")
+    assert result.exit_reason == ExitReason.INSUFFICIENT_CONTEXT
+    assert "no passage gives a maximum" in result.answer
+    # The default, a number stated as what it is, still answers its own question.
+    assert "88" in first_sentence(bounded.ask("How many characters does the formatter wrap lines at by default?").answer)
