@@ -722,11 +722,11 @@ def test_a_myst_glossary_entry_is_its_term_and_its_definitions_prose(tmp_path: P
         # Several terms over one definition share it.
         ("Context, Event Context", "Context, Event Context - A dictionary belonging to a bound logger. It is the "
          "base for the bound logger's event dictionary.")]
-    note = find(doc, "bound-loggers")
+    note = find(doc, "bound loggers")
     assert (note.kind, note.label) == ("note", "See also")
     assert not [block for block in doc.blocks if block.kind == "code"]
     assert "~" not in doc.text and "{" not in doc.text and markup_found(doc.text) == []
-    assert_blocks_start_on(doc, page, {"Bound Logger": "Bound Logger", "bound-loggers": "    {doc}`bound-loggers`",
+    assert_blocks_start_on(doc, page, {"Bound Logger": "Bound Logger", "bound loggers": "    {doc}`bound-loggers`",
                                        "Context": "Event Context"})
 
 

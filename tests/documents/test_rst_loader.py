@@ -585,3 +585,12 @@ def test_hidden_doctest_setup_is_not_read_and_shown_doctests_are_code(tmp_path: 
 def test_an_issue_reads_as_an_issue_number_and_a_titled_one_as_its_title(tmp_path: Path) -> None:
     doc = load(tmp_path, "See :issue:`277` and :pr:`12` for the rationale, or :issue:`the bug <278>`.\n")
     assert doc.text == "See issue 277 and PR 12 for the rationale, or the bug."
+
+
+def test_a_reference_without_a_title_reads_as_the_words_of_its_target(tmp_path: Path) -> None:
+    # Sphinx shows the title of the page or section referred to, which lives in another file; the
+    # name it points by, read as words, is the nearest ("standard-library" was quoted as a slug).
+    source = """See :doc:`guide/standard-library`, :ref:`config_paths` and :doc:`the guide <guide/intro>`.
+"""
+    doc = load(tmp_path, source)
+    assert [text for _, text, _ in _blocks(doc)] == ["See standard library, config paths and the guide."]

@@ -20,6 +20,10 @@ CODE_ROLES = frozenset((
 # (sphinx-issues, extlinks) shows the number after "#" or "issue"; the prefix keeps what the number is.
 _PREFIXED_ROLES = {"pep": "PEP", "rfc": "RFC", "issue": "issue", "pr": "PR"}
 _TITLE_AND_TARGET = re.compile(r"^(.*?)\s*<([^<>]*)>$", re.DOTALL)
+# A reference to a page or a section without a title of its own shows the title of what it points
+# at, which lives in another file; the name it points by ("guide/standard-library", "cmd_run")
+# read as words is the nearest a single file gives.
+_SHOWN_BY_TARGET_TITLE = frozenset(("doc", "ref", "numref"))
 
 # Directives whose content is not in the file (it is pulled from code or other files), or is
 # not prose a reader sees (index entries, diagram sources, configuration of the build, the setup
@@ -67,6 +71,8 @@ def role_text(name: str, text: str) -> tuple[str, bool]:
     objtype = name.lower().rsplit(":", 1)[-1]
     if objtype in {"guilabel", "menuselection"}:
         text = text.replace("&", "").replace("-->", ">")
+    if objtype in _SHOWN_BY_TARGET_TITLE and not titled:
+        return " ".join(re.split(r"[-_\s]+", text.rstrip("/").rsplit("/", 1)[-1])).strip(), False
     if objtype in _PREFIXED_ROLES:
         # A title replaces the whole of what is shown: {pep}`the style guide <8>` reads as its title.
         return text if titled else f"{_PREFIXED_ROLES[objtype]} {text}", False
