@@ -1,7 +1,10 @@
+from dataclasses import replace
+
 from citeline.agent.exits import ExitReason
 from citeline.agent.grounding import build_citations, split_sentences, validate
 from citeline.agent.planning import Constraints
 from citeline.agent.result import AgentResult, Timings
+from citeline.documents.models import ChunkBlock
 from citeline.index.store import Passage
 
 
@@ -33,6 +36,25 @@ def test_each_claim_gets_its_own_quote_and_a_source_is_listed_once() -> None:
                          model="extractive")
     (first, quotes), = result.sources()
     assert first is citations[0] and quotes == [c.quote for c in citations]
+
+
+def test_a_marker_closing_several_sentences_is_quoted_for_all_of_them() -> None:
+    # Two items of one option list end on sentences that differ only in case: the quote of the
+    # item shown whole is that item, not its neighbour whose last sentence reads the same.
+    items = ["`-W`, `--ignore-all-space` - Ignore white space. Note that this option is `-w` in `diff`, `-W` in "
+             "`sdiff`.", "`-w N`, `--width=N` - Output at most N columns. Note that this option is `-W` in `diff`, "
+             "`-w` in `sdiff`."]
+    text = "\n".join(items)
+    passage = replace(_passage(1, text), blocks=(ChunkBlock("list_item", 0, len(items[0])),
+                                                 ChunkBlock("list_item", len(items[0]) + 1, len(text))))
+    answer = ("`-w N`, `--width=N` - Output at most N columns. Note that this option is `-W` in `diff`, `-w` in "
+              "`sdiff`. [1]\n\n- Nothing else is cited here.")
+    citation, = build_citations(answer, [passage])
+    assert citation.quote.startswith("`-w N`, `--width=N` - Output at most N columns.")
+    assert citation.response_fragment.startswith("`-w N`, `--width=N`")
+    # A sentence on a line of its own before the marker's line is a claim of its own, not this one's.
+    separate = "Output at most N columns.\n\n- Note that this option is `-W` in `diff`, `-w` in `sdiff`. [1]"
+    assert build_citations(separate, [passage])[0].response_fragment.startswith("- Note that")
 
 
 def test_a_code_block_is_cited_but_not_repeated_as_a_quote() -> None:

@@ -278,7 +278,8 @@ def best_quote(fragment: str, passage: Passage) -> tuple[str, float]:
 
 def build_citations(answer: str, evidence: Sequence[Passage]) -> list[Citation]:
     """One Citation per claim and passage it cites, in order of appearance: each sentence (or code
-    block) carrying `[n]` gets its own quote from passage n, so three points citing [1] show the
+    block) carrying `[n]`, with the sentences of its line before it that carry none, gets its own
+    quote from passage n, so three points citing [1] show the
     three sentences that support them (an `[n]` repeated within one claim counts once). A bracketed
     number inside code (`argv[1]`) is code, not a reference."""
     citations: list[Citation] = []
@@ -290,11 +291,24 @@ def build_citations(answer: str, evidence: Sequence[Passage]) -> list[Citation]:
             claims.append((block.group("body").strip(), block.start(),
                            [(int(block.group("ref")), block.start("ref") - 1)]))
         masked = masked[: block.start()] + re.sub(r"[^\n]", " ", block.group(0)) + masked[block.end() :]
-    for text, start, _ in split_sentences(masked):
+    # A marker closing several sentences of one line vouches for all of them (a quoted list item:
+    # "`-w N` - Output at most N columns. Note that this option is `-W` in `diff`. [2]"): the claim
+    # is the line's text since the last marker, not its last sentence alone, whose words may be
+    # another item's as well.
+    uncited: list[str] = []
+    line_end = 0
+    for text, start, end in split_sentences(masked):
+        if "\n" in masked[line_end:start]:
+            uncited = []
+        line_end = end
         prose = _blank_inline_code(text)
         refs = [(int(m.group(1)), start + m.start() + (1 if m.group(0).startswith(" ") else 0)) for m in CITE.finditer(prose)]
-        fragment = _outside_code(text, lambda words: CITE.sub("", words)).strip()
-        claims.append((fragment, start, refs))
+        said = _outside_code(text, lambda words: CITE.sub("", words)).strip()
+        if not refs:
+            uncited.append(said)
+            continue
+        claims.append((" ".join([*uncited, said]), start, refs))
+        uncited = []
     claims.sort(key=lambda claim: claim[1])
     for fragment, _, refs in claims:
         seen: set[int] = set()

@@ -25,7 +25,8 @@ class Citation(BaseModel):
     page: int | None = None
     section: str | None = None
     quote: str = Field(description="Verbatim text of the cited chunk that supports the fragment.")
-    response_fragment: str = Field(description="The sentence of the answer that carries this citation.")
+    response_fragment: str = Field(description="The claim of the answer this citation supports: the sentence "
+                                   "carrying it, with the uncited sentences of its line before it.")
     position_in_response: int = Field(description="Character offset of the `[n]` marker in the answer.")
     score: float = Field(description="Retrieval score of the passage (0-1).")
     confidence: float = Field(description="How well the passage supports the fragment (0-1).")

@@ -180,8 +180,10 @@ _RULE_SOURCES: tuple[tuple[str, tuple[str, int]], ...] = (
         rf"|\b(?:include|append|add|insert|put|print|say|write|mention)\b[^.!?;|\n]{{0,60}}\bthe\s+(?:output|text|answer"
         rf"|reply|response)\s+you\s+(?:give|show)\b"
         # "Begin your reply with", "sign your answer with", "close every answer with".
-        rf"|\b(?:begin|start|end|close|finish|sign|prefix|conclude)\s+(?:your|their|the|every|each|all|any)\s+"
-        rf"(?:{_ANSWER}|responses?|messages?)\s+with\b"
+        # "The message" is often the document's own subject (a commit's, a translation catalogue's:
+        # "end the message with a marker"); a message is the reader's output only when it is theirs.
+        rf"|\b(?:begin|start|end|close|finish|sign|prefix|conclude)\s+(?:(?:your|their|the|every|each|all|any)\s+"
+        rf"(?:{_ANSWER}|responses?)|(?:your|their|every|each|all|any)\s+messages?)\s+with\b"
         # Not imperative: "Answers ... customarily close with the tag X".
         rf"|\b{_ANSWER}\b[^.!?\n]{{0,60}}\b(?:customarily|always|traditionally|conventionally|must|should|will)\s+"
         rf"(?:close|end|begin|start|conclude|carry|include)s?\s+(?:with\b|the\s+(?:tag|code|token|phrase|words?))"
