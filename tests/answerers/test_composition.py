@@ -2041,3 +2041,36 @@ def test_a_bound_asked_for_is_not_answered_by_any_number(bounded: Citeline) -> N
     assert "no passage gives a maximum" in result.answer
     # The default, a number stated as what it is, still answers its own question.
     assert "88" in first_sentence(bounded.ask("How many characters does the formatter wrap lines at by default?").answer)
+
+
+BUILD_OPTIONS = {"build.rst": """Building
+========
+
+The builder reads every source file and writes the output.
+
+.. option:: -j N, --jobs N
+
+   Distribute the build over *N* processes in parallel, to make building on
+   multiprocessor machines more effective. Defaults to 1.
+
+.. option:: -c path, --conf-dir path
+
+   Read the configuration from the given directory instead of the source directory.
+
+.. option:: -q, --quiet
+
+   Do not output anything on standard output, only write warnings and errors to standard error.
+"""}
+
+
+@pytest.fixture(scope="module")
+def build_options(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citeline]:
+    yield from _corpus(tmp_path_factory, "options", BUILD_OPTIONS)
+
+
+def test_an_options_description_is_quoted_under_the_option(build_options: Citeline) -> None:
+    # "Distribute the build over N processes" says what to do; only the option's name says how to
+    # ask for it.
+    result = build_options.ask("How do I run a build in parallel?")
+    assert result.exit_reason == ExitReason.COMPLETED
+    assert first_sentence(result.answer).startswith("-j N, --jobs N - Distribute the build over N processes")

@@ -350,6 +350,142 @@ def test_texinfo_indexes_and_navigation_without_link_types_are_not_the_document(
     assert "[Next steps]" in doc.text and "\n1" in doc.text
 
 
+# A chapter's page as makeinfo 6.8 writes it: the chapter's text, then its menu of the sections below
+# it (makeinfo 7 classes the list `mini-toc`), each section under its navigation bar.
+MAKEINFO_CHAPTER = """<html><head><title>Adjusting Output (Comparing and Merging Files)</title>
+<meta name="Generator" content="makeinfo"></head><body lang="en">
+<div class="chapter" id="Adjusting-Output"><div class="header"><p>
+Next: <a href="diff-Performance.html" accesskey="n" rel="next">Performance</a>, Up: <a href="index.html" accesskey="u"
+rel="up">Comparing and Merging Files</a> &nbsp; [<a href="index.html#SEC_Contents" rel="contents">Contents</a>]</p></div>
+<span id="Making-diff-Output-Prettier"></span><h2 class="chapter">5 Making <code>diff</code> Output Prettier</h2>
+<p><code>diff</code> provides several ways to adjust the appearance of its output.</p>
+<ul class="section-toc">
+<li><a href="#Tabs" accesskey="1">Preserving Tab Stop Alignment</a></li>
+<li><a href="#Pagination" accesskey="2">Paginating <code>diff</code> Output</a></li>
+</ul>
+<hr>
+<div class="section" id="Tabs"><div class="header"><p>
+Next: <a href="#Pagination" accesskey="n" rel="next">Paginating <code>diff</code> Output</a>, Up: <a
+href="#Adjusting-Output" accesskey="u" rel="up">Making <code>diff</code> Output Prettier</a></p></div>
+<h3 class="section">5.1 Preserving Tab Stop Alignment</h3>
+<p>Select this method with the <samp>-T</samp> option.</p>
+<ul class="mini-toc">
+<li><a href="#Tab-Size" accesskey="1">Tab stop size</a></li>
+</ul>
+</div></div>
+</body></html>"""
+
+
+def test_a_texinfo_menu_of_subsections_is_not_the_document(tmp_path: Path) -> None:
+    # The menu's titles stood as the chapter's passage's last lines, titles the sections below repeat.
+    doc = load(tmp_path, MAKEINFO_CHAPTER)
+    assert doc.text == (
+        "5 Making `diff` Output Prettier\n\n`diff` provides several ways to adjust the appearance of its output."
+        "\n\n5.1 Preserving Tab Stop Alignment\n\nSelect this method with the `-T` option.")
+
+
+# The Top node's page of a manual made by makeinfo 6.8: the Top node's title and text, then the table
+# of contents and the short one, each in an element of its own under its heading.
+MAKEINFO_TOP = """<html><head><title>Top (Comparing and Merging Files)</title>
+<meta name="Generator" content="makeinfo"></head><body lang="en">
+<div class="top" id="Top"><div class="header"><p>
+Next: <a href="Overview.html" accesskey="n" rel="next">Overview</a> &nbsp; [<a href="#SEC_Contents"
+title="Table of contents" rel="contents">Contents</a>][<a href="Index.html" title="Index" rel="index">Index</a>]</p></div>
+<span id="Comparing-and-Merging-Files"></span><h1 class="top">Comparing and Merging Files</h1>
+<p>This manual is for GNU Diffutils (version 3.8, 2 January 2021).</p>
+<div class="Contents_element" id="SEC_Contents">
+<h2 class="contents-heading">Table of Contents</h2>
+<div class="contents">
+<ul class="no-bullet">
+  <li><a id="toc-Overview-1" href="Overview.html">Overview</a></li>
+  <li><a id="toc-What-Comparison-Means" href="Comparison.html#Comparison">1 What Comparison Means</a>
+  <ul class="no-bullet">
+    <li><a id="toc-Hunks-1" href="Comparison.html#Hunks">1.1 Hunks</a></li>
+  </ul></li>
+  <li><a id="toc-Index-1" href="Index.html" rel="index">Appendix C Index</a></li>
+</ul></div></div>
+<div class="Overview_element" id="SEC_Overview">
+<h2 class="shortcontents-heading">Short Table of Contents</h2>
+<div class="shortcontents"><ul class="no-bullet">
+<li><a id="stoc-Overview-1" href="#toc-Overview-1">Overview</a></li>
+<li><a id="stoc-Index-1" href="#toc-Index-1" rel="index">Appendix C Index</a></li>
+</ul></div></div>
+</div>
+</body></html>"""
+# ... and as texi2any 7 lays out a manual's contents, on a page of a single-page manual.
+TEXI2ANY_CONTENTS = """<html><head><title>R Data Import/Export</title><meta name="Generator" content="texi2any">
+</head><body lang="en">
+<div class="top-level-extent" id="Top"><h1 class="top" id="R-Data">R Data Import/Export</h1>
+<p>This is a guide to importing and exporting data to and from R.</p>
+<div class="region-contents" id="SEC_Contents">
+<h2 class="contents-heading">Table of Contents</h2>
+<div class="contents">
+<ul class="toc-numbered-mark">
+  <li><a id="toc-Imports" href="#Imports">1 Imports</a></li>
+</ul></div></div>
+<div class="chapter-level-extent" id="Imports"><h2 class="chapter" id="Imports-1">1 Imports</h2>
+<p>The easiest form of data to import into R is a simple text file.<a class="footnote" id="DOCF1"
+href="#FOOT1"><sup>1</sup></a></p></div>
+<div class="unnumbered-level-extent" id="Function-index"><h2 class="unnumbered">Function index</h2>
+<div class="printindex fn-printindex">
+<table class="fn-entries-printindex" border="0">
+<tr><td></td><td class="printindex-index-entry"><a href="#index-read_002etable"><code>read.table</code></a></td>
+<td class="printindex-index-section"><a href="#Imports">Imports</a></td></tr>
+</table></div></div>
+<div class="unnumbered-level-extent" id="Concept-index"><h2 class="unnumbered" id="Concept-index-1">Concept index</h2>
+<div class="printindex cp-printindex">
+<table class="cp-entries-printindex" border="0">
+<tr><td></td><td class="printindex-index-entry"><a href="#index-text-files">text files</a></td>
+<td class="printindex-index-section"><a href="#Imports">Imports</a></td></tr>
+</table></div></div>
+</div>
+<div class="footnotes-segment"><hr><h4 class="footnotes-heading">Footnotes</h4>
+<h5 class="footnote-body-heading"><a id="FOOT1" href="#DOCF1">(1)</a></h5><p>Or a CSV file.</p></div>
+</body></html>"""
+# The page of a manual's printed index: its title and the index.
+MAKEINFO_INDEX = """<html><head><title>Index (Comparing and Merging Files)</title>
+<meta name="Generator" content="makeinfo"></head><body lang="en">
+<div class="appendix" id="Index"><div class="header"><p>
+Previous: <a href="Translations.html" accesskey="p" rel="prev">Translations</a>, Up: <a href="index.html" accesskey="u"
+rel="up">Comparing and Merging Files</a></p></div>
+<span id="Index-1"></span><h2 class="appendix">Appendix C Index</h2>
+<table><tr><th valign="top">Jump to: &nbsp; </th><td><a class="summary-letter" href="#Index_cp_letter-A"><b>A</b></a>
+</td></tr></table>
+<table class="index-cp" border="0"><tr><td></td><th align="left">Index Entry</th><th align="left"> Section</th></tr>
+<tr><td></td><td valign="top"><a href="Comparison.html#index-aligning">aligning tab stops</a></td>
+<td valign="top"><a href="Adjusting-Output.html#Tabs">Tabs</a></td></tr>
+</table></div>
+</body></html>"""
+
+
+def test_a_texinfo_manuals_contents_and_index_titles_are_not_the_document(tmp_path: Path) -> None:
+    # The tables of contents were stored as passages of section numbers and titles, and an index's title,
+    # its entries dropped, as a bare title line (a page of its own when the index has one).
+    top = load(tmp_path, MAKEINFO_TOP)
+    assert top.text == "Comparing and Merging Files\n\nThis manual is for GNU Diffutils (version 3.8, 2 January 2021)."
+    assert [s.heading for s in top.sections] == ["Comparing and Merging Files"]
+    single = load(tmp_path, TEXI2ANY_CONTENTS)
+    assert single.text == (
+        "R Data Import/Export\n\nThis is a guide to importing and exporting data to and from R.\n\n1 Imports\n\n"
+        "The easiest form of data to import into R is a simple text file.\n\nFootnotes\n\n(1)\n\nOr a CSV file.")
+    with pytest.raises(NoTextOfItsOwn, match="shows only page furniture"):
+        load(tmp_path, MAKEINFO_INDEX)
+
+
+def test_code_between_single_quotes_reads_as_the_code_alone(tmp_path: Path) -> None:
+    # Texinfo sets `@samp{x}` as "‘<samp>x</samp>’": the code span marks the literal already.
+    doc = load(tmp_path, """<html><body>
+<p>Answer &lsquo;<samp>n</samp>&rsquo; to skip it, or &lsquo;<samp>--tabsize=<var>columns</var></samp>&rsquo;.</p>
+<p>Files ending in &lsquo;<samp>.o</samp>&rsquo;, &lsquo;<code>.a</code>&rsquo; or &lsquo;<samp>,v</samp>&rsquo;).</p>
+<p>Not &lsquo;<code>a</code> or <code>b</code>&rsquo;, nor &lsquo;the <code>c</code>&rsquo;, nor the
+&lsquo;<code>d</code>&rsquo;s.</p>
+<pre>echo &lsquo;<code>e</code>&rsquo;</pre>
+</body></html>""")
+    assert doc.text == (
+        "Answer `n` to skip it, or `--tabsize=columns`.\n\nFiles ending in `.o`, `.a` or `,v`).\n\n"
+        "Not ‘`a` or `b`’, nor ‘the `c`’, nor the ‘`d`’s.\n\necho ‘e’")
+
+
 def test_a_frameset_page_has_no_text_of_its_own(tmp_path: Path) -> None:
     frameset = ('<html><head><title>API</title></head><frameset cols="20%,80%">'
                 '<frame src="allclasses-frame.html" name="packageFrame"><frame src="overview-summary.html">'
@@ -879,6 +1015,18 @@ def test_docbook_navigation_and_contents_are_dropped_and_a_segmented_list_reads_
         "prompts are shown at the bottom of the screen."]
     assert doc.text.index("change how aptitude behaves") < doc.text.index("CmdLine::Verbose")
     assert doc.text.index("Minibuf-Prompts") < doc.text.index("Options are read at start-up.")
+
+
+def test_a_docbook_figures_long_description_link_is_not_read(tmp_path: Path) -> None:
+    # DocBook links each screenshot to a page describing it, by a "[D]" beside it: stored as a line "[D]".
+    doc = load(tmp_path, """<html><head><meta name="generator" content="DocBook XSL Stylesheets Vsnapshot" />
+</head><body><div class="section"><div class="titlepage"><h3 class="title">aptitude basics</h3></div>
+<p>The main screen should appear:</p><div class="screenshot"><div class="mediaobject">
+<table border="0" summary="manufactured viewport for HTML img"><tr><td><img src="images/start.png"
+alt="[main screen, package view]" /></td></tr></table><div class="longdesc-link" align="right"><br clear="all" />
+<span class="longdesc-link">[<a href="ld-idm272.html" target="longdesc">D</a>]</span></div></div></div>
+<p>The main screen is divided into several regions.</p></div></body></html>""")
+    assert doc.text == "aptitude basics\n\nThe main screen should appear:\n\nThe main screen is divided into several regions."
 
 
 def test_xhtml_reads_as_html_without_a_warning(tmp_path: Path) -> None:

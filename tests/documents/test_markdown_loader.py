@@ -250,6 +250,18 @@ def test_an_undefined_reference_link_reads_as_its_text_as_on_the_built_site() ->
             assert "markdown link" not in markup_found(text_of(doc, block)), text_of(doc, block)
 
 
+def test_a_link_that_is_only_an_icon_reads_as_nothing_and_its_paragraph_goes() -> None:
+    # MkDocs pages open with a link to their source, an icon whose reference is defined in a file the
+    # page includes; the same icon as a collapsed or shortcut reference, or an image, shows no text either.
+    page = ("[:octicons-file-code-24:][_tabbed]{: .source-link }\n\n# Tabbed\n\n"
+            "Source [:material-github:][] or [:material-github:], [![build](ci.svg)][ci] passing.\n\n"
+            "Call it with [optional] arguments; an empty list [] is falsy.\n\n- [ ] a task\n")
+    loaded = MarkdownLoader().load(Path("tabbed.md"), page.encode())
+    assert [(block.kind, text_of(loaded, block)) for block in loaded.blocks] == [
+        ("heading", "Tabbed"), ("paragraph", "Source or , passing."),
+        ("paragraph", "Call it with [optional] arguments; an empty list [] is falsy."), ("list_item", "a task")]
+
+
 def test_content_tabs_become_blocks_labelled_with_the_tab_title(doc: LoadedDocument) -> None:
     curl = find(doc, "Use `curl`")
     assert (curl.kind, curl.label) == ("tab", "macOS and Linux")
@@ -413,6 +425,15 @@ def test_an_emoji_shortcode_reads_as_the_emoji_it_draws() -> None:
     assert "\u2705" in loaded.text and "\u274c" in loaded.text
     assert ":white_check_mark:" not in loaded.text and ":x:" not in loaded.text
     assert "Ratio a:b: is kept." in loaded.text
+
+
+def test_a_parenthesis_left_holding_only_images_goes() -> None:
+    img = '<img alt=":smile:" class="twemoji" src="https://example.org/1f604.png" title=":smile:" />'
+    page = (f"[Twemoji](https://example.org) ({img} {img}):\nan emoji set (like `:octocat:` {img}).\n\n"
+            "Call `f()` or f() with ( ) and (![logo](logo.png) the logo).\n")
+    loaded = MarkdownLoader().load(Path("emoji.md"), page.encode())
+    assert [text_of(loaded, block) for block in loaded.blocks] == [
+        "Twemoji: an emoji set (like `:octocat:`).", "Call `f()` or f() with ( ) and (the logo)."]
 
 
 def test_a_wiki_footnote_mark_goes_an_index_or_link_stays() -> None:
@@ -593,6 +614,12 @@ def test_myst_roles_read_as_their_text(myst: LoadedDocument) -> None:
     body = text_of(myst, find(myst, "Validators run on"))
     assert body == ("Validators run on `attrs.define` classes, on `evolve` too; see the examples, dunder methods "
                     "and PEP 526.")
+
+
+def test_myst_roles_hide_the_marks_before_a_name_in_code_but_not_a_files_name() -> None:
+    page = "Call {meth}`.Sphinx.add_css_file`, {attr}`~.Builder.name` or {meth}`!add_js_file`; edit {file}`~/.bashrc`.\n"
+    doc = MarkdownLoader().load(Path("page.md"), page.encode())
+    assert doc.text == "Call `Sphinx.add_css_file`, `name` or `add_js_file`; edit `~/.bashrc`."
 
 
 def test_myst_admonitions_become_their_blocks_labelled_with_their_title(myst: LoadedDocument) -> None:
@@ -806,6 +833,28 @@ def test_pymdown_blocks_read_as_the_notes_tabs_and_text_they_show() -> None:
         ("paragraph", "Some content, set `True`.", None)]
 
 
+def test_the_rendered_preview_under_an_example_is_not_stored_but_the_output_it_shows_is() -> None:
+    # Extension documentation shows each example rendered under it; only the extension renders its
+    # markup. Code written directly in a preview is an output the example does not show; code in a
+    # tab the preview shows goes with the tab.
+    page = ('# Keys\n\n```text title="Keys"\n++ctrl+alt+delete++\n```\n\n'
+            "/// html | div.result\n++ctrl+alt+delete++\n///\n\n"
+            '```text title="Tabs"\n=== "Tab B"\n    ```\n    More content.\n    ```\n```\n\n'
+            '//// html | div.result\n/// note | Nested\n==mark me==\n///\n\n=== "Tab B"\n    ```\n    More content.\n    ```\n////\n\n'
+            '```shell\npython -m markdown in.md > out.html\n```\n\n'
+            "/// html | div.result\n```html\n<p>Some <strong>Markdown</strong> text.</p>\n```\n///\n\n"
+            '``` markdown\n!!! note\n\n    Lorem ipsum.\n```\n\n<div class="result" markdown>\n\n!!! note\n\n'
+            "    Lorem ipsum.\n\n</div>\n\n/// html | div.box\nA styled box.\n///\n")
+    loaded = MarkdownLoader().load(Path("keys.md"), page.encode())
+    assert [(block.kind, block.label, text_of(loaded, block)) for block in loaded.blocks] == [
+        ("heading", None, "Keys"), ("code", "Keys", "++ctrl+alt+delete++"),
+        ("code", "Tabs", '=== "Tab B"\n    ```\n    More content.\n    ```'),
+        ("code", "shell", "python -m markdown in.md > out.html"),
+        ("code", "html", "<p>Some <strong>Markdown</strong> text.</p>"),
+        ("code", "markdown", "!!! note\n\n    Lorem ipsum."),
+        ("paragraph", None, "A styled box.")]
+
+
 def test_jekyll_hugo_and_gitbook_code_and_note_tags_are_code_and_notes() -> None:
     page = ("# Plugins\n\n{% highlight ruby %}\ndef foo\n  puts 'foo'\nend\n{% endhighlight %}\n\n"
             '{{< highlight yaml "hl_lines=2" >}}\napiVersion: apps/v1\nkind: Deployment\n{{< /highlight >}}\n\n'
@@ -855,6 +904,30 @@ def test_a_github_alert_is_a_titled_note_without_its_marker() -> None:
         ("note", "Note", "Useful information that users should know."),
         ("note", "Warning", "Never commit the token."),
         ("quote", None, "A quotation stays a quote.")]
+
+
+def test_an_obsidian_callout_is_a_note_titled_by_its_title_without_its_marker() -> None:
+    # PyMdown's Quotes and Obsidian allow any type, a title on the marker's line, a fold sign, more
+    # classes after `|`, and a title written as a heading.
+    page = ("> [!new] New in 12.0\n> 12.0 adds special handling for headers in titles.\n\n"
+            "> [!tip]- Here's a `tip` for C# 7\n> Use a custom title!\n\n"
+            "> [!warning | inline | end]\n> Make inline and set at the end.\n\n"
+            "> [!note] ### Header in Title\n> Content.\n\n"
+            "> [!new]\n> BracketSpan is new in 12.0\n\n"
+            "> [!danger] Symlinks\n>\n> Symlinks are followed.\n\n"
+            "> [!new] New 11.0\n\n"
+            "> Quoted, not [!new] a callout.\n")
+    loaded = MarkdownLoader().load(Path("quotes.md"), page.encode())
+    assert [(block.kind, block.label, text_of(loaded, block)) for block in loaded.blocks] == [
+        ("note", "New in 12.0", "12.0 adds special handling for headers in titles."),
+        ("note", "Here's a `tip` for C# 7", "Use a custom title!"),
+        ("note", "Warning", "Make inline and set at the end."),
+        ("note", "Header in Title", "Content."),
+        ("note", "New", "BracketSpan is new in 12.0"),
+        ("note", "Symlinks", "Symlinks are followed."),
+        # With nothing under it, the title is what the callout says.
+        ("note", "New", "New 11.0"),
+        ("quote", None, "Quoted, not [!new] a callout.")]
 
 
 def test_a_paragraph_that_is_one_bold_phrase_is_a_heading_one_level_down() -> None:

@@ -6,8 +6,11 @@ import re
 from pathlib import Path
 
 import pytest
+from docutils import nodes
+from markdown_it import MarkdownIt
 
 from citeline.documents.registry import loader_for
+from citeline.documents.rst_docutils import parse
 from citeline.documents.rst_loader import RstLoader
 from citeline.errors import IngestError, NoTextOfItsOwn
 from citeline.evaluation.form import markup_found
@@ -589,8 +592,90 @@ def test_an_issue_reads_as_an_issue_number_and_a_titled_one_as_its_title(tmp_pat
 
 def test_a_reference_without_a_title_reads_as_the_words_of_its_target(tmp_path: Path) -> None:
     # Sphinx shows the title of the page or section referred to, which lives in another file; the
-    # name it points by, read as words, is the nearest ("standard-library" was quoted as a slug).
+    # page's name, read as words, is the nearest ("standard-library" was quoted as a slug); a section's
+    # label often spells a setting's name, and stays as written.
     source = """See :doc:`guide/standard-library`, :ref:`config_paths` and :doc:`the guide <guide/intro>`.
 """
     doc = load(tmp_path, source)
-    assert [text for _, text, _ in _blocks(doc)] == ["See standard library, config paths and the guide."]
+    assert [text for _, text, _ in _blocks(doc)] == ["See standard library, config_paths and the guide."]
+
+
+def test_a_table_cell_holds_its_words_and_no_message_about_its_markup(tmp_path: Path) -> None:
+    # Sphinx's roles are unknown to docutils, which noted each look-up of one; broken emphasis gets a
+    # warning. Both sat in the cell beside its paragraph, and a cell was read whole.
+    source = """Deprecated APIs
+===============
+
+.. list-table::
+   :header-rows: 1
+
+   * - Target
+     - Alternatives
+   * - :meth:`!add_stylesheet`
+     - :meth:`add_css_file`, *not emphasised
+
+.. csv-table::
+   :header: "Directive", "LaTeX environment"
+
+   ":rst:dir:`seealso`", "``sphinxseealso``"
+"""
+    doc = load(tmp_path, source)
+    assert _blocks(doc)[1:] == [
+        ("table_row", "`add_stylesheet`: `add_css_file`, not emphasised", "Target | Alternatives"),
+        ("table_row", "seealso: `sphinxseealso`", "Directive | LaTeX environment"),
+    ]
+
+
+def test_a_role_docutils_does_not_know_leaves_no_message_in_the_tree() -> None:
+    # docutils notes its failed look-up of each Sphinx role; the role is read all the same, and a
+    # note left in the tree is text to whatever reads a part of it whole.
+    document = parse("See :meth:`x`, :rst:dir:`note` and :confval:`!html_theme`.\n")
+    assert [message.astext() for message in document.findall(nodes.system_message)] == []
+
+
+def test_blocks_in_a_table_cell_read_as_the_page_shows_them(tmp_path: Path) -> None:
+    # A list in a cell keeps its code spans; a comment in it is not on the page, nor docutils' warning
+    # about the emphasis the list's second item leaves open.
+    source = """Options
+=======
+
+.. list-table::
+
+   * - Make mode
+     - * ``-M`` selects it
+       * :option:`!-b` *does not
+
+       .. a comment the page does not show
+"""
+    doc = load(tmp_path, source)
+    assert _blocks(doc)[1:] == [("table_row", "Make mode: `-M` selects it `-b` does not", None)]
+
+
+def test_a_bibliographic_field_is_read_without_messages_about_its_markup(tmp_path: Path) -> None:
+    doc = load(tmp_path, ":Version: 2.0 *draft\n:Status: :meth:`x`\n\nTitle\n=====\n\nText.\n")
+    assert doc.metadata == {"version": "2.0 *draft", "status": "x"}
+
+
+def test_a_cross_references_marks_are_not_shown_but_a_files_name_is_shown_whole(tmp_path: Path) -> None:
+    # Before a name in code, `.` widens the search for it, `~` shows its last component only and `!`
+    # leaves it unlinked, the rest shown as written; a file's name, a key or an option is no such name.
+    source = """Refer to :meth:`.Sphinx.add_css_file`, :attr:`~.Builder.name`, :py:meth:`~queue.Queue.get`,
+:meth:`!add_stylesheet` and :func:`!~x.y`. Edit :file:`~/.docutils` or :file:`.htaccess`, press
+:kbd:`!`, pass :option:`!-M` and read :doc:`../people`.
+"""
+    doc = load(tmp_path, source)
+    assert doc.text == ("Refer to `Sphinx.add_css_file`, `name`, `get`, `add_stylesheet` and `~x.y`. Edit "
+                        "`~/.docutils` or `.htaccess`, press `!`, pass `-M` and read people.")
+
+
+def test_an_inline_literal_holding_backticks_is_one_code_span(tmp_path: Path) -> None:
+    # Stored text writes code as Markdown code spans: a fence its own backticks do not end.
+    source = """The syntax is ``:rolename:`content```; link with ``:ref:`Link title <label-name>```, or
+write ``a `` b`` and ``'``:class:`X`\\ ``'``.
+"""
+    doc = load(tmp_path, source)
+    assert doc.text == ("The syntax is `` :rolename:`content` ``; link with `` :ref:`Link title <label-name>` ``, or "
+                        "write `a `` b` and `'X'`.")
+    spans = [token.content for token in MarkdownIt().parseInline(doc.text)[0].children or []
+             if token.type == "code_inline"]
+    assert spans == [":rolename:`content`", ":ref:`Link title <label-name>`", "a `` b", "'X'"]

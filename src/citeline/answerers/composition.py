@@ -305,24 +305,32 @@ def _under_its_name(unit: Unit, text: str, answer_type: AnswerTypes = ()) -> str
     entry's description starts without a subject ("Convert a letter to the corresponding upper-case
     letter." under `toUpper :: Char -> Char` reads "toUpper - Convert a letter …")."""
     name = unit.described
-    if name and unit.first_in_block and (entry := declared_name(name)) and _SUBJECTLESS.match(text) \
-            and not present(entry.rsplit(".", 1)[-1].lower(), vocabulary(text)):
+    subjectless = bool(name and unit.first_in_block and _SUBJECTLESS.match(text))
+    if subjectless and name and (entry := declared_name(name)) and \
+            not present(entry.rsplit(".", 1)[-1].lower(), vocabulary(text)):
         return f"{entry} - {text}"  # not in backticks: those would be a quote, and the name is the label's
-    if not name or len(name) > _MAX_NAME_CHARS:
+    if not name or len(name) > _MAX_NAME_CHARS or _names(name, text):
         return None
     values = tuple(t for t in answer_type if t not in (AnswerType.NAME, AnswerType.PLACE))
-    if not ((values and holds(values, text)) or _REFERS_TO_ITS_THING.search(text)
+    if ((values and holds(values, text)) or _REFERS_TO_ITS_THING.search(text)
             or ((is_fragment(text) or is_description(text) or VERSION_NOTE.match(text)) and is_a_name(name))):
-        return None
-    # An option is named only as written: "This flag will run your code examples as tests." does not
-    # name `--test` (the word "tests" does not), nor does "See also `--test-args`".
+        return f"{name} - {text}"
+    # So does an option's or a setting's ("Distribute the build over N processes in parallel." under
+    # `-j N, --jobs N`): the sentence says what to do, the name how to ask for it. As the label has it,
+    # not as a quote: the passage may not hold the label's text.
+    if subjectless and is_a_name(name):
+        return f"{name.strip('`')} - {text}"
+    return None
+
+
+def _names(name: str, text: str) -> bool:
+    """Whether `text` names the thing called `name`. An option is named only as written: "This flag
+    will run your code examples as tests." does not name `--test` (the word "tests" does not), nor
+    does "See also `--test-args`"."""
     options = [form.split()[0] for form in name_forms(name) if form.startswith("-")]
     if options:
-        if any(re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", fold(text)) for option in options):
-            return None
-    elif any(present(term, vocabulary(text)) for term in terms(name) if len(term) >= 3):
-        return None
-    return f"{name} - {text}"
+        return any(re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", fold(text)) for option in options)
+    return any(present(term, vocabulary(text)) for term in terms(name) if len(term) >= 3)
 
 
 def continued_in(evidence: Sequence[Passage], unit: Unit) -> tuple[int, int] | None:

@@ -52,8 +52,11 @@ _CHROME_ROLES = frozenset(("navigation", "banner", "contentinfo", "search", "com
 # theme switch; pydoctor's "(source)" links and the "class documentation" line over every page;
 # Docusaurus' table of contents and version badge, Starlight's
 # "Section titled …" anchors, Jupyter Book's print-only header, Docsy's "Last modified" line, GitBook's
-# search results, a site's top bar: erl_docgen's holds the page's name over the page). A plain `sidebar`
-# class is left alone: it is docutils' sidebar directive, which is content.
+# search results, a site's top bar: erl_docgen's holds the page's name over the page; Texinfo's menu of
+# a node's subsections, a list of their titles: `ul.section-toc`, makeinfo 7's `ul.mini-toc`, older
+# makeinfo's `table.menu` or `div.menu`; DocBook's "[D]" link beside a figure to its long description,
+# a page of its own). A plain `sidebar` class is left alone: it is docutils' sidebar directive, which is
+# content.
 _CHROME_CLASS = re.compile(
     r"^(?:.+sidebar.*|sidebar[-_].+|.*breadcrumbs?.*|.*banner.*|skip-?link|skip-to-content|md-skip|"
     r"headerlink|viewcode-(?:link|back)|related|relbar.*|md-header.*|md-footer.*|md-tabs.*|md-source-file|"
@@ -63,7 +66,8 @@ _CHROME_CLASS = re.compile(
     r"tagline|toc|list-of-(?:figures|tables|examples|equations|procedures)|nav(?:header|footer)|permalink|"
     r"method-click-advice|method-source-code|out-of-band|rightside|hideme|link-seesrc|pragmawrap|pragmadots|"
     r"theme-switch-wrapper|simple-toc|sourcelink|categoryheader|table-of-contents|theme-doc-toc-.+|"
-    r"theme-doc-version-badge|sl-anchor-link|onlyprint|td-page-meta.*|search-results|footnote-back(?:ref)?)$",
+    r"theme-doc-version-badge|sl-anchor-link|onlyprint|td-page-meta.*|search-results|footnote-back(?:ref)?|"
+    r"section-toc|mini-toc|longdesc-link)$",
     re.IGNORECASE,
 )
 # A rustdoc module's item table: each row's name and one-line summary (see `_item_table_as_definitions`).
@@ -116,6 +120,7 @@ _BLOCK_TAGS = frozenset((
     "summary", "fieldset", "body", "html", "center", "header", "aside", "li", "caption", *HEADINGS,
 ))
 _CODE_TAGS = frozenset(("code", "kbd", "samp", "tt"))
+_OPEN_QUOTE, _CLOSE_QUOTE = "\u2018", "\u2019"  # ‘ ’
 
 
 def _code_span(code: str) -> str:
@@ -517,6 +522,34 @@ def _preformatted(pre: Any) -> str:
         elif isinstance(node, NavigableString):
             parts.append(str(node))
     return "".join(parts)
+
+
+def _unquote_code(root: Any) -> None:
+    """Code set between single quotes and nothing else ("‘<samp>-c</samp>’", as Texinfo writes
+    `@samp` and `@file`) read as the code alone: the code span marks the literal already, the quotes
+    are the printed page's way of marking the same thing, and "‘`-c`’" is no text a reader sees.
+    Code in a `<pre>` is the example's own text, and quotes with more between them are prose's."""
+    from bs4.element import NavigableString, PreformattedString
+
+    def plain(node: Any) -> bool:
+        return isinstance(node, NavigableString) and not isinstance(node, PreformattedString)
+
+    def code(node: Any) -> bool:
+        return getattr(node, "name", None) in _CODE_TAGS
+
+    for span in root.find_all(list(_CODE_TAGS)):
+        before, after = span.previous_sibling, span.next_sibling
+        if not (plain(before) and plain(after) and before.endswith(_OPEN_QUOTE) and after.startswith(_CLOSE_QUOTE)):
+            continue
+        left, right = str(before)[:-1], str(after)[1:]
+        if left[-1:].isalnum() or right[:1].isalnum() or not span.get_text().strip():
+            continue  # a quote inside a word ("‘<code>x</code>’s"), or nothing quoted
+        if (not left and code(before.previous_sibling)) or (not right and code(after.next_sibling)):
+            continue  # the quotes part it from other code, with which it would read as one span
+        if span.find_parent(["pre", *_CODE_TAGS]) is not None:
+            continue
+        before.replace_with(left)
+        after.replace_with(right)
 
 
 def _box_cell(table: Any) -> Any:
@@ -1107,6 +1140,7 @@ class HtmlLoader:
         _drop_chrome(root)
         for read in readers:
             read(soup, root)
+        _unquote_code(root)
 
         walker = _Walker(builder, _HADDOCK_MEMBER_PARTS if haddock else _MEMBER_PARTS)
         walker.walk(root)

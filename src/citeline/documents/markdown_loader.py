@@ -14,9 +14,13 @@ generator's machinery rather than the page's content never becomes prose:
   (```` ```{note} ````, `:::{warning}`) as the blocks inside them, labelled with their title, code
   directives (and an extension's example holding Python) as code; directives whose content lives
   elsewhere (`{toctree}`, `{include}`) are dropped;
-* Docusaurus and VitePress admonitions (`:::tip Title`, `::: warning`) and GitHub alerts
-  (`> [!NOTE]`) read like MkDocs admonitions; MDX module statements (`import …`, `export …`) go;
-* links keep their text (the URL is metadata), images are dropped, emphasis markers go;
+* Docusaurus and VitePress admonitions (`:::tip Title`, `::: warning`), GitHub alerts (`> [!NOTE]`) and
+  Obsidian callouts (`> [!tip]- Title`) read like MkDocs admonitions; MDX module statements (`import …`,
+  `export …`) go;
+* the rendered preview under an extension's example (`/// html | div.result`) goes, but for the output
+  code it shows: it repeats the example's markup, which only the extension renders;
+* links keep their text (the URL is metadata), images are dropped (and a parenthesis they leave empty),
+  a link that is only an icon goes, emphasis markers go;
 * a paragraph that is one short bold phrase ("**Establishing the connection**") is the heading
   of what follows, one level below the page's last heading;
 * a list item or table row is one block, so "Defaults to 2 weeks." stays with the `max_age`
@@ -145,8 +149,12 @@ _DIRECTIVE_OPTIONS = re.compile(r"\A(?:[ \t]*:[\w-]+:.*\n)+|\A---[ \t]*\n(?:.*\n
 _HIDE_OPTION = re.compile(r"^[ \t]*:hide:", re.MULTILINE)
 # A role right before a code span: "{func}" of {func}`attrs.field`.
 _ROLE_BEFORE = re.compile(r"\{([\w.:+-]+)\}$")
-# A GitHub alert's marker, first in its block quote.
-_ALERT = re.compile(r"^\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\][ \t]*\n?", re.IGNORECASE)
+# A callout's marker, first in its block quote: GitHub's alerts (`> [!NOTE]`, five types, alone on their
+# line) and Obsidian's callouts, which PyMdown's Quotes writes too: any type, then more classes after
+# `|` (`[!warning | inline]`), a fold sign (`[!tip]-` starts folded) and a title on the marker's line.
+_CALLOUT = re.compile(r"\[!([A-Za-z][\w-]*)[ \t]*(?:\|[^\]\n]*)?\][+-]?(?=[ \t]|\n|\Z)[ \t]*")
+# A title written as a heading (`> [!note] ### Header in Title`) shows as the title alone.
+_TITLE_HEADING = re.compile(r"\A#{1,6}[ \t]+")
 # Admonition kinds titled by their name (`.. note::` and ```` ```{note} ```` read "Note").
 _ADMONITIONS = frozenset(("note", "warning", "tip", "caution", "important", "danger", "hint", "attention",
                           "error", "admonition", "info", "details"))
@@ -192,6 +200,7 @@ def prepare_source(text: str) -> str:
     Code fences are left as they are, but for the include lines a generator fills them from: an
     example of a site generator's syntax (`:::note`, `{% include footer.html %}`) is what it shows."""
     blocks = _SlashBlocks()
+    text = _without_previews(text)
     text = _outside_code(text, lambda part: _material_markers(blocks.rewrite(_generator_blocks(part))))
     text = _colon_fences(text)
     text = _BLANK_RUN.sub(_indent_blank_run, text)
@@ -304,6 +313,83 @@ class _SlashBlocks:
         return "\n".join(lines)
 
 
+# Documentation of Markdown extensions (PyMdown's, Python-Markdown's, MkDocs Material's) shows each
+# syntax example rendered, in a block of class `result` under it: PyMdown Blocks' `/// html | div.result`
+# … `///`, or the older `<div class="result" markdown>` … `</div>`. What it holds is the example's own
+# markup again (`++ctrl+alt+delete++`, `==mark me==`), which only the extension renders; its text is the
+# example's, already stored as its code. A code fence written directly in it stays: the output of a
+# command or a program, which the example does not show.
+_PREVIEW_BLOCK = re.compile(r"^[ \t]*(/{3,})[ \t]*html[ \t]*\|[ \t]*div(?:[#.][\w-]+|\[[^\]\n]*\])*?\.result(?![\w-])"
+                            r"(?:[#.][\w-]+|\[[^\]\n]*\])*[ \t]*$")
+_PREVIEW_DIV = re.compile(r"""^[ \t]*<div\b(?=[^>\n]*\bclass=["'](?:[^"'\n]*\s)?result["'\s])(?=[^>\n]*\smarkdown\b)"""
+                          r"[^>\n]*>[ \t]*$")
+_DIV_OPEN = re.compile(r"<div\b", re.IGNORECASE)
+_DIV_CLOSE = re.compile(r"</div\s*>", re.IGNORECASE)
+
+
+def _without_previews(text: str) -> str:
+    """`text` with the rendered previews of its examples (see `_PREVIEW_BLOCK`) blanked out, line for
+    line, but for the code fences written directly in them (one nested deeper, in a tab the preview
+    shows, goes with it). A preview never closed is left as it is: it cannot be told from the rest
+    of the page."""
+    lines = text.split("\n")
+    fences = _fence_indents(lines)
+    reach = -1  # the last line of the preview being blanked
+    indent = 0  # how far its opening line is indented
+    for first, last in sorted(_previews(lines, fences)):
+        if first <= reach:  # nested in the preview being blanked
+            continue
+        reach, indent = last, len(lines[first]) - len(lines[first].lstrip(" \t"))
+        for number in range(first, last + 1):
+            fence = fences[number]
+            if fence is None or fence > indent:
+                lines[number] = ""
+    return "\n".join(lines)
+
+
+def _previews(lines: list[str], fences: list[int | None]) -> list[tuple[int, int]]:
+    """The first and last lines of each closed preview among `lines`, outside the code fences
+    `fences` marks. A block closes at the first line of as many slashes or more that closes no block
+    nested in it; a `<div>` at the `</div>` that matches it."""
+    found: list[tuple[int, int]] = []
+    blocks: list[tuple[int, int | None]] = []  # each open block's slashes, and its first line if a preview
+    divs: list[tuple[int, int]] = []  # each open preview `<div>`: the depth of `<div>`s around it, its first line
+    depth = 0
+    for number, line in enumerate(lines):
+        if fences[number] is not None:
+            continue
+        if match := _SLASH_OPEN.match(line):
+            blocks.append((len(match.group(2)), number if _PREVIEW_BLOCK.match(line) else None))
+        elif (match := _SLASH_CLOSE.match(line)) and blocks and len(match.group(2)) >= blocks[-1][0]:
+            _, first = blocks.pop()
+            if first is not None:
+                found.append((first, number))
+        if _PREVIEW_DIV.match(line):
+            divs.append((depth, number))
+        depth += len(_DIV_OPEN.findall(line)) - len(_DIV_CLOSE.findall(line))
+        while divs and depth <= divs[-1][0]:
+            found.append((divs.pop()[1], number))
+    return found
+
+
+def _fence_indents(lines: list[str]) -> list[int | None]:
+    """For each of `lines` in a code fence (its own lines included), how far the fence's opening line
+    is indented; None for a line outside code."""
+    indents: list[int | None] = []
+    fence, indent = "", 0
+    for line in lines:
+        if fence:
+            indents.append(indent)
+            if _closes(line, fence):
+                fence = ""
+        elif match := _FENCE_OPEN.match(line):
+            fence, indent = match.group(1), len(line) - len(line.lstrip(" \t"))
+            indents.append(indent)
+        else:
+            indents.append(None)
+    return indents
+
+
 # A code fence's opening line (any indentation: fences sit inside admonitions and list items).
 _FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}(?=[^`\n]*$)|~{3,})")
 
@@ -397,9 +483,53 @@ EMOJI_SHORTCODES = {
 _EMOJI = re.compile(r"(?<![\w:]):(" + "|".join(re.escape(name) for name in EMOJI_SHORTCODES) + r"):(?![\w:])")
 
 
+# Where an image was dropped from prose, until `_prose` has read what stood around it: a control
+# character no loaded text holds (`sanitize` removes them).
+_IMAGE_MARK = "\x02"
+# The images standing together (apart by spaces at most): one mark. Each pattern starts on a mark or a
+# parenthesis, so that a long run of spaces is scanned once.
+_IMAGE_RUN = re.compile(r"\x02(?:[ \t\n]*\x02)*")
+# A parenthesis that held only images ("EmojiOne (<img …> <img …>): …") shows nothing once they go, not
+# even the space before it; one that opens or closes on an image ("like `:octocat:` <img …>)") is not
+# left with a space inside it. `_DROP_SPACE_BEFORE` marks where the space before goes.
+_DROP_SPACE_BEFORE = "\x03"
+_IMAGES_IN_PARENTHESES = re.compile(r"\([ \t\n]*\x02[ \t\n]*\)")
+_IMAGE_CLOSING = re.compile(r"\x02[ \t\n]*\)")
+_IMAGE_OPENING = re.compile(r"\([ \t\n]*\x02[ \t\n]*")
+# A link whose text is only an icon or an image, reference-style ("[:octicons-file-code-24:][_tabbed]",
+# "[:material-github:][]") or a shortcut ("[:material-github:]"), its label defined in a file that is not
+# read: on the page it is the icon, no text. Brackets after a word or a bracket are not a link's (nor
+# those before a parenthesis: an inline link's, left to `_EMPTIED_LINK`).
+_BRACKETS = re.compile(r"(?<![\w\]\\])\[([^\[\]\n]*)\](?:\[([^\[\]\n]*)\])?(?!\()")
+
+
 def _prose(text: str) -> str:
+    """A run of an inline's text between code spans as a reader sees it: emoji shortcodes as the emoji,
+    generator noise removed, a link emptied of its address or of all its text read as what is left."""
     text = _EMOJI.sub(lambda m: EMOJI_SHORTCODES[m.group(1)], text)
+    text = _without_images(_BRACKETS.sub(_unless_emptied, text))
     return _EMPTIED_LINK.sub(r"\1", _INLINE_NOISE.sub("", text))
+
+
+def _without_images(text: str) -> str:
+    """`text` without its image marks, and without the parentheses and spaces they leave
+    (see `_IMAGES_IN_PARENTHESES`)."""
+    if _IMAGE_MARK not in text:
+        return text
+    text = _IMAGE_RUN.sub(_IMAGE_MARK, text)
+    text = _IMAGES_IN_PARENTHESES.sub(_DROP_SPACE_BEFORE, text)
+    text = _IMAGE_CLOSING.sub(_DROP_SPACE_BEFORE + ")", text)
+    text = _IMAGE_OPENING.sub("(", text).replace(_IMAGE_MARK, "")
+    parts = text.split(_DROP_SPACE_BEFORE)
+    return "".join([part.rstrip(" \t") for part in parts[:-1]] + parts[-1:])
+
+
+def _unless_emptied(match: re.Match[str]) -> str:
+    """Nothing, where `match` is a link whose text is only icons or images (see `_BRACKETS`); else the
+    match as it stands. Brackets written empty ("[]", a list's "[ ]") hold nothing a reader lost."""
+    text = match.group(1)
+    shown = _INLINE_NOISE.sub("", text).replace(_IMAGE_MARK, "")
+    return "" if text.strip() and not shown.strip() else match.group(0)
 
 
 def _reference_text(match: re.Match[str], source: str) -> str:
@@ -436,6 +566,7 @@ _CODE_TAG = re.compile(r"<(/?)(?:code|samp|tt)\b[^>]*>", re.IGNORECASE)
 _HTML_STRUCTURE = re.compile(r"<(h[1-6])\b([^>]*)>((?:[^<]|<(?!/?h[1-6]\b))*)</\1\s*>"
                              r"|<summary\b([^>]*)>((?:[^<]|<(?!/?summary\b))*)</summary\s*>", re.IGNORECASE)
 _HTML_HEADING = re.compile(r"<h([1-6])\b[^>]*>((?:[^<]|<(?!/?h[1-6]\b))*)</h\1\s*>", re.IGNORECASE)
+_IMAGE_TAG = re.compile(r"<img\b[^>]*>", re.IGNORECASE)
 _IMAGE_ALT = re.compile(r"""<img\b[^>]*?\balt\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.IGNORECASE)
 
 
@@ -471,6 +602,8 @@ def render_inline(token: Token, hidden: list[str] | None = None) -> str:
         if child.type == "html_inline":
             tag = child.content.strip()
             code = _CODE_TAG.fullmatch(tag)
+            if _IMAGE_TAG.fullmatch(tag) and not in_code:
+                run.append(_IMAGE_MARK)
             if code and not code.group(1) and not in_code:
                 pieces.append(_prose("".join(run)))
                 run, in_code = [], True
@@ -485,6 +618,8 @@ def render_inline(token: Token, hidden: list[str] | None = None) -> str:
                 run.append(" ")
             continue
         if child.type == "image":
+            if not in_code:
+                run.append(_IMAGE_MARK)
             continue
         if child.type == "code_inline":
             before = "".join(run)
@@ -518,7 +653,6 @@ class _Walker:
         self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
         self.containers: list[tuple[str, str | None]] = []  # (kind, title)
         self.links: list[str] = []
-        self.alert_marker = False  # the next paragraph opens a GitHub alert: its "[!NOTE]" is dropped
 
     def inline(self, token: Token) -> str:
         """`render_inline`, reporting the inline HTML hidden from a reader that it leaves out."""
@@ -575,18 +709,13 @@ class _Walker:
                 self.containers.pop()
             return index + 1
         if kind == "blockquote_open":
-            opening = tokens[index + 2] if index + 2 < len(tokens) and tokens[index + 1].type == "paragraph_open" else None
-            alert = _ALERT.match(opening.content) if opening is not None and opening.type == "inline" else None
-            # A GitHub alert ("> [!NOTE]") is an admonition, titled by its kind, without its marker.
-            self.containers.append(("note", alert.group(1).title()) if alert else ("quote", None))
-            self.alert_marker = alert is not None
+            title = self.callout(tokens, index)
+            self.containers.append(("note", title) if title is not None else ("quote", None))
             return index + 1
         if kind == "paragraph_open":
             inline = tokens[index + 1]
             block_kind, label = self.context()
             text = self.inline(inline)
-            if self.alert_marker:
-                text, self.alert_marker = _ALERT.sub("", text, count=1), False
             if not text:
                 return index + 3
             if not self.containers and _is_bold_heading(inline.content):
@@ -614,6 +743,33 @@ class _Walker:
             self.html(token)
             return index + 1
         return index + 1
+
+    def callout(self, tokens: list[Token], index: int) -> str | None:
+        """The title of the callout the block quote opening at `index` is (`> [!NOTE]`, `> [!tip] Title`),
+        None when it is a quotation. A callout reads as an admonition: titled by its title, else by
+        its type, and its opening paragraph (in `tokens`) is replaced by the lines under the marker's,
+        so neither the marker nor the title runs into its text. A callout that is its marker's line
+        alone reads as that title, under its type."""
+        if index + 2 >= len(tokens) or tokens[index + 1].type != "paragraph_open":
+            return None
+        opening = tokens[index + 2]
+        children = opening.children or []
+        marker = _CALLOUT.match(children[0].content) if children and children[0].type == "text" else None
+        if opening.type != "inline" or marker is None:
+            return None
+        kind = marker.group(1).capitalize()
+        first = children[0].copy(content=_TITLE_HEADING.sub("", children[0].content[marker.end():], count=1))
+        breaks = [number for number, child in enumerate(children) if child.type in ("softbreak", "hardbreak")]
+        end = breaks[0] if breaks else len(children)
+        line, _, rest = opening.content.partition("\n")
+        heading = opening.copy(children=[first, *children[1:end]], content=line)
+        if not breaks and (index + 4 >= len(tokens) or tokens[index + 4].type == "blockquote_close"):
+            tokens[index + 2] = heading  # nothing under the title: the title is what the callout says
+            return kind
+        title = " ".join(self.inline(heading).split())
+        # The body: the opening paragraph's lines after the marker's, or the paragraphs that follow.
+        tokens[index + 2] = opening.copy(children=children[end + 1:], content=rest)
+        return title or kind
 
     def directive(self, token: Token, name: str, argument: str) -> None:
         """A MyST directive fence: code as code, an admonition or titled container as the blocks

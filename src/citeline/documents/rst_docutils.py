@@ -399,7 +399,10 @@ class _ForgivingInliner(Inliner):  # type: ignore[misc]
             return [nodes.Text(shown)], []
         role_fn, messages = roles.role(role, self.language, lineno, self.reporter)
         if role_fn is None:
-            role_fn = _generic_role
+            # docutils' messages are the trail of its failed look-up ("No role entry for "meth" ...
+            # Trying "meth" as canonical role name."): the role is read all the same, so there is
+            # nothing to report, and a message left in the tree is text wherever a tree is read whole.
+            role_fn, messages = _generic_role, []
         result, more = role_fn(role, rawsource, text, lineno, self)
         return result, messages + more
 

@@ -41,6 +41,7 @@ _INCLUDED = re.compile(r"^[ \t]*\.\.[ \t]+(?:include|literalinclude)::[ \t]*(\S+
 _AUTODOC = re.compile(r"^[ \t]*\.\.[ \t]+auto\w+::[ \t]*(\S+)", re.MULTILINE)
 _BULLETS = re.compile(r"^[ \t]*(?:[*+-][ \t]+)+")
 _PARAMETER_FIELDS = frozenset(("param", "parameter", "arg", "argument", "key", "keyword"))
+_BACKTICKS = re.compile(r"`+")
 
 
 class _Lines:
@@ -71,11 +72,24 @@ def _line(node: nodes.Node) -> int | None:
     return None
 
 
+def _code_span(code: str) -> str:
+    """Inline code as stored text writes it, a Markdown code span: in backticks, as many as no run
+    of backticks inside it has, so that none of its own ends the span (``:ref:`label``` is
+    "`` :ref:`label` ``"). A space pads it where it starts or ends with a backtick, which would
+    otherwise join the fence, or starts and ends with a space; a reader of the span drops the pad."""
+    runs = {len(run) for run in _BACKTICKS.findall(code)}
+    fence = "`" * next(length for length in range(1, len(runs) + 2) if length not in runs)
+    padded = code[:1] == "`" or code[-1:] == "`" or (code[:1] == code[-1:] == " " and code.strip())
+    pad = " " if padded else ""
+    return f"{fence}{pad}{code}{pad}{fence}"
+
+
 def inline_text(node: nodes.Node) -> str:
     """The words of inline markup: literals in backticks, links as their text, markup gone."""
     parts: list[str] = []
     stack: list[nodes.Node] = [node]
     literal_at = -1  # where in `parts` the last inline literal is
+    code = ""  # ... and the code it holds
     while stack:
         current = stack.pop()
         if isinstance(current, nodes.Text):
@@ -90,9 +104,11 @@ def inline_text(node: nodes.Node) -> str:
             if parts and literal_at == len(parts) - 1:
                 # Literals written edge to edge (``'``:class:`X`\ ``'``, a quoted name) are one
                 # span of code on the page, not `'``X``'`.
-                parts[-1] = f"{parts[-1][:-1]}{current.astext()}`"
+                code += current.astext()
+                parts[-1] = _code_span(code)
             else:
-                parts.append(f"`{current.astext()}`")
+                code = current.astext()
+                parts.append(_code_span(code))
                 literal_at = len(parts) - 1
         elif isinstance(current, nodes.problematic):
             # Broken markup: keep the words, not the stray backticks or asterisks around them.
@@ -392,11 +408,11 @@ class _Walker:
         for child in node.children:
             if isinstance(child, nodes.field):
                 names = [c.astext() for c in child.children if isinstance(c, nodes.field_name)]
-                bodies = [c.astext() for c in child.children if isinstance(c, nodes.field_body)]
+                bodies = [_shown_text(c) for c in child.children if isinstance(c, nodes.field_body)]
                 if names and bodies:
                     self.metadata[names[0].lower()] = " ".join(bodies[0].split())[:500]
             elif isinstance(child, nodes.Element):
-                self.metadata[child.tagname] = " ".join(child.astext().split())[:500]
+                self.metadata[child.tagname] = " ".join(_shown_text(child).split())[:500]
 
 
 def _anchors_section(box: nodes.Element) -> bool:
@@ -412,9 +428,25 @@ def _anchors_section(box: nodes.Element) -> bool:
     return isinstance(following, nodes.section)
 
 
-def _cell_text(entry: nodes.Element) -> str:
-    return " ".join(inline_text(child) if isinstance(child, nodes.TextElement) else child.astext()
-                    for child in entry.children)
+def _cell_text(node: nodes.Node) -> str:
+    """The words of a table cell, read as its paragraphs are: what it holds besides (a list, a
+    note) adds its own paragraphs' words, and what a page does not show (docutils' messages about
+    the markup, comments, link targets) adds none."""
+    if isinstance(node, (*_SILENT, nodes.comment)):
+        return ""
+    if isinstance(node, nodes.TextElement):
+        return inline_text(node)
+    if isinstance(node, nodes.Element):
+        return " ".join(_cell_text(child) for child in node.children)
+    return str(node.astext())
+
+
+def _shown_text(node: nodes.Element) -> str:
+    """The text of `node` without docutils' messages about its markup, which a page does not show."""
+    shown = node.deepcopy()
+    for message in list(shown.findall(nodes.system_message)):
+        message.parent.remove(message)
+    return str(shown.astext())
 
 
 class RstLoader:

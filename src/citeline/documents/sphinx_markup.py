@@ -20,10 +20,22 @@ CODE_ROLES = frozenset((
 # (sphinx-issues, extlinks) shows the number after "#" or "issue"; the prefix keeps what the number is.
 _PREFIXED_ROLES = {"pep": "PEP", "rfc": "RFC", "issue": "issue", "pr": "PR"}
 _TITLE_AND_TARGET = re.compile(r"^(.*?)\s*<([^<>]*)>$", re.DOTALL)
-# A reference to a page or a section without a title of its own shows the title of what it points
-# at, which lives in another file; the name it points by ("guide/standard-library", "cmd_run")
-# read as words is the nearest a single file gives.
-_SHOWN_BY_TARGET_TITLE = frozenset(("doc", "ref", "numref"))
+# A reference to a page without a title of its own shows the page's title, which lives in another
+# file; the page's name ("guide/standard-library") read as words is the nearest a single file
+# gives. A section's label stays as written: it often spells the name of what the section is about
+# ("config_report_exclude_also" for the `[report] exclude_also` setting), which words would lose.
+_SHOWN_BY_TARGET_TITLE = frozenset(("doc",))
+# Roles that are no cross-reference (a file's name, a key, a command, a formula): their text is shown
+# as written, whatever it starts with (:file:`~/.docutils`, :file:`.htaccess`, :kbd:`!`).
+_NOT_REFERENCES = frozenset((
+    "file", "samp", "kbd", "command", "program", "makevar", "mimetype", "regexp", "mailheader", "newsgroup",
+    "dfn", "abbr", "guilabel", "menuselection", "code", "math", "pep", "rfc",
+))
+# Cross-references to a page, a label, a term, an option or a directive (Sphinx's standard and rst
+# domains): a `!` before one leaves it unlinked, but `~` and `.` are no marks there, only text.
+_NAMED_REFERENCES = frozenset((
+    "doc", "ref", "numref", "term", "keyword", "token", "option", "envvar", "confval", "download", "dir", "role",
+))
 
 # Directives whose content is not in the file (it is pulled from code or other files), or is
 # not prose a reader sees (index entries, diagram sources, configuration of the build, the setup
@@ -59,16 +71,21 @@ TITLED_CONTAINERS = frozenset(("dropdown", "card", "grid-item-card", "details", 
 
 def role_text(name: str, text: str) -> tuple[str, bool]:
     """What a reader sees of a role, and whether it is shown as code: `title <target>` shows the
-    title, `~a.b.c` shows `c`, {pep}`8` shows "PEP 8"."""
+    title, `~a.b.c` shows `c`, `.a.b` shows `a.b`, `!a.b` shows `a.b`, {pep}`8` shows "PEP 8"."""
+    objtype = name.lower().rsplit(":", 1)[-1]
+    reference = objtype not in _NOT_REFERENCES
+    # A cross-reference written with `!` is not linked, and Sphinx shows the rest as it is written:
+    # the marks below steer the link, and there is none.
+    unlinked = reference and text.startswith("!")
+    if unlinked:
+        text = text[1:]
     match = _TITLE_AND_TARGET.match(text)
     # Only a title before it makes `<...>` a target: `<name>` alone is a placeholder, shown whole.
     titled = bool(match and match.group(1).strip())
     if match and titled:
         text = match.group(1).strip()
-    text = text.lstrip("!")
-    if text.startswith("~"):
-        text = text[1:].rsplit(".", 1)[-1]
-    objtype = name.lower().rsplit(":", 1)[-1]
+    elif reference and not unlinked and objtype not in _NAMED_REFERENCES:
+        text = _object_name(text)
     if objtype in {"guilabel", "menuselection"}:
         text = text.replace("&", "").replace("-->", ">")
     if objtype in _SHOWN_BY_TARGET_TITLE and not titled:
@@ -77,6 +94,17 @@ def role_text(name: str, text: str) -> tuple[str, bool]:
         # A title replaces the whole of what is shown: {pep}`the style guide <8>` reads as its title.
         return text if titled else f"{_PREFIXED_ROLES[objtype]} {text}", False
     return text, objtype in CODE_ROLES
+
+
+def _object_name(target: str) -> str:
+    """What a cross-reference to an object in code shows of its target, as Sphinx's Python domain
+    (and JavaScript's, and C's) writes it: a leading `.` only widens the search for the name and is
+    not shown (`.Sphinx.add_css_file`); after a leading `~` only the last component is shown
+    (`~queue.Queue.get` reads `get`, `~.Builder.name` reads `name`)."""
+    shown = target.lstrip(".") or target  # dots alone (`...`) are no mark but the whole text
+    if shown.startswith("~"):
+        shown = shown[1:].rsplit(".", 1)[-1]
+    return shown
 
 
 # Statements only code makes: a sentence never parses as a definition, an import or an assignment.
