@@ -149,6 +149,18 @@ def test_a_time_before_the_present_and_a_decade_are_dates() -> None:
     assert not holds(when, "The glacial left a valley behind.")
 
 
+def test_software_dates_a_change_by_the_release_that_made_it() -> None:
+    # "When was BracketSpan added?" is answered by "BracketSpan is new in 12.0": a release, not a day.
+    when = expected_types("When was BracketSpan added?")
+    for text in ("BracketSpan is new in 12.0.", "Added in version 2.3.", "Deprecated since version 3.1: use X.",
+                 "The flag was removed in v1.4.2."):
+        assert holds(when, text), text
+    # A number that is no release stays no date, nor is a version that dates nothing.
+    for text in ("The delta is 3.5 million years old.", "It speaks version 2 of the protocol.",
+                 "Since 1.2 the option is on."):
+        assert not holds(when, text), text
+
+
 def test_a_count_given_by_what_it_follows_is_a_count_and_a_mention_of_the_number_is_not() -> None:
     how_many = expected_types("How many parallel workers does Black use by default?")
     assert AnswerType.COUNT in how_many

@@ -162,6 +162,9 @@ _DEFAULT = re.compile(r"\bdefaults?\b|\bby\s+default\b|\bunless\b|\bif\s+not\s+(
 # decade ("in the 1050s"). A year of the first millennium is a date when marked as one ("AD 14",
 # "12 BC") or said to be when something happened ("began in 911 as a fiefdom"; not "in 300 ships").
 _DATE = re.compile(r"\b(?:AD|BC|BCE|CE)\s+\d{1,4}\b|\b\d{1,4}\s+(?:AD|BC|BCE|CE)\b"
+                   # Software dates a change by its release: "New in version 2.3", "BracketSpan is new in 12.0".
+                   r"|\b(?:new|added|introduced|changed|deprecated|removed|dropped)\s+(?:since\s+|in\s+)(?:version\s+)?v?\d+(?:\.\d+)+\b"
+                   r"|\bversion\s+v?\d+(?:\.\d+)+\b"
                    r"|\bin\s+\d{3}(?=\s*(?:[,.;:)]|$)|\s+(?:as|and|or|when|by|under|with|to|the|after|before|until|at|on|in)\b)"
                    r"|\b\d[\d,.]*\s*\(?(?:BP|B\.P\.|BCE?)\b|\b\d[\d,.]*\s+(?:(?:thousand|million|billion)\s+)?years?\s+ago\b"
                    r"|\b1\d{3}s?\b|\b20\d{2}s?\b|\b\d{2,3}0s\b|\b(?:January|February|March|April|May|June|July|August|September|October|"
