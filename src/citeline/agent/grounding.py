@@ -279,9 +279,9 @@ def best_quote(fragment: str, passage: Passage) -> tuple[str, float]:
 def build_citations(answer: str, evidence: Sequence[Passage]) -> list[Citation]:
     """One Citation per claim and passage it cites, in order of appearance: each sentence (or code
     block) carrying `[n]`, with the sentences of its line before it that carry none, gets its own
-    quote from passage n, so three points citing [1] show the
-    three sentences that support them (an `[n]` repeated within one claim counts once). A bracketed
-    number inside code (`argv[1]`) is code, not a reference."""
+    quote from passage n, so three points citing [1] show the three sentences that support them (an
+    `[n]` repeated within one claim counts once). A bracketed number inside code (`argv[1]`) is code,
+    not a reference."""
     citations: list[Citation] = []
     # (fragment, start, its references: (passage number, where the [n] stands in the answer))
     claims: list[tuple[str, int, list[tuple[int, int]]]] = []
