@@ -7,6 +7,7 @@ import logging
 from citeline.text import (
     EscapeControlsFilter,
     code_fence,
+    code_span,
     content_terms,
     escape_controls,
     is_name,
@@ -84,3 +85,12 @@ def test_a_plural_or_verb_form_is_stemmed_but_an_acronym_keeps_its_last_letter()
     assert [stem(w) for w in ("redirects", "retries", "caching", "hooks")] == ["redirect", "retry", "cach", "hook"]
     # No English stem lacks a vowel: "https" is a name of its own, not the plural of "http".
     assert stem("https") == "https" and stem("smtps") == "smtps"
+
+
+def test_a_code_span_is_fenced_by_a_backtick_run_its_code_does_not_hold() -> None:
+    # Every reader writes inline code this way: its own backticks never end the span.
+    assert code_span("retries") == "`retries`"
+    assert code_span("a`b") == "``a`b``"
+    assert code_span(":ref:`label`") == "`` :ref:`label` ``"  # a backtick at an end is padded from the fence
+    assert code_span("x ``y`` `z`") == "``` x ``y`` `z` ```"
+    assert code_span(" a ") == "`  a  `"

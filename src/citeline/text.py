@@ -219,6 +219,22 @@ def code_fence(code: str) -> str:
     three-backtick line inside a three-backtick block would end the block there."""
     return "`" * max(3, max((len(m.group(1)) for m in _BACKTICK_RUN.finditer(code)), default=0) + 1)
 
+_BACKTICKS = re.compile(r"`+")
+
+
+def code_span(code: str) -> str:
+    """Inline code as stored text writes it, whatever it was read from: a Markdown code span, in as
+    many backticks as no run of backticks inside it has, so that none of its own ends the span
+    (``:ref:`label``` is "`` :ref:`label` ``"). A space pads it where it starts or ends with a
+    backtick, which would otherwise join the fence, or starts and ends with a space; a reader of the
+    span drops the pad."""
+    runs = {len(run) for run in _BACKTICKS.findall(code)}
+    fence = "`" * next(length for length in range(1, len(runs) + 2) if length not in runs)
+    padded = code[:1] == "`" or code[-1:] == "`" or (code[:1] == code[-1:] == " " and code.strip())
+    pad = " " if padded else ""
+    return f"{fence}{pad}{code}{pad}{fence}"
+
+
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
 

@@ -20,6 +20,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from citeline.text import code_span
+
 # Attributes Asciidoctor defines for characters that are otherwise markup or hard to type. Their
 # values are literal: `{asterisk}` next to a word is an asterisk, never half of a bold pair.
 CHARACTER_ATTRIBUTES: dict[str, str] = {
@@ -256,13 +258,6 @@ class _Stash:
         if "\x00" not in text:
             return text
         return _PLACEHOLDER.sub(lambda match: self.pieces[int(match.group(1))], text)
-
-
-def code_span(content: str) -> str:
-    """Inline code as stored everywhere: in backquotes (doubled when it holds one)."""
-    tick = "``" if "`" in content else "`"
-    pad = " " if content.startswith("`") or content.endswith("`") else ""
-    return f"{tick}{pad}{content}{pad}{tick}"
 
 
 def constrained_pairs(text: str, mark: str, before: str = ";:}", after: str = "") -> list[tuple[int, int]]:

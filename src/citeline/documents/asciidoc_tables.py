@@ -15,7 +15,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from citeline.documents.asciidoc_inline import BlockAttributes, code_span
+from citeline.documents.asciidoc_inline import BlockAttributes
+from citeline.text import code_span
 
 # A cell specifier: [n*][colspan][.rowspan+][halign][.valign][style], right before a separator.
 _SPEC = re.compile(r"(?:^|(?<=[ \t]))(?:(\d{1,9})\*)?(?:(\d{1,9})?(?:\.(\d{1,9}))?\+)?(?:[<^>])?(?:\.[<^>])?([adehlmsv])?$")

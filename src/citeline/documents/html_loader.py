@@ -36,6 +36,7 @@ from citeline.documents.loaders import decode_text, refuse_only_includes, saniti
 from citeline.documents.models import ADMONITION_KINDS, BlockKind, LoadedDocument
 from citeline.documents.registry import register_loader
 from citeline.errors import IngestError, NoTextOfItsOwn
+from citeline.text import code_span
 
 # Never content: code, styling, embedded objects, the document head.
 _DROP = ("script", "style", "noscript", "noframes", "template", "iframe", "svg", "canvas", "object", "embed", "head",
@@ -123,10 +124,6 @@ _CODE_TAGS = frozenset(("code", "kbd", "samp", "tt"))
 _OPEN_QUOTE, _CLOSE_QUOTE = "\u2018", "\u2019"  # ‘ ’
 
 
-def _code_span(code: str) -> str:
-    """Inline code in backticks; code holding a backtick (psql's prompt escape %`command`) is
-    fenced by two, with a space inside, so its own backticks stay part of it."""
-    return f"`` {code} ``" if "`" in code else f"`{code}`"
 _LINE_BLOCKS = frozenset(("div", "p"))  # a line of code a highlighter lays out as a block
 # Block elements met inside inline content (a list in a table cell): a space on either side.
 _INLINE_BREAKS = frozenset(("p", "div", "ul", "ol", "dl", "dt", "dd", "blockquote", "table", "tr", "td", "th"))
@@ -700,7 +697,7 @@ class _Walker:
                             parts.pop()
                         parts.pop()
                     touching = raw
-                    parts.append(_code_span(" ".join(raw.split())))
+                    parts.append(code_span(" ".join(raw.split())))
                 else:
                     # A list or paragraph inside a cell or item ("<td><ul><li>black .</li><li>isort
                     # .</li></ul>") reads apart, its items after a separator, not run together.

@@ -64,7 +64,7 @@ from citeline.documents.sphinx_markup import (
     example_language,
     role_text,
 )
-from citeline.text import FOOTNOTE_MARK
+from citeline.text import FOOTNOTE_MARK, code_span
 
 # A paragraph that is one bold span, "**…**" or "__…__", with no emphasis marker inside it.
 _BOLD_LINE = re.compile(r"\*\*([^*\n]+)\*\*|__([^_\n]+)__")
@@ -570,12 +570,6 @@ _IMAGE_TAG = re.compile(r"<img\b[^>]*>", re.IGNORECASE)
 _IMAGE_ALT = re.compile(r"""<img\b[^>]*?\balt\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.IGNORECASE)
 
 
-def _code_span(content: str) -> str:
-    tick = "``" if "`" in content else "`"
-    pad = " " if content.startswith("`") or content.endswith("`") else ""
-    return f"{tick}{pad}{content}{pad}{tick}"
-
-
 def render_inline(token: Token, hidden: list[str] | None = None) -> str:
     """An inline token's text as a reader sees it: code spans keep backquotes, links keep their
     text, images, HTML, footnote marks and emphasis markers go. Generator noise is removed from
@@ -609,7 +603,7 @@ def render_inline(token: Token, hidden: list[str] | None = None) -> str:
                 run, in_code = [], True
             elif code and code.group(1) and in_code:
                 code_pieces.add(len(pieces))
-                pieces.append(_code_span("".join(run).strip()))
+                pieces.append(code_span("".join(run).strip()))
                 run, in_code = [], False
             elif _ITEM.fullmatch(tag):
                 run.append("; " if items else " ")  # the second item of a list in a cell on: after a separator
@@ -634,7 +628,7 @@ def render_inline(token: Token, hidden: list[str] | None = None) -> str:
             pieces.append(_prose(before))
             run = []
             code_pieces.add(len(pieces))
-            pieces.append(_code_span(_INLINE_LANGUAGE.sub("", content, count=1)))
+            pieces.append(code_span(_INLINE_LANGUAGE.sub("", content, count=1)))
         elif child.type in ("softbreak", "hardbreak"):
             run.append(" ")
         elif child.type == "text":

@@ -15,7 +15,7 @@ from typing import Any, Literal
 # Bumped whenever a loader or the chunker changes the stored text or its blocks. It is part of
 # every document's content hash, so the next `ingest` re-reads documents stored by an older
 # text model instead of keeping text that no longer matches what the loaders produce.
-TEXT_MODEL_VERSION = 28
+TEXT_MODEL_VERSION = 29
 
 BlockKind = Literal["heading", "paragraph", "list_item", "code", "table_row", "note", "tab", "quote"]
 BLOCK_KINDS: tuple[str, ...] = ("heading", "paragraph", "list_item", "code", "table_row", "note", "tab", "quote")

@@ -21,6 +21,7 @@ from citeline.documents.loaders import decode_text, refuse_only_includes, saniti
 from citeline.documents.models import BlockKind, LoadedDocument
 from citeline.documents.registry import register_loader
 from citeline.errors import NoTextOfItsOwn
+from citeline.text import code_span
 
 _LINE_BREAK = re.compile(r"\r\n|[\r\n\x0c\u2028\u2029]")
 _MARKUP_EDGES = re.compile(r"^[`*|_:]+|[`*|_:]+$")
@@ -41,7 +42,6 @@ _INCLUDED = re.compile(r"^[ \t]*\.\.[ \t]+(?:include|literalinclude)::[ \t]*(\S+
 _AUTODOC = re.compile(r"^[ \t]*\.\.[ \t]+auto\w+::[ \t]*(\S+)", re.MULTILINE)
 _BULLETS = re.compile(r"^[ \t]*(?:[*+-][ \t]+)+")
 _PARAMETER_FIELDS = frozenset(("param", "parameter", "arg", "argument", "key", "keyword"))
-_BACKTICKS = re.compile(r"`+")
 
 
 class _Lines:
@@ -72,18 +72,6 @@ def _line(node: nodes.Node) -> int | None:
     return None
 
 
-def _code_span(code: str) -> str:
-    """Inline code as stored text writes it, a Markdown code span: in backticks, as many as no run
-    of backticks inside it has, so that none of its own ends the span (``:ref:`label``` is
-    "`` :ref:`label` ``"). A space pads it where it starts or ends with a backtick, which would
-    otherwise join the fence, or starts and ends with a space; a reader of the span drops the pad."""
-    runs = {len(run) for run in _BACKTICKS.findall(code)}
-    fence = "`" * next(length for length in range(1, len(runs) + 2) if length not in runs)
-    padded = code[:1] == "`" or code[-1:] == "`" or (code[:1] == code[-1:] == " " and code.strip())
-    pad = " " if padded else ""
-    return f"{fence}{pad}{code}{pad}{fence}"
-
-
 def inline_text(node: nodes.Node) -> str:
     """The words of inline markup: literals in backticks, links as their text, markup gone."""
     parts: list[str] = []
@@ -105,10 +93,10 @@ def inline_text(node: nodes.Node) -> str:
                 # Literals written edge to edge (``'``:class:`X`\ ``'``, a quoted name) are one
                 # span of code on the page, not `'``X``'`.
                 code += current.astext()
-                parts[-1] = _code_span(code)
+                parts[-1] = code_span(code)
             else:
                 code = current.astext()
-                parts.append(_code_span(code))
+                parts.append(code_span(code))
                 literal_at = len(parts) - 1
         elif isinstance(current, nodes.problematic):
             # Broken markup: keep the words, not the stray backticks or asterisks around them.
